@@ -1,0 +1,49 @@
+/**
+ * The whole domain as one layer: every core service over a persistence
+ * layer. Embedders pick the persistence (memory, PGlite, PostgreSQL) and
+ * provide it.
+ *
+ * @since 0.1.0
+ */
+import * as Layer from "effect/Layer"
+import type * as SqlClient from "effect/sql/SqlClient"
+import type { MigrationError } from "effect/sql/Migrator"
+import type { SqlError } from "effect/sql/SqlError"
+import * as Persistence from "./persistence/Persistence.ts"
+import { Authentication } from "./services/Authentication.ts"
+import { Channels } from "./services/Channels.ts"
+import { KeyGenerator } from "./services/KeyGenerator.ts"
+import { Organizations } from "./services/Organizations.ts"
+import { PasswordHasher } from "./services/PasswordHasher.ts"
+import { Users } from "./services/Users.ts"
+
+/** Every service the core provides. @category models */
+export type Services = Organizations | Users | Channels | Authentication
+
+/**
+ * The services, requiring persistence, key generation and password hashing.
+ *
+ * @category layers
+ */
+export const layerServices = Layer.mergeAll(Authentication.layer, Channels.layer).pipe(
+  Layer.provideMerge(Organizations.layer),
+  Layer.provideMerge(Users.layer)
+)
+
+/** Production secrets: random keys, full-cost password hashes. @category layers */
+export const layerSecrets = Layer.mergeAll(KeyGenerator.layer, PasswordHasher.layer)
+
+/** Deterministic keys and cheap hashes for tests. @category layers */
+export const layerSecretsTest = Layer.mergeAll(KeyGenerator.layerTest, PasswordHasher.layerTest)
+
+/** Everything in memory. @category layers */
+export const layerMemory = (
+  secrets: Layer.Layer<KeyGenerator | PasswordHasher> = layerSecrets
+): Layer.Layer<Services | Persistence.Persistence> =>
+  layerServices.pipe(Layer.provideMerge(Persistence.layerMemory), Layer.provide(secrets))
+
+/** Everything on SQL through the given client; migrations run first. @category layers */
+export const layerSql = (
+  secrets: Layer.Layer<KeyGenerator | PasswordHasher> = layerSecrets
+): Layer.Layer<Services | Persistence.Persistence, MigrationError | SqlError, SqlClient.SqlClient> =>
+  layerServices.pipe(Layer.provideMerge(Persistence.layerSql), Layer.provide(secrets))

@@ -1,0 +1,38 @@
+/**
+ * A consistent read of one organization's users and groups, with the group
+ * index the permission rules need. Services load it inside a transaction
+ * when they decide something from it.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import type { RealmId, UserId } from "../domain/Ids.ts"
+import type { Realm } from "../domain/Realm.ts"
+import type { User } from "../domain/User.ts"
+import type { UserGroup } from "../domain/UserGroup.ts"
+import { makeGroupIndex } from "../permissions/GroupMembership.ts"
+import type { GroupIndex } from "../permissions/GroupMembership.ts"
+import { GroupRepo, UserRepo } from "../persistence/Repositories.ts"
+
+export interface OrganizationState {
+  readonly realm: Realm
+  readonly users: ReadonlyArray<User>
+  readonly usersById: ReadonlyMap<UserId, User>
+  readonly groups: ReadonlyArray<UserGroup>
+  readonly index: GroupIndex
+}
+
+export const loadOrganizationState = Effect.fnUntraced(function*(realm: Realm) {
+  const userRepo = yield* UserRepo
+  const groupRepo = yield* GroupRepo
+  const [users, groups, membership] = yield* Effect.all([
+    userRepo.listByRealm(realm.id),
+    groupRepo.listByRealm(realm.id),
+    groupRepo.membership(realm.id)
+  ])
+  const usersById = new Map(users.map((u) => [u.id, u]))
+  const index = makeGroupIndex(groups, membership, (id) => usersById.get(id))
+  return { realm, users, usersById, groups, index } satisfies OrganizationState
+})
+
+export type LoadOrganizationState = (realmId: RealmId) => Effect.Effect<OrganizationState>

@@ -1,0 +1,73 @@
+/**
+ * The state behind the in-memory persistence layer: plain tables keyed by id,
+ * with counters that hand out ids from 1 the way SQL identity columns do, so
+ * memory and SQL runs of the same commands give the same ids.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Layer from "effect/Layer"
+import type { Channel, Subscription } from "../domain/Channel.ts"
+import type { Realm } from "../domain/Realm.ts"
+import type { User } from "../domain/User.ts"
+import type { UserGroup } from "../domain/UserGroup.ts"
+
+/** @category models */
+export interface MemoryTables {
+  realms: Map<number, Realm>
+  users: Map<number, User>
+  groups: Map<number, UserGroup>
+  /** `${group_id}:${user_id}` */
+  groupMembers: Set<string>
+  /** `${group_id}:${subgroup_id}` */
+  groupSubgroups: Set<string>
+  channels: Map<number, Channel>
+  /** keyed by `${user_id}:${channel_id}` */
+  subscriptions: Map<string, Subscription>
+  sequences: Record<"realms" | "users" | "groups" | "channels", number>
+}
+
+const emptyTables = (): MemoryTables => ({
+  realms: new Map(),
+  users: new Map(),
+  groups: new Map(),
+  groupMembers: new Set(),
+  groupSubgroups: new Set(),
+  channels: new Map(),
+  subscriptions: new Map(),
+  sequences: { realms: 0, users: 0, groups: 0, channels: 0 }
+})
+
+/** @category services */
+export class MemoryDatabase extends Context.Service<MemoryDatabase, {
+  readonly tables: MemoryTables
+  nextId(table: keyof MemoryTables["sequences"]): number
+  snapshot(): MemoryTables
+  restore(snapshot: MemoryTables): void
+}>()("teamchat/core/persistence/MemoryDatabase") {
+  static readonly layer = Layer.sync(MemoryDatabase, () => {
+    let tables = emptyTables()
+    return MemoryDatabase.of({
+      get tables() {
+        return tables
+      },
+      nextId: (table) => ++tables.sequences[table],
+      // Records are immutable values, so copying the containers is enough.
+      snapshot: () => ({
+        realms: new Map(tables.realms),
+        users: new Map(tables.users),
+        groups: new Map(tables.groups),
+        groupMembers: new Set(tables.groupMembers),
+        groupSubgroups: new Set(tables.groupSubgroups),
+        channels: new Map(tables.channels),
+        subscriptions: new Map(tables.subscriptions),
+        sequences: { ...tables.sequences }
+      }),
+      // Sequences are not restored: like SQL sequences, ids handed out by a
+      // rolled-back transaction stay used.
+      restore: (snapshot) => {
+        tables = { ...snapshot, sequences: tables.sequences }
+      }
+    })
+  })
+}

@@ -1,0 +1,181 @@
+/**
+ * In-memory implementations of the persistence ports, over MemoryDatabase.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type { Channel, Subscription } from "../domain/Channel.ts"
+import { channelId, groupId, realmId, userId } from "../domain/Ids.ts"
+import type { GroupId, UserId } from "../domain/Ids.ts"
+import type { Realm } from "../domain/Realm.ts"
+import type { User } from "../domain/User.ts"
+import type { UserGroup } from "../domain/UserGroup.ts"
+import { MemoryDatabase } from "./MemoryDatabase.ts"
+import { ChannelRepo, GroupRepo, RealmRepo, SubscriptionRepo, UserRepo } from "./Repositories.ts"
+
+const byId = <A extends { readonly id: number }>(rows: Iterable<A>): Array<A> =>
+  Array.from(rows).sort((a, b) => a.id - b.id)
+
+/** Like SQL `UPDATE … WHERE id = …`: a row that does not exist is not created. */
+const replace = <A extends { readonly id: number }>(table: Map<number, A>, row: A): void => {
+  if (table.has(row.id)) table.set(row.id, row)
+}
+
+/** @category layers */
+export const realmRepo = Layer.effect(
+  RealmRepo,
+  MemoryDatabase.useSync((db) =>
+    RealmRepo.of({
+      insert: (row) =>
+        Effect.sync(() => {
+          const realm: Realm = { ...row, id: realmId(db.nextId("realms")) }
+          db.tables.realms.set(realm.id, realm)
+          return realm
+        }),
+      update: (realm) => Effect.sync(() => replace(db.tables.realms, realm)),
+      findById: (id) => Effect.sync(() => db.tables.realms.get(id)),
+      findByStringId: (stringId) =>
+        Effect.sync(() => Array.from(db.tables.realms.values()).find((r) => r.string_id === stringId)),
+      list: Effect.sync(() => byId(db.tables.realms.values()))
+    }))
+)
+
+/** @category layers */
+export const userRepo = Layer.effect(
+  UserRepo,
+  MemoryDatabase.useSync((db) =>
+    UserRepo.of({
+      insert: (make) =>
+        Effect.sync(() => {
+          const id = userId(db.nextId("users"))
+          const user: User = { ...make(id), id }
+          db.tables.users.set(id, user)
+          return user
+        }),
+      update: (user) => Effect.sync(() => replace(db.tables.users, user)),
+      findById: (id) => Effect.sync(() => db.tables.users.get(id)),
+      findByDeliveryEmail: (realm, email) =>
+        Effect.sync(() => {
+          const wanted = email.toLowerCase()
+          for (const user of db.tables.users.values()) {
+            if (user.realm_id === realm && user.delivery_email.toLowerCase() === wanted) return user
+          }
+          return undefined
+        }),
+      findByApiKey: (apiKey) =>
+        Effect.sync(() => Array.from(db.tables.users.values()).find((u) => u.api_key === apiKey)),
+      listByRealm: (realm) =>
+        Effect.sync(() => byId(Array.from(db.tables.users.values()).filter((u) => u.realm_id === realm)))
+    }))
+)
+
+const edge = (a: number, b: number) => `${a}:${b}`
+const splitEdge = (key: string): [number, number] => {
+  const [a, b] = key.split(":")
+  return [Number(a), Number(b)]
+}
+
+/** @category layers */
+export const groupRepo = Layer.effect(
+  GroupRepo,
+  MemoryDatabase.useSync((db) =>
+    GroupRepo.of({
+      insert: (row) =>
+        Effect.sync(() => {
+          const group: UserGroup = { ...row, id: groupId(db.nextId("groups")) }
+          db.tables.groups.set(group.id, group)
+          return group
+        }),
+      update: (group) => Effect.sync(() => replace(db.tables.groups, group)),
+      findById: (id) => Effect.sync(() => db.tables.groups.get(id)),
+      findByName: (realm, name) =>
+        Effect.sync(() =>
+          Array.from(db.tables.groups.values()).find((g) => g.realm_id === realm && g.name === name)
+        ),
+      listByRealm: (realm) =>
+        Effect.sync(() => byId(Array.from(db.tables.groups.values()).filter((g) => g.realm_id === realm))),
+      addMembers: (group, users) => Effect.sync(() => users.forEach((u) => db.tables.groupMembers.add(edge(group, u)))),
+      removeMembers: (group, users) =>
+        Effect.sync(() => users.forEach((u) => db.tables.groupMembers.delete(edge(group, u)))),
+      addSubgroups: (group, subgroups) =>
+        Effect.sync(() => subgroups.forEach((s) => db.tables.groupSubgroups.add(edge(group, s)))),
+      removeSubgroups: (group, subgroups) =>
+        Effect.sync(() => subgroups.forEach((s) => db.tables.groupSubgroups.delete(edge(group, s)))),
+      membership: (realm) =>
+        Effect.sync(() => {
+          const inRealm = (id: number) => db.tables.groups.get(id)?.realm_id === realm
+          const members = new Map<GroupId, Set<UserId>>()
+          const subgroups = new Map<GroupId, Set<GroupId>>()
+          for (const key of db.tables.groupMembers) {
+            const [g, u] = splitEdge(key)
+            if (!inRealm(g)) continue
+            const set = members.get(groupId(g)) ?? new Set()
+            set.add(userId(u))
+            members.set(groupId(g), set)
+          }
+          for (const key of db.tables.groupSubgroups) {
+            const [g, s] = splitEdge(key)
+            if (!inRealm(g)) continue
+            const set = subgroups.get(groupId(g)) ?? new Set()
+            set.add(groupId(s))
+            subgroups.set(groupId(g), set)
+          }
+          return { members, subgroups }
+        })
+    }))
+)
+
+/** @category layers */
+export const channelRepo = Layer.effect(
+  ChannelRepo,
+  MemoryDatabase.useSync((db) =>
+    ChannelRepo.of({
+      insert: (row) =>
+        Effect.sync(() => {
+          const channel: Channel = { ...row, id: channelId(db.nextId("channels")) }
+          db.tables.channels.set(channel.id, channel)
+          return channel
+        }),
+      update: (channel) => Effect.sync(() => replace(db.tables.channels, channel)),
+      findById: (id) => Effect.sync(() => db.tables.channels.get(id)),
+      findByName: (realm, name) =>
+        Effect.sync(() => {
+          const wanted = name.toLowerCase()
+          return Array.from(db.tables.channels.values()).find((c) =>
+            c.realm_id === realm && c.name.toLowerCase() === wanted
+          )
+        }),
+      listByRealm: (realm) =>
+        Effect.sync(() => byId(Array.from(db.tables.channels.values()).filter((c) => c.realm_id === realm)))
+    }))
+)
+
+const subscriptionOrder = (a: Subscription, b: Subscription) => a.channel_id - b.channel_id || a.user_id - b.user_id
+
+/** @category layers */
+export const subscriptionRepo = Layer.effect(
+  SubscriptionRepo,
+  MemoryDatabase.useSync((db) =>
+    SubscriptionRepo.of({
+      upsert: (sub) => Effect.sync(() => void db.tables.subscriptions.set(edge(sub.user_id, sub.channel_id), sub)),
+      find: (user, channel) => Effect.sync(() => db.tables.subscriptions.get(edge(user, channel))),
+      listByUser: (user) =>
+        Effect.sync(() =>
+          Array.from(db.tables.subscriptions.values()).filter((s) => s.user_id === user).sort(subscriptionOrder)
+        ),
+      listByChannel: (channel) =>
+        Effect.sync(() =>
+          Array.from(db.tables.subscriptions.values()).filter((s) => s.channel_id === channel).sort(subscriptionOrder)
+        ),
+      listByRealm: (realm) =>
+        Effect.sync(() =>
+          Array.from(db.tables.subscriptions.values())
+            .filter((s) => db.tables.channels.get(s.channel_id)?.realm_id === realm)
+            .sort(subscriptionOrder)
+        )
+    }))
+)
+
+/** Every memory repository and the memory Transactor, over one fresh database. @category layers */
+export const layer = Layer.mergeAll(realmRepo, userRepo, groupRepo, channelRepo, subscriptionRepo)

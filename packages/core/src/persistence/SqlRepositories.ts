@@ -1,0 +1,454 @@
+/**
+ * SQL implementations of the persistence ports (PostgreSQL dialect; runs on
+ * PostgreSQL and PGlite), over the schema in `sql/Migrations.ts`.
+ *
+ * Every observable result matches MemoryRepositories.ts: rows come back by
+ * id (subscriptions by channel id then user id), email and channel-name
+ * lookups are case-insensitive, and rows decode into exactly the domain
+ * records (numbers for BIGINT ids and times, booleans, nulls, JSONB settings).
+ * SqlErrors are defects, as the port types say.
+ *
+ * @since 0.1.0
+ */
+import * as Arr from "effect/Array"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { Channel, ChannelPermissionSettings, Subscription } from "../domain/Channel.ts"
+import { channelId, groupId, realmId, userId } from "../domain/Ids.ts"
+import type { ChannelId, FolderId, GroupId, MessageId, RealmId, UserId } from "../domain/Ids.ts"
+import type { Realm, RealmSettings, TopicsPolicy } from "../domain/Realm.ts"
+import type { BotType, EmailVisibility, Role } from "../domain/Role.ts"
+import type { AvatarSource, User } from "../domain/User.ts"
+import type { GroupMembership, GroupPermissionSettings, UserGroup } from "../domain/UserGroup.ts"
+import { ChannelRepo, GroupRepo, RealmRepo, SubscriptionRepo, UserRepo } from "./Repositories.ts"
+import type { Insert } from "./Repositories.ts"
+
+// ---------------------------------------------------------------------------
+// Column decoding. Drivers differ in how they hand back BIGINT (bigint or
+// number), so every numeric column goes through Number; JSONB may arrive
+// parsed or as text.
+
+type Row = Readonly<Record<string, unknown>>
+
+const int = (value: unknown): number => Number(value)
+const intOrNull = (value: unknown): number | null => value === null || value === undefined ? null : Number(value)
+const bool = (value: unknown): boolean => value === true || value === "t" || value === 1
+const boolOrNull = (value: unknown): boolean | null => value === null || value === undefined ? null : bool(value)
+const str = (value: unknown): string => String(value)
+const strOrNull = (value: unknown): string | null => value === null || value === undefined ? null : String(value)
+const json = <A>(value: unknown): A => (typeof value === "string" ? JSON.parse(value) : value) as A
+const jsonText = (value: unknown): string => JSON.stringify(value)
+
+const first = <A>(rows: ReadonlyArray<A>): A | undefined => rows[0]
+
+// ---------------------------------------------------------------------------
+// Realms
+
+const realmColumns = (realm: Insert<Realm>) => ({
+  string_id: realm.string_id,
+  name: realm.name,
+  description: realm.description,
+  url: realm.url,
+  fake_email_domain: realm.fake_email_domain,
+  deactivated: realm.deactivated,
+  date_created: realm.date_created,
+  settings: jsonText(realm.settings)
+})
+
+const decodeRealm = (row: Row): Realm => ({
+  id: realmId(int(row.id)),
+  string_id: str(row.string_id),
+  name: str(row.name),
+  description: str(row.description),
+  url: str(row.url),
+  fake_email_domain: str(row.fake_email_domain),
+  deactivated: bool(row.deactivated),
+  date_created: int(row.date_created),
+  settings: json<RealmSettings>(row.settings)
+})
+
+/** @category layers */
+export const realmRepo = Layer.effect(
+  RealmRepo,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return RealmRepo.of({
+      insert: Effect.fn("RealmRepo.insert")(function*(row: Insert<Realm>) {
+        const [inserted] = yield* sql<{ id: unknown }>`INSERT INTO realms ${sql.insert(realmColumns(row))} RETURNING id`
+        const realm: Realm = { ...row, id: realmId(int(inserted!.id)) }
+        return realm
+      }, Effect.orDie),
+      update: Effect.fn("RealmRepo.update")(function*(realm: Realm) {
+        yield* sql`UPDATE realms SET ${sql.update(realmColumns(realm))} WHERE id = ${realm.id}`
+      }, Effect.orDie),
+      findById: Effect.fn("RealmRepo.findById")(function*(id: RealmId) {
+        const rows = yield* sql<Row>`SELECT * FROM realms WHERE id = ${id}`
+        return first(rows.map(decodeRealm))
+      }, Effect.orDie),
+      findByStringId: Effect.fn("RealmRepo.findByStringId")(function*(stringId: string) {
+        const rows = yield* sql<Row>`SELECT * FROM realms WHERE string_id = ${stringId} ORDER BY id LIMIT 1`
+        return first(rows.map(decodeRealm))
+      }, Effect.orDie),
+      list: sql<Row>`SELECT * FROM realms ORDER BY id`.pipe(
+        Effect.map((rows) => rows.map(decodeRealm)),
+        Effect.orDie,
+        Effect.withSpan("RealmRepo.list")
+      )
+    })
+  })
+)
+
+// ---------------------------------------------------------------------------
+// Users
+
+const userColumns = (user: User) => ({
+  id: user.id,
+  realm_id: user.realm_id,
+  delivery_email: user.delivery_email,
+  email: user.email,
+  full_name: user.full_name,
+  role: user.role,
+  is_bot: user.is_bot,
+  bot_type: user.bot_type,
+  bot_owner_id: user.bot_owner_id,
+  is_active: user.is_active,
+  timezone: user.timezone,
+  avatar_source: user.avatar_source,
+  avatar_version: user.avatar_version,
+  date_joined: user.date_joined,
+  email_address_visibility: user.email_address_visibility,
+  api_key: user.api_key,
+  password_hash: user.password_hash
+})
+
+const decodeUser = (row: Row): User => ({
+  id: userId(int(row.id)),
+  realm_id: realmId(int(row.realm_id)),
+  delivery_email: str(row.delivery_email),
+  email: str(row.email),
+  full_name: str(row.full_name),
+  role: int(row.role) as Role,
+  is_bot: bool(row.is_bot),
+  bot_type: intOrNull(row.bot_type) as BotType | null,
+  bot_owner_id: intOrNull(row.bot_owner_id) as UserId | null,
+  is_active: bool(row.is_active),
+  timezone: str(row.timezone),
+  avatar_source: str(row.avatar_source) as AvatarSource,
+  avatar_version: int(row.avatar_version),
+  date_joined: int(row.date_joined),
+  email_address_visibility: int(row.email_address_visibility) as EmailVisibility,
+  api_key: str(row.api_key),
+  password_hash: strOrNull(row.password_hash)
+})
+
+/** @category layers */
+export const userRepo = Layer.effect(
+  UserRepo,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return UserRepo.of({
+      insert: Effect.fn("UserRepo.insert")(function*(make: (id: UserId) => Insert<User>) {
+        // Take the id first, so `make` can derive fields from it.
+        const [next] = yield* sql<{ id: unknown }>`SELECT nextval(pg_get_serial_sequence('users', 'id')) AS id`
+        const id = userId(int(next!.id))
+        const user: User = { ...make(id), id }
+        yield* sql`INSERT INTO users ${sql.insert(userColumns(user))}`
+        return user
+      }, Effect.orDie),
+      update: Effect.fn("UserRepo.update")(function*(user: User) {
+        yield* sql`UPDATE users SET ${sql.update(userColumns(user), ["id"])} WHERE id = ${user.id}`
+      }, Effect.orDie),
+      findById: Effect.fn("UserRepo.findById")(function*(id: UserId) {
+        const rows = yield* sql<Row>`SELECT * FROM users WHERE id = ${id}`
+        return first(rows.map(decodeUser))
+      }, Effect.orDie),
+      findByDeliveryEmail: Effect.fn("UserRepo.findByDeliveryEmail")(function*(realm: RealmId, email: string) {
+        const rows = yield* sql<Row>`
+          SELECT * FROM users
+          WHERE lower(delivery_email) = lower(${email}) AND realm_id = ${realm}
+          ORDER BY id LIMIT 1`
+        return first(rows.map(decodeUser))
+      }, Effect.orDie),
+      findByApiKey: Effect.fn("UserRepo.findByApiKey")(function*(apiKey: string) {
+        const rows = yield* sql<Row>`SELECT * FROM users WHERE api_key = ${apiKey} ORDER BY id LIMIT 1`
+        return first(rows.map(decodeUser))
+      }, Effect.orDie),
+      listByRealm: Effect.fn("UserRepo.listByRealm")(function*(realm: RealmId) {
+        const rows = yield* sql<Row>`SELECT * FROM users WHERE realm_id = ${realm} ORDER BY id`
+        return rows.map(decodeUser)
+      }, Effect.orDie)
+    })
+  })
+)
+
+// ---------------------------------------------------------------------------
+// User groups
+
+const groupColumns = (group: Insert<UserGroup>) => ({
+  realm_id: group.realm_id,
+  name: group.name,
+  description: group.description,
+  is_system_group: group.is_system_group,
+  creator_id: group.creator_id,
+  date_created: group.date_created,
+  deactivated: group.deactivated,
+  settings: jsonText(group.settings)
+})
+
+const decodeGroup = (row: Row): UserGroup => ({
+  id: groupId(int(row.id)),
+  realm_id: realmId(int(row.realm_id)),
+  name: str(row.name),
+  description: str(row.description),
+  is_system_group: bool(row.is_system_group),
+  creator_id: intOrNull(row.creator_id) as UserId | null,
+  date_created: intOrNull(row.date_created),
+  deactivated: bool(row.deactivated),
+  settings: json<GroupPermissionSettings>(row.settings)
+})
+
+/** @category layers */
+export const groupRepo = Layer.effect(
+  GroupRepo,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return GroupRepo.of({
+      insert: Effect.fn("GroupRepo.insert")(function*(row: Insert<UserGroup>) {
+        const [inserted] = yield* sql<{ id: unknown }>`
+          INSERT INTO user_groups ${sql.insert(groupColumns(row))} RETURNING id`
+        const group: UserGroup = { ...row, id: groupId(int(inserted!.id)) }
+        return group
+      }, Effect.orDie),
+      update: Effect.fn("GroupRepo.update")(function*(group: UserGroup) {
+        yield* sql`UPDATE user_groups SET ${sql.update(groupColumns(group))} WHERE id = ${group.id}`
+      }, Effect.orDie),
+      findById: Effect.fn("GroupRepo.findById")(function*(id: GroupId) {
+        const rows = yield* sql<Row>`SELECT * FROM user_groups WHERE id = ${id}`
+        return first(rows.map(decodeGroup))
+      }, Effect.orDie),
+      findByName: Effect.fn("GroupRepo.findByName")(function*(realm: RealmId, name: string) {
+        const rows = yield* sql<Row>`
+          SELECT * FROM user_groups WHERE realm_id = ${realm} AND name = ${name} ORDER BY id LIMIT 1`
+        return first(rows.map(decodeGroup))
+      }, Effect.orDie),
+      listByRealm: Effect.fn("GroupRepo.listByRealm")(function*(realm: RealmId) {
+        const rows = yield* sql<Row>`SELECT * FROM user_groups WHERE realm_id = ${realm} ORDER BY id`
+        return rows.map(decodeGroup)
+      }, Effect.orDie),
+      addMembers: Effect.fn("GroupRepo.addMembers")(function*(group: GroupId, users: ReadonlyArray<UserId>) {
+        if (!Arr.isReadonlyArrayNonEmpty(users)) return
+        yield* sql`
+          INSERT INTO user_group_members ${sql.insert(Arr.map(users, (user_id) => ({ group_id: group, user_id })))}
+          ON CONFLICT DO NOTHING`
+      }, Effect.orDie),
+      removeMembers: Effect.fn("GroupRepo.removeMembers")(function*(group: GroupId, users: ReadonlyArray<UserId>) {
+        if (users.length === 0) return
+        yield* sql`DELETE FROM user_group_members WHERE group_id = ${group} AND ${sql.in("user_id", users)}`
+      }, Effect.orDie),
+      addSubgroups: Effect.fn("GroupRepo.addSubgroups")(function*(group: GroupId, subgroups: ReadonlyArray<GroupId>) {
+        if (!Arr.isReadonlyArrayNonEmpty(subgroups)) return
+        yield* sql`
+          INSERT INTO user_group_subgroups ${
+          sql.insert(Arr.map(subgroups, (subgroup_id) => ({ group_id: group, subgroup_id })))
+        }
+          ON CONFLICT DO NOTHING`
+      }, Effect.orDie),
+      removeSubgroups: Effect.fn("GroupRepo.removeSubgroups")(
+        function*(group: GroupId, subgroups: ReadonlyArray<GroupId>) {
+          if (subgroups.length === 0) return
+          yield* sql`DELETE FROM user_group_subgroups WHERE group_id = ${group} AND ${sql.in("subgroup_id", subgroups)}`
+        },
+        Effect.orDie
+      ),
+      membership: Effect.fn("GroupRepo.membership")(function*(realm: RealmId) {
+        const memberRows = yield* sql<{ group_id: unknown; user_id: unknown }>`
+          SELECT m.group_id, m.user_id FROM user_group_members m
+          JOIN user_groups g ON g.id = m.group_id
+          WHERE g.realm_id = ${realm}
+          ORDER BY m.group_id, m.user_id`
+        const subgroupRows = yield* sql<{ group_id: unknown; subgroup_id: unknown }>`
+          SELECT s.group_id, s.subgroup_id FROM user_group_subgroups s
+          JOIN user_groups g ON g.id = s.group_id
+          WHERE g.realm_id = ${realm}
+          ORDER BY s.group_id, s.subgroup_id`
+        const members = new Map<GroupId, Set<UserId>>()
+        for (const row of memberRows) {
+          const group = groupId(int(row.group_id))
+          const set = members.get(group) ?? new Set()
+          set.add(userId(int(row.user_id)))
+          members.set(group, set)
+        }
+        const subgroups = new Map<GroupId, Set<GroupId>>()
+        for (const row of subgroupRows) {
+          const group = groupId(int(row.group_id))
+          const set = subgroups.get(group) ?? new Set()
+          set.add(groupId(int(row.subgroup_id)))
+          subgroups.set(group, set)
+        }
+        const membership: GroupMembership = { members, subgroups }
+        return membership
+      }, Effect.orDie)
+    })
+  })
+)
+
+// ---------------------------------------------------------------------------
+// Channels
+
+const channelColumns = (channel: Insert<Channel>) => ({
+  realm_id: channel.realm_id,
+  name: channel.name,
+  description: channel.description,
+  rendered_description: channel.rendered_description,
+  date_created: channel.date_created,
+  creator_id: channel.creator_id,
+  invite_only: channel.invite_only,
+  is_web_public: channel.is_web_public,
+  is_archived: channel.is_archived,
+  history_public_to_subscribers: channel.history_public_to_subscribers,
+  message_retention_days: channel.message_retention_days,
+  topics_policy: channel.topics_policy,
+  first_message_id: channel.first_message_id,
+  folder_id: channel.folder_id,
+  is_recently_active: channel.is_recently_active,
+  is_default: channel.is_default,
+  settings: jsonText(channel.settings)
+})
+
+const decodeChannel = (row: Row): Channel => ({
+  id: channelId(int(row.id)),
+  realm_id: realmId(int(row.realm_id)),
+  name: str(row.name),
+  description: str(row.description),
+  rendered_description: str(row.rendered_description),
+  date_created: int(row.date_created),
+  creator_id: intOrNull(row.creator_id) as UserId | null,
+  invite_only: bool(row.invite_only),
+  is_web_public: bool(row.is_web_public),
+  is_archived: bool(row.is_archived),
+  history_public_to_subscribers: bool(row.history_public_to_subscribers),
+  message_retention_days: intOrNull(row.message_retention_days),
+  topics_policy: str(row.topics_policy) as TopicsPolicy,
+  first_message_id: intOrNull(row.first_message_id) as MessageId | null,
+  folder_id: intOrNull(row.folder_id) as FolderId | null,
+  is_recently_active: bool(row.is_recently_active),
+  is_default: bool(row.is_default),
+  settings: json<ChannelPermissionSettings>(row.settings)
+})
+
+/** @category layers */
+export const channelRepo = Layer.effect(
+  ChannelRepo,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return ChannelRepo.of({
+      insert: Effect.fn("ChannelRepo.insert")(function*(row: Insert<Channel>) {
+        const [inserted] = yield* sql<{ id: unknown }>`
+          INSERT INTO channels ${sql.insert(channelColumns(row))} RETURNING id`
+        const channel: Channel = { ...row, id: channelId(int(inserted!.id)) }
+        return channel
+      }, Effect.orDie),
+      update: Effect.fn("ChannelRepo.update")(function*(channel: Channel) {
+        yield* sql`UPDATE channels SET ${sql.update(channelColumns(channel))} WHERE id = ${channel.id}`
+      }, Effect.orDie),
+      findById: Effect.fn("ChannelRepo.findById")(function*(id: ChannelId) {
+        const rows = yield* sql<Row>`SELECT * FROM channels WHERE id = ${id}`
+        return first(rows.map(decodeChannel))
+      }, Effect.orDie),
+      findByName: Effect.fn("ChannelRepo.findByName")(function*(realm: RealmId, name: string) {
+        const rows = yield* sql<Row>`
+          SELECT * FROM channels
+          WHERE realm_id = ${realm} AND lower(name) = lower(${name})
+          ORDER BY id LIMIT 1`
+        return first(rows.map(decodeChannel))
+      }, Effect.orDie),
+      listByRealm: Effect.fn("ChannelRepo.listByRealm")(function*(realm: RealmId) {
+        const rows = yield* sql<Row>`SELECT * FROM channels WHERE realm_id = ${realm} ORDER BY id`
+        return rows.map(decodeChannel)
+      }, Effect.orDie)
+    })
+  })
+)
+
+// ---------------------------------------------------------------------------
+// Subscriptions
+
+const subscriptionColumns = (sub: Subscription) => ({
+  user_id: sub.user_id,
+  channel_id: sub.channel_id,
+  active: sub.active,
+  color: sub.properties.color,
+  pin_to_top: sub.properties.pin_to_top,
+  is_muted: sub.properties.is_muted,
+  desktop_notifications: sub.properties.desktop_notifications,
+  email_notifications: sub.properties.email_notifications,
+  push_notifications: sub.properties.push_notifications,
+  audible_notifications: sub.properties.audible_notifications,
+  wildcard_mentions_notify: sub.properties.wildcard_mentions_notify
+})
+
+const decodeSubscription = (row: Row): Subscription => ({
+  user_id: userId(int(row.user_id)),
+  channel_id: channelId(int(row.channel_id)),
+  active: bool(row.active),
+  properties: {
+    color: str(row.color),
+    pin_to_top: bool(row.pin_to_top),
+    is_muted: bool(row.is_muted),
+    desktop_notifications: boolOrNull(row.desktop_notifications),
+    email_notifications: boolOrNull(row.email_notifications),
+    push_notifications: boolOrNull(row.push_notifications),
+    audible_notifications: boolOrNull(row.audible_notifications),
+    wildcard_mentions_notify: boolOrNull(row.wildcard_mentions_notify)
+  }
+})
+
+/** @category layers */
+export const subscriptionRepo = Layer.effect(
+  SubscriptionRepo,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return SubscriptionRepo.of({
+      upsert: Effect.fn("SubscriptionRepo.upsert")(function*(sub: Subscription) {
+        yield* sql`
+          INSERT INTO subscriptions ${sql.insert(subscriptionColumns(sub))}
+          ON CONFLICT (user_id, channel_id) DO UPDATE SET
+            active = EXCLUDED.active,
+            color = EXCLUDED.color,
+            pin_to_top = EXCLUDED.pin_to_top,
+            is_muted = EXCLUDED.is_muted,
+            desktop_notifications = EXCLUDED.desktop_notifications,
+            email_notifications = EXCLUDED.email_notifications,
+            push_notifications = EXCLUDED.push_notifications,
+            audible_notifications = EXCLUDED.audible_notifications,
+            wildcard_mentions_notify = EXCLUDED.wildcard_mentions_notify`
+      }, Effect.orDie),
+      find: Effect.fn("SubscriptionRepo.find")(function*(user: UserId, channel: ChannelId) {
+        const rows = yield* sql<Row>`SELECT * FROM subscriptions WHERE user_id = ${user} AND channel_id = ${channel}`
+        return first(rows.map(decodeSubscription))
+      }, Effect.orDie),
+      listByUser: Effect.fn("SubscriptionRepo.listByUser")(function*(user: UserId) {
+        const rows = yield* sql<Row>`
+          SELECT * FROM subscriptions WHERE user_id = ${user} ORDER BY channel_id, user_id`
+        return rows.map(decodeSubscription)
+      }, Effect.orDie),
+      listByChannel: Effect.fn("SubscriptionRepo.listByChannel")(function*(channel: ChannelId) {
+        const rows = yield* sql<Row>`
+          SELECT * FROM subscriptions WHERE channel_id = ${channel} ORDER BY channel_id, user_id`
+        return rows.map(decodeSubscription)
+      }, Effect.orDie),
+      listByRealm: Effect.fn("SubscriptionRepo.listByRealm")(function*(realm: RealmId) {
+        const rows = yield* sql<Row>`
+          SELECT s.* FROM subscriptions s
+          JOIN channels c ON c.id = s.channel_id
+          WHERE c.realm_id = ${realm}
+          ORDER BY s.channel_id, s.user_id`
+        return rows.map(decodeSubscription)
+      }, Effect.orDie)
+    })
+  })
+)
+
+/** Every SQL repository; needs a migrated database behind SqlClient. @category layers */
+export const layer = Layer.mergeAll(realmRepo, userRepo, groupRepo, channelRepo, subscriptionRepo)

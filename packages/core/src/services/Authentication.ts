@@ -1,0 +1,142 @@
+/**
+ * Who is calling: HTTP Basic credentials (`email:api_key`), the password
+ * login of POST /fetch_api_key, and the demo-only dev login.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { timingSafeEqual } from "node:crypto"
+import type { RealmId } from "../domain/Ids.ts"
+import { isAdministrator } from "../domain/Role.ts"
+import type { User } from "../domain/User.ts"
+import {
+  AuthenticationFailed,
+  InvalidApiKey,
+  InvalidEmailAddress,
+  MalformedApiKey,
+  PasswordAuthDisabled,
+  RealmDeactivated,
+  UserDeactivated
+} from "../errors/Errors.ts"
+import { RealmRepo, UserRepo } from "../persistence/Repositories.ts"
+import { isWellFormedApiKey } from "./KeyGenerator.ts"
+import { Users } from "./Users.ts"
+import type { Principal } from "./Users.ts"
+
+/** The response of POST /fetch_api_key and /dev_fetch_api_key. @category models */
+export interface ApiKeyGrant {
+  readonly api_key: string
+  readonly email: string
+  readonly user_id: number
+}
+
+/** GET /dev_list_users entry. @category models */
+export interface DevListedUser {
+  readonly email: string
+  readonly realm_url: string
+}
+
+const constantTimeEquals = (a: string, b: string): boolean => {
+  const x = Buffer.from(a)
+  const y = Buffer.from(b)
+  return x.length === y.length && timingSafeEqual(x, y)
+}
+
+const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+
+/** @category services */
+export class Authentication extends Context.Service<Authentication, {
+  /** Zulip's order: key format, key lookup, email match, organization, then account. */
+  basic(
+    email: string,
+    apiKey: string
+  ): Effect.Effect<Principal, MalformedApiKey | InvalidApiKey | RealmDeactivated | UserDeactivated>
+  fetchApiKey(
+    realmId: RealmId,
+    username: string,
+    password: string
+  ): Effect.Effect<ApiKeyGrant, AuthenticationFailed | UserDeactivated | RealmDeactivated | PasswordAuthDisabled | InvalidEmailAddress>
+  devFetchApiKey(
+    realmId: RealmId,
+    username: string
+  ): Effect.Effect<ApiKeyGrant, AuthenticationFailed | UserDeactivated | RealmDeactivated | InvalidEmailAddress>
+  devListUsers(realmId: RealmId): Effect.Effect<{
+    readonly direct_admins: ReadonlyArray<DevListedUser>
+    readonly direct_users: ReadonlyArray<DevListedUser>
+  }>
+}>()("teamchat/core/services/Authentication") {
+  static readonly layer = Layer.effect(
+    Authentication,
+    Effect.gen(function*() {
+      const userRepo = yield* UserRepo
+      const realms = yield* RealmRepo
+      const users = yield* Users
+
+      const realmOf = (user: User) =>
+        realms.findById(user.realm_id).pipe(
+          Effect.flatMap((realm) => realm === undefined ? Effect.die(new Error("user without realm")) : Effect.succeed(realm))
+        )
+
+      const basic = Effect.fn("Authentication.basic")(function*(email: string, apiKey: string) {
+        const key = apiKey.trim()
+        if (!isWellFormedApiKey(key)) return yield* new MalformedApiKey()
+        const user = yield* userRepo.findByApiKey(key)
+        // Compare again in constant time: the index lookup alone would leak
+        // nothing useful, but a key must never match on a prefix or by case.
+        if (user === undefined || !constantTimeEquals(user.api_key, key)) return yield* new InvalidApiKey()
+        if (user.delivery_email.toLowerCase() !== email.trim().toLowerCase()) return yield* new InvalidApiKey()
+        const realm = yield* realmOf(user)
+        if (realm.deactivated) return yield* new RealmDeactivated()
+        if (!user.is_active) return yield* new UserDeactivated()
+        return { user, realm }
+      })
+
+      const login = Effect.fnUntraced(function*(realmId: RealmId, username: string) {
+        const email = username.trim()
+        if (!emailPattern.test(email)) return yield* new InvalidEmailAddress()
+        const realm = yield* realms.findById(realmId)
+        if (realm === undefined) return yield* new AuthenticationFailed()
+        const user = yield* userRepo.findByDeliveryEmail(realmId, email)
+        return { realm, user }
+      })
+
+      const grant = (user: User): ApiKeyGrant => ({ api_key: user.api_key, email: user.delivery_email, user_id: user.id })
+
+      const fetchApiKey = Effect.fn("Authentication.fetchApiKey")(function*(realmId: RealmId, username: string, password: string) {
+        const { realm, user } = yield* login(realmId, username)
+        if (!realm.settings.email_auth_enabled) return yield* new PasswordAuthDisabled()
+        if (user === undefined || user.is_bot) return yield* new AuthenticationFailed()
+        // Check the password before revealing anything about the account.
+        if (!(yield* users.checkPassword(user, password))) return yield* new AuthenticationFailed()
+        if (realm.deactivated) return yield* new RealmDeactivated()
+        if (!user.is_active) return yield* new UserDeactivated()
+        return grant(user)
+      })
+
+      const devFetchApiKey = Effect.fn("Authentication.devFetchApiKey")(function*(realmId: RealmId, username: string) {
+        const { realm, user } = yield* login(realmId, username)
+        if (realm.deactivated) return yield* new RealmDeactivated()
+        if (user === undefined) return yield* new AuthenticationFailed()
+        if (!user.is_active) return yield* new UserDeactivated()
+        return grant(user)
+      })
+
+      const devListUsers = Effect.fn("Authentication.devListUsers")(function*(realmId: RealmId) {
+        const realm = yield* realms.findById(realmId)
+        if (realm === undefined) return { direct_admins: [], direct_users: [] }
+        const people = (yield* userRepo.listByRealm(realmId))
+          .filter((u) => u.is_active && !u.is_bot)
+          .sort((a, b) => (a.delivery_email < b.delivery_email ? -1 : a.delivery_email > b.delivery_email ? 1 : 0))
+        const entry = (u: User): DevListedUser => ({ email: u.delivery_email, realm_url: realm.url })
+        return {
+          direct_admins: people.filter((u) => isAdministrator(u.role)).map(entry),
+          direct_users: people.filter((u) => !isAdministrator(u.role)).map(entry)
+        }
+      })
+
+      return Authentication.of({ basic, fetchApiKey, devFetchApiKey, devListUsers })
+    })
+  )
+}

@@ -1,0 +1,242 @@
+/**
+ * Channels and subscriptions: creation, the GET /streams listing with its
+ * flags, and subscribing users.
+ *
+ * @since 0.1.0
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type { Channel, Subscription } from "../domain/Channel.ts"
+import { MaxChannelDescriptionLength, MaxChannelNameLength, SubscriptionColors } from "../domain/Channel.ts"
+import type { ChannelId, GroupId, RealmId, UserId } from "../domain/Ids.ts"
+import type { TopicsPolicy } from "../domain/Realm.ts"
+import { isAdministrator, isGuest } from "../domain/Role.ts"
+import type { User } from "../domain/User.ts"
+import { BadRequest, InvalidUserId, StreamDoesNotExist } from "../errors/Errors.ts"
+import { loadOrganizationState } from "../internal/organizationState.ts"
+import type { OrganizationState } from "../internal/organizationState.ts"
+import { renderDescription } from "../internal/renderDescription.ts"
+import { hasContentAccess, hasMetadataAccess } from "../permissions/ChannelAccess.ts"
+import { membershipCheck } from "../permissions/GroupMembership.ts"
+import { ChannelRepo, GroupRepo, SubscriptionRepo, UserRepo } from "../persistence/Repositories.ts"
+import { Transactor } from "../persistence/Transactor.ts"
+import { toApiChannel } from "../views/ChannelView.ts"
+import type { ApiChannel, PostPolicyGroups } from "../views/ChannelView.ts"
+import { Organizations } from "./Organizations.ts"
+import type { Principal } from "./Users.ts"
+
+/** @category models */
+export interface NewChannel {
+  readonly name: string
+  readonly description?: string
+  readonly invite_only?: boolean
+  readonly is_web_public?: boolean
+  readonly history_public_to_subscribers?: boolean
+  readonly message_retention_days?: number | null
+  readonly topics_policy?: TopicsPolicy
+  readonly is_default?: boolean
+  readonly creator_id?: UserId | null
+}
+
+/** The flags of GET /streams, with Zulip's defaults applied by the caller. @category models */
+export interface ListChannelsOptions {
+  readonly include_public: boolean
+  readonly include_web_public: boolean
+  readonly include_subscribed: boolean
+  readonly exclude_archived: boolean
+  readonly include_all: boolean
+  readonly include_default: boolean
+  readonly include_owner_subscribed: boolean
+  readonly include_can_access_content: boolean
+}
+
+/** @category constants */
+export const defaultListChannelsOptions: ListChannelsOptions = {
+  include_public: true,
+  include_web_public: false,
+  include_subscribed: true,
+  exclude_archived: true,
+  include_all: false,
+  include_default: false,
+  include_owner_subscribed: false,
+  include_can_access_content: false
+}
+
+const codePointOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+/** @category services */
+export class Channels extends Context.Service<Channels, {
+  create(realmId: RealmId, input: NewChannel): Effect.Effect<Channel, BadRequest>
+  findById(id: ChannelId): Effect.Effect<Channel | undefined>
+  findByName(realmId: RealmId, name: string): Effect.Effect<Channel | undefined>
+  /** Subscribes users (idempotent); returns the users newly subscribed. */
+  subscribe(channelId: ChannelId, userIds: ReadonlyArray<UserId>): Effect.Effect<ReadonlyArray<UserId>, StreamDoesNotExist | InvalidUserId>
+  /** GET /streams */
+  list(principal: Principal, options: ListChannelsOptions): Effect.Effect<ReadonlyArray<ApiChannel>>
+  /** Active subscriptions of a user, by channel id. */
+  subscriptionsOf(userId: UserId): Effect.Effect<ReadonlyArray<Subscription>>
+}>()("teamchat/core/services/Channels") {
+  static readonly layer = Layer.effect(
+    Channels,
+    Effect.gen(function*() {
+      const channels = yield* ChannelRepo
+      const subscriptions = yield* SubscriptionRepo
+      const users = yield* UserRepo
+      const groups = yield* GroupRepo
+      const organizations = yield* Organizations
+      const tx = yield* Transactor
+
+      const postPolicyGroups = Effect.fnUntraced(function*(realmId: RealmId) {
+        const ids = yield* organizations.systemGroups(realmId)
+        return {
+          administrators: ids["role:administrators"],
+          fullmembers: ids["role:fullmembers"],
+          moderators: ids["role:moderators"]
+        } satisfies PostPolicyGroups
+      })
+
+      const create = Effect.fn("Channels.create")(function*(realmId: RealmId, input: NewChannel) {
+        const name = input.name.trim()
+        if (name.length === 0) return yield* new BadRequest({ msg: "Channel name can't be empty." })
+        if (name.length > MaxChannelNameLength) {
+          return yield* new BadRequest({ msg: `Channel name too long (limit: ${MaxChannelNameLength} characters).` })
+        }
+        const description = input.description ?? ""
+        if (description.length > MaxChannelDescriptionLength) {
+          return yield* new BadRequest({ msg: `description is too long (limit: ${MaxChannelDescriptionLength} characters)` })
+        }
+        return yield* tx.withTransaction(Effect.gen(function*() {
+          if ((yield* channels.findByName(realmId, name)) !== undefined) {
+            return yield* new BadRequest({ msg: `Channel '${name}' already exists` })
+          }
+          const ids = yield* organizations.systemGroups(realmId)
+          const now = yield* Clock.currentTimeMillis
+          const creator = input.creator_id ?? null
+          const inviteOnly = input.invite_only ?? false
+          const nobody: GroupId = ids["role:nobody"]
+          return yield* channels.insert({
+            realm_id: realmId,
+            name,
+            description,
+            rendered_description: renderDescription(description),
+            date_created: Math.floor(now / 1000),
+            creator_id: creator,
+            invite_only: inviteOnly,
+            is_web_public: input.is_web_public ?? false,
+            is_archived: false,
+            history_public_to_subscribers: input.history_public_to_subscribers ?? !inviteOnly,
+            message_retention_days: input.message_retention_days ?? null,
+            topics_policy: input.topics_policy ?? "inherit",
+            first_message_id: null,
+            folder_id: null,
+            is_recently_active: true,
+            is_default: input.is_default ?? false,
+            settings: {
+              can_add_subscribers_group: nobody,
+              can_remove_subscribers_group: ids["role:administrators"],
+              can_administer_channel_group: creator === null ? nobody : { direct_members: [creator], direct_subgroups: [] },
+              can_delete_any_message_group: nobody,
+              can_delete_own_message_group: ids["role:everyone"],
+              can_move_messages_out_of_channel_group: nobody,
+              can_move_messages_within_channel_group: nobody,
+              can_send_message_group: ids["role:everyone"],
+              can_subscribe_group: nobody,
+              can_resolve_topics_group: nobody
+            }
+          })
+        }))
+      })
+
+      // Zulip gives a new subscription the first palette colour the user
+      // does not use yet, cycling once all are taken.
+      const pickColor = (existing: ReadonlyArray<Subscription>): string => {
+        const used = new Set(existing.map((s) => s.properties.color))
+        return SubscriptionColors.find((c) => !used.has(c)) ?? SubscriptionColors[existing.length % SubscriptionColors.length]!
+      }
+
+      const subscribe = Effect.fn("Channels.subscribe")((channelId: ChannelId, userIds: ReadonlyArray<UserId>) =>
+        tx.withTransaction(Effect.gen(function*() {
+          const channel = yield* channels.findById(channelId)
+          if (channel === undefined) return yield* new StreamDoesNotExist({ stream_id: channelId })
+          const added: Array<UserId> = []
+          for (const userId of userIds) {
+            const user = yield* users.findById(userId)
+            if (user === undefined || user.realm_id !== channel.realm_id) return yield* new InvalidUserId({ user_id: userId })
+            const existing = yield* subscriptions.find(userId, channelId)
+            if (existing?.active === true) continue
+            const properties = existing?.properties ?? {
+              color: pickColor(yield* subscriptions.listByUser(userId)),
+              pin_to_top: false,
+              is_muted: false,
+              desktop_notifications: null,
+              email_notifications: null,
+              push_notifications: null,
+              audible_notifications: null,
+              wildcard_mentions_notify: null
+            }
+            yield* subscriptions.upsert({ user_id: userId, channel_id: channelId, active: true, properties })
+            added.push(userId)
+          }
+          return added
+        }))
+      )
+
+      const subscriberCounts = (state: OrganizationState, subs: ReadonlyArray<Subscription>) => {
+        const counts = new Map<ChannelId, number>()
+        for (const sub of subs) {
+          if (sub.active && state.usersById.get(sub.user_id)?.is_active === true) {
+            counts.set(sub.channel_id, (counts.get(sub.channel_id) ?? 0) + 1)
+          }
+        }
+        return counts
+      }
+
+      const list = Effect.fn("Channels.list")(function*(principal: Principal, options: ListChannelsOptions) {
+        const { realm, user } = principal
+        const state = yield* loadOrganizationState(realm).pipe(
+          Effect.provideService(UserRepo, users),
+          Effect.provideService(GroupRepo, groups)
+        )
+        const all = yield* channels.listByRealm(realm.id)
+        const subs = yield* subscriptions.listByRealm(realm.id)
+        const subscribedBy = (u: User) => new Set(subs.filter((s) => s.active && s.user_id === u.id).map((s) => s.channel_id))
+        const mine = subscribedBy(user)
+        const owner = user.is_bot && user.bot_owner_id !== null ? state.usersById.get(user.bot_owner_id) : undefined
+        const ownerSubscribed = owner === undefined ? new Set<ChannelId>() : subscribedBy(owner)
+        const inGroup = membershipCheck(state.index, user.id)
+        const access = (channel: Channel) => ({ user, channel, isSubscribed: mine.has(channel.id), inGroup })
+        // Guests never list public channels they are not subscribed to.
+        const includePublic = options.include_public && !isGuest(user.role)
+        const selected = all.filter((channel) => {
+          if (options.exclude_archived && channel.is_archived) return false
+          if (options.include_all && (isAdministrator(user.role) || hasMetadataAccess(access(channel)))) return true
+          if (options.include_subscribed && mine.has(channel.id)) return true
+          if (includePublic && !channel.invite_only) return true
+          if (options.include_web_public && channel.is_web_public) return true
+          if (options.include_default && channel.is_default) return true
+          if (options.include_owner_subscribed && ownerSubscribed.has(channel.id)) return true
+          if (options.include_can_access_content && hasContentAccess(access(channel))) return true
+          return false
+        }).sort((a, b) => codePointOrder(a.name, b.name))
+        const counts = subscriberCounts(state, subs)
+        const policyGroups = yield* postPolicyGroups(realm.id)
+        return selected.map((channel) =>
+          toApiChannel(channel, counts.get(channel.id) ?? 0, policyGroups, { includeDefault: options.include_default })
+        )
+      })
+
+      return Channels.of({
+        create,
+        findById: (id) => channels.findById(id),
+        findByName: (realmId, name) => channels.findByName(realmId, name),
+        subscribe,
+        list,
+        subscriptionsOf: (userId) =>
+          subscriptions.listByUser(userId).pipe(Effect.map((rows) => rows.filter((s) => s.active)))
+      })
+    })
+  )
+}
+

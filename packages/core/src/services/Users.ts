@@ -1,0 +1,330 @@
+/**
+ * Users: accounts of people and bots, their API keys and passwords, role
+ * changes, deactivation, and how users are shown through the API.
+ *
+ * @since 0.1.0
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type { RealmId, UserId } from "../domain/Ids.ts"
+import type { Realm } from "../domain/Realm.ts"
+import { EmailVisibilities, Roles } from "../domain/Role.ts"
+import type { BotType, Role } from "../domain/Role.ts"
+import { placeholderEmail } from "../domain/User.ts"
+import type { User } from "../domain/User.ts"
+import type { SystemGroupName } from "../domain/UserGroup.ts"
+import {
+  BadRequest,
+  InvalidEmailAddress,
+  InvalidUserId,
+  NameEmpty,
+  NameInvalidCharacters,
+  NameInvalidFormat,
+  NameTooLong,
+  NoSuchUser,
+  OnlyOwner
+} from "../errors/Errors.ts"
+import { loadOrganizationState } from "../internal/organizationState.ts"
+import type { OrganizationState } from "../internal/organizationState.ts"
+import { isFullMember, removesOnlyOwner } from "../permissions/Roles.ts"
+import { GroupRepo, RealmRepo, SubscriptionRepo, UserRepo } from "../persistence/Repositories.ts"
+import { Transactor } from "../persistence/Transactor.ts"
+import { toApiUser, toOwnUser } from "../views/UserView.ts"
+import type { ApiUser, OwnUser, ViewOptions } from "../views/UserView.ts"
+import { apiKey, KeyGenerator } from "./KeyGenerator.ts"
+import { PasswordHasher } from "./PasswordHasher.ts"
+
+/** @category models */
+export interface NewUser {
+  readonly email: string
+  readonly full_name: string
+  readonly role: Role
+  /** Omitted: the account cannot log in with a password. */
+  readonly password?: string
+  readonly timezone?: string
+  readonly bot?: { readonly bot_type: BotType; readonly owner_id: UserId | null }
+}
+
+/** The authenticated caller of an API request. @category models */
+export interface Principal {
+  readonly user: User
+  readonly realm: Realm
+}
+
+/** @category errors */
+export type NewUserError = BadRequest | InvalidEmailAddress | NameEmpty | NameTooLong | NameInvalidCharacters | NameInvalidFormat
+
+const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+// Characters Zulip refuses in names, as they break mention syntax.
+const nameInvalidChars = /[*`\\>"@]/
+const maxNameLength = 100
+
+/** Zulip's check_full_name. @category validation */
+export const checkFullName = (raw: string): Effect.Effect<string, NameEmpty | NameTooLong | NameInvalidCharacters | NameInvalidFormat> => {
+  const name = raw.trim()
+  if (name.length === 0) return Effect.fail(new NameEmpty())
+  if (name.length > maxNameLength) return Effect.fail(new NameTooLong())
+  // Control characters make names unreadable in every client.
+  // eslint-disable-next-line no-control-regex
+  if (nameInvalidChars.test(name) || /[\u0000-\u001f\u007f]/.test(name)) return Effect.fail(new NameInvalidCharacters())
+  if (/\|\d+$/.test(name)) return Effect.fail(new NameInvalidFormat())
+  return Effect.succeed(name)
+}
+
+const roleGroups = (role: Role, fullMember: boolean): ReadonlyArray<SystemGroupName> => {
+  const own: SystemGroupName = role === Roles.owner
+    ? "role:owners"
+    : role === Roles.administrator
+    ? "role:administrators"
+    : role === Roles.moderator
+    ? "role:moderators"
+    : role === Roles.member
+    ? "role:members"
+    : "role:everyone"
+  return role === Roles.member && fullMember ? [own, "role:fullmembers"] : [own]
+}
+
+/** @category services */
+export class Users extends Context.Service<Users, {
+  create(realmId: RealmId, input: NewUser): Effect.Effect<User, NewUserError>
+  /** The account behind HTTP Basic credentials (`email`, `api_key`). */
+  findById(id: UserId): Effect.Effect<User | undefined>
+  findByEmail(realmId: RealmId, email: string): Effect.Effect<User | undefined>
+  checkPassword(user: User, password: string): Effect.Effect<boolean>
+  setPassword(userId: UserId, password: string): Effect.Effect<void, NoSuchUser>
+  rotateApiKey(userId: UserId): Effect.Effect<User, NoSuchUser>
+  deactivate(userId: UserId): Effect.Effect<User, NoSuchUser | OnlyOwner | BadRequest>
+  reactivate(userId: UserId): Effect.Effect<User, NoSuchUser | BadRequest>
+  changeRole(userId: UserId, role: Role): Effect.Effect<User, NoSuchUser | OnlyOwner | BadRequest>
+  /** GET /users/me */
+  me(principal: Principal): Effect.Effect<OwnUser>
+  /** GET /users; `viewer` undefined is an unauthenticated spectator. */
+  list(
+    realm: Realm,
+    viewer: User | undefined,
+    options: ViewOptions & { readonly userIds?: ReadonlyArray<number> }
+  ): Effect.Effect<ReadonlyArray<ApiUser>, InvalidUserId>
+  /** GET /users/{user_id} */
+  getById(principal: Principal, id: number, options: ViewOptions): Effect.Effect<ApiUser, NoSuchUser>
+  /** GET /users/{email}; placeholder addresses are accepted. */
+  getByEmail(principal: Principal, email: string, options: ViewOptions): Effect.Effect<ApiUser, NoSuchUser>
+}>()("teamchat/core/services/Users") {
+  static readonly layer = Layer.effect(
+    Users,
+    Effect.gen(function*() {
+      const users = yield* UserRepo
+      const realms = yield* RealmRepo
+      const groups = yield* GroupRepo
+      const subscriptions = yield* SubscriptionRepo
+      const tx = yield* Transactor
+      const hasher = yield* PasswordHasher
+      const keys = yield* KeyGenerator
+      const provide = <A, E>(effect: Effect.Effect<A, E, UserRepo | GroupRepo>) =>
+        effect.pipe(Effect.provideService(UserRepo, users), Effect.provideService(GroupRepo, groups))
+
+      const systemGroupIds = Effect.fnUntraced(function*(realmId: RealmId) {
+        const all = yield* groups.listByRealm(realmId)
+        return new Map(all.filter((g) => g.is_system_group).map((g) => [g.name, g.id]))
+      })
+
+      const joinRoleGroups = Effect.fnUntraced(function*(user: User, realm: Realm, join: boolean) {
+        const ids = yield* systemGroupIds(user.realm_id)
+        const now = yield* Clock.currentTimeMillis
+        const names = roleGroups(user.role, isFullMember(user, realm.settings.waiting_period_threshold, now))
+        for (const name of names) {
+          const id = ids.get(name)
+          if (id === undefined) continue
+          yield* join ? groups.addMembers(id, [user.id]) : groups.removeMembers(id, [user.id])
+        }
+      })
+
+      const requireUser = Effect.fnUntraced(function*(id: UserId) {
+        const user = yield* users.findById(id)
+        if (user === undefined) return yield* new NoSuchUser()
+        return user
+      })
+
+      const requireRealm = (id: RealmId) => realms.findById(id).pipe(Effect.flatMap((r) => r === undefined ? Effect.die(new Error(`realm ${id} missing`)) : Effect.succeed(r)))
+
+      const create = Effect.fn("Users.create")(function*(realmId: RealmId, input: NewUser) {
+        const email = input.email.trim()
+        if (!emailPattern.test(email)) return yield* new InvalidEmailAddress()
+        const fullName = yield* checkFullName(input.full_name)
+        const passwordHash = input.password === undefined ? null : yield* hasher.hash(input.password)
+        const key = yield* apiKey.pipe(Effect.provideService(KeyGenerator, keys))
+        return yield* tx.withTransaction(Effect.gen(function*() {
+          const realm = yield* requireRealm(realmId)
+          if ((yield* users.findByDeliveryEmail(realmId, email)) !== undefined) {
+            return yield* new BadRequest({ msg: `Email '${email}' already in use` })
+          }
+          const now = yield* Clock.currentTimeMillis
+          // Bots' addresses are public; people follow the organization default.
+          const visibility = input.bot !== undefined ? EmailVisibilities.everyone : realm.settings.email_address_visibility
+          const user = yield* users.insert((id) => ({
+            realm_id: realmId,
+            delivery_email: email,
+            email: visibility === EmailVisibilities.everyone ? email : placeholderEmail(id, realm.fake_email_domain),
+            full_name: fullName,
+            role: input.role,
+            is_bot: input.bot !== undefined,
+            bot_type: input.bot?.bot_type ?? null,
+            bot_owner_id: input.bot?.owner_id ?? null,
+            is_active: true,
+            timezone: input.timezone ?? "",
+            avatar_source: "G",
+            avatar_version: 1,
+            date_joined: now,
+            email_address_visibility: visibility,
+            api_key: key,
+            password_hash: passwordHash
+          }))
+          yield* joinRoleGroups(user, realm, true)
+          return user
+        }))
+      })
+
+      const activeHumanOwners = Effect.fnUntraced(function*(realmId: RealmId) {
+        const all = yield* users.listByRealm(realmId)
+        return all.filter((u) => u.is_active && !u.is_bot && u.role === Roles.owner).length
+      })
+
+      const deactivate = Effect.fn("Users.deactivate")((id: UserId) =>
+        tx.withTransaction(Effect.gen(function*() {
+          const user = yield* requireUser(id)
+          if (!user.is_active) return yield* new BadRequest({ msg: "User is already deactivated" })
+          if (removesOnlyOwner(user, yield* activeHumanOwners(user.realm_id))) {
+            return yield* new BadRequest({ msg: "Cannot deactivate the only organization owner" })
+          }
+          const updated: User = { ...user, is_active: false }
+          yield* users.update(updated)
+          return updated
+        }))
+      )
+
+      const reactivate = Effect.fn("Users.reactivate")((id: UserId) =>
+        tx.withTransaction(Effect.gen(function*() {
+          const user = yield* requireUser(id)
+          if (user.is_active) return yield* new BadRequest({ msg: "User is already active" })
+          const updated: User = { ...user, is_active: true }
+          yield* users.update(updated)
+          return updated
+        }))
+      )
+
+      const changeRole = Effect.fn("Users.changeRole")((id: UserId, role: Role) =>
+        tx.withTransaction(Effect.gen(function*() {
+          const user = yield* requireUser(id)
+          if (user.role === role) return user
+          if (removesOnlyOwner(user, yield* activeHumanOwners(user.realm_id), role)) {
+            return yield* new OnlyOwner()
+          }
+          const realm = yield* requireRealm(user.realm_id)
+          yield* joinRoleGroups(user, realm, false)
+          const updated: User = { ...user, role }
+          yield* users.update(updated)
+          yield* joinRoleGroups(updated, realm, true)
+          return updated
+        }))
+      )
+
+      const rotateApiKey = Effect.fn("Users.rotateApiKey")(function*(id: UserId) {
+        const key = yield* apiKey.pipe(Effect.provideService(KeyGenerator, keys))
+        return yield* tx.withTransaction(Effect.gen(function*() {
+          const user = yield* requireUser(id)
+          const updated: User = { ...user, api_key: key }
+          yield* users.update(updated)
+          return updated
+        }))
+      })
+
+      const setPassword = Effect.fn("Users.setPassword")(function*(id: UserId, password: string) {
+        const hash = yield* hasher.hash(password)
+        yield* tx.withTransaction(Effect.gen(function*() {
+          const user = yield* requireUser(id)
+          yield* users.update({ ...user, password_hash: hash })
+        }))
+      })
+
+      // Users the viewer may see. With `can_access_all_users_group` the
+      // whole organization; otherwise themselves, bots, and people who share
+      // a subscribed channel with them.
+      const accessibleUsers = Effect.fnUntraced(function*(state: OrganizationState, viewer: User | undefined) {
+        if (viewer === undefined || state.index.isMemberOfValue(viewer.id, state.realm.settings.can_access_all_users_group)) {
+          return state.users
+        }
+        const mine = (yield* subscriptions.listByUser(viewer.id)).filter((s) => s.active).map((s) => s.channel_id)
+        const visible = new Set<UserId>([viewer.id])
+        for (const channelId of mine) {
+          for (const sub of yield* subscriptions.listByChannel(channelId)) {
+            if (sub.active) visible.add(sub.user_id)
+          }
+        }
+        return state.users.filter((u) => u.is_bot || visible.has(u.id))
+      })
+
+      const list = Effect.fn("Users.list")(function*(
+        realm: Realm,
+        viewer: User | undefined,
+        options: ViewOptions & { readonly userIds?: ReadonlyArray<number> }
+      ) {
+        const state = yield* provide(loadOrganizationState(realm))
+        const visible = yield* accessibleUsers(state, viewer)
+        let selected = visible
+        if (options.userIds !== undefined) {
+          const byId = new Map(visible.map((u) => [u.id as number, u]))
+          const picked: Array<User> = []
+          for (const id of options.userIds) {
+            const user = byId.get(id)
+            if (user === undefined) return yield* new InvalidUserId({ user_id: id })
+            picked.push(user)
+          }
+          selected = picked
+        }
+        return selected.map((u) => toApiUser(realm, viewer, u, options))
+      })
+
+      const findVisible = Effect.fnUntraced(function*(principal: Principal, match: (u: User) => boolean) {
+        const state = yield* provide(loadOrganizationState(principal.realm))
+        const visible = yield* accessibleUsers(state, principal.user)
+        const user = visible.find(match)
+        if (user === undefined) return yield* new NoSuchUser()
+        return user
+      })
+
+      const getById = Effect.fn("Users.getById")(function*(principal: Principal, id: number, options: ViewOptions) {
+        const user = yield* findVisible(principal, (u) => u.id === id)
+        return toApiUser(principal.realm, principal.user, user, options)
+      })
+
+      const getByEmail = Effect.fn("Users.getByEmail")(function*(principal: Principal, email: string, options: ViewOptions) {
+        const wanted = email.toLowerCase()
+        const user = yield* findVisible(principal, (u) =>
+          u.delivery_email.toLowerCase() === wanted ||
+          u.email.toLowerCase() === wanted ||
+          placeholderEmail(u.id, principal.realm.fake_email_domain) === wanted)
+        return toApiUser(principal.realm, principal.user, user, options)
+      })
+
+      return Users.of({
+        create,
+        findById: (id) => users.findById(id),
+        findByEmail: (realmId, email) => users.findByDeliveryEmail(realmId, email),
+        checkPassword: (user, password) =>
+          user.password_hash === null ? Effect.succeed(false) : hasher.verify(password, user.password_hash),
+        setPassword,
+        rotateApiKey,
+        deactivate,
+        reactivate,
+        changeRole,
+        // max_message_id arrives with messages; -1 until then.
+        me: (principal) => Effect.succeed(toOwnUser(principal.realm, principal.user, -1)),
+        list,
+        getById,
+        getByEmail
+      })
+    })
+  )
+}
+

@@ -1,0 +1,99 @@
+/**
+ * `@effect/sql-pg` clients configured to parse rows exactly like
+ * `PgliteClient`, so domain code sees identical values on both backends.
+ */
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as PgTypes from "@effect/sql-pg/PgTypes"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
+import type * as Scope from "effect/Scope"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
+
+/**
+ * Pool settings other than the URL and the type registry, which this module
+ * owns.
+ */
+export type PgClientOptions = Omit<PgClient.PgPoolConfig, "url" | "types">
+
+const INT64_MIN = -(2n ** 63n)
+const INT64_MAX = 2n ** 63n - 1n
+
+const toInt64 = (value: unknown): Result.Result<bigint, PgTypes.CodecError> => {
+  const big = typeof value === "bigint"
+    ? value
+    : typeof value === "number" && Number.isSafeInteger(value)
+    ? BigInt(value)
+    : undefined
+  return big !== undefined && big >= INT64_MIN && big <= INT64_MAX
+    ? Result.succeed(big)
+    : Result.fail(new PgTypes.CodecError({ message: `Expected an int8 as a bigint or safe integer, got ${String(value)}` }))
+}
+
+/** int8 as a JS `number`, matching PgliteClient; values beyond 2^53 lose precision. */
+const int8AsNumber: PgTypes.Codec<number | bigint> = {
+  encode: (value) =>
+    Result.map(toInt64(value), (big) => {
+      const bytes = new Uint8Array(8)
+      new DataView(bytes.buffer).setBigInt64(0, big)
+      return bytes
+    }),
+  decode: (bytes) =>
+    bytes.byteLength === 8
+      ? Result.succeed(Number(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigInt64(0)))
+      : Result.fail(new PgTypes.CodecError({ message: `int8 needs 8 bytes, got ${bytes.byteLength}` }))
+}
+
+/**
+ * A codec registry for one client: the built-ins (date as `YYYY-MM-DD` text,
+ * timestamp/timestamptz as `Date`, numeric as text) with int8 and int8[] as
+ * `number`.
+ */
+export const makeTypes = (): PgTypes.Registry => {
+  const registry = PgTypes.makeRegistry()
+  registry.register(PgTypes.OID.int8, int8AsNumber, { arrayOid: PgTypes.OID.int8Array })
+  return registry
+}
+
+/** The pool configuration for `url` with our type parsing. */
+export const config = (url: string, options: PgClientOptions = {}): PgClient.PgPoolConfig => ({
+  ...options,
+  url: Redacted.make(url),
+  types: makeTypes()
+})
+
+/**
+ * A scoped pool client for `url`; for short-lived connections such as
+ * administrative ones.
+ */
+export const make = (
+  url: string,
+  options: PgClientOptions = {}
+): Effect.Effect<PgClient.PgClient, SqlError, Scope.Scope> =>
+  PgClient.make(config(url, options)).pipe(
+    Effect.map(withDriverName),
+    Effect.provide(Reactivity.layer)
+  )
+
+/** Provides `PgClient` and `SqlClient` for a `postgres://` URL. */
+export const layer = (
+  url: string,
+  options: PgClientOptions = {}
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError> =>
+  Layer.effectContext(
+    Effect.map(make(url, options), (client) =>
+      Context.make(PgClient.PgClient, client).pipe(
+        Context.add(SqlClient.SqlClient, client)
+      ))
+  )
+
+/**
+ * `@effect/sql-pg` 4.0.5 predates the `driver` option that effect 4.0.6 made
+ * required, so its clients report `undefined`; fill in its documented name.
+ */
+const withDriverName = (client: PgClient.PgClient): PgClient.PgClient =>
+  (client.driver as string | undefined) === undefined ? Object.assign(client, { driver: "pg" }) : client

@@ -1,0 +1,147 @@
+import { assert, describe, it, layer } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Context from "effect/Context"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as Stream from "effect/Stream"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { parseTimestamp, PgliteClient } from "../../src/sql/PgliteClient.ts"
+import * as TestDatabase from "../../src/testing/TestDatabase.ts"
+import { sqlContract } from "./SqlContract.ts"
+
+// One PGlite per block: each instance costs ~3 s of WASM start-up.
+layer(TestDatabase.pgliteLayer())("PgliteClient", (it) => {
+  sqlContract(it)
+
+  it.effect("provides the same client as PgliteClient and SqlClient", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const pg = yield* PgliteClient
+      assert.strictEqual(sql, pg)
+      assert.strictEqual(sql.driver, "pglite")
+      assert.isFalse(pg.pglite.closed)
+    }))
+
+  it.effect("runs several statements in one unprepared call", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const rows = yield* sql.unsafe(`
+        DROP TABLE IF EXISTS p_multi;
+        CREATE TABLE p_multi (x INT);
+        INSERT INTO p_multi VALUES (1), (2);
+        SELECT sum(x)::int8 AS total FROM p_multi;
+      `).unprepared
+      assert.deepStrictEqual(rows, [{ total: 3 }])
+    }))
+
+  it.effect("binds json fragments as jsonb", () =>
+    Effect.gen(function*() {
+      const pg = yield* PgliteClient
+      yield* pg`DROP TABLE IF EXISTS p_json`
+      yield* pg`CREATE TABLE p_json (id INT PRIMARY KEY, body JSONB NOT NULL)`
+      yield* pg`INSERT INTO p_json ${pg.insert({ id: 1, body: pg.json({ a: [1, 2], big: 3n }) })}`
+      const rows = yield* pg`SELECT body, ${pg.json(["x"])} AS echoed, ${"plain"} AS text FROM p_json`
+      assert.deepStrictEqual(rows, [{ body: { a: [1, 2], big: "3" }, echoed: ["x"], text: "plain" }])
+    }))
+
+  it.effect("delivers NOTIFY payloads to listen streams by exact channel name", () =>
+    Effect.gen(function*() {
+      const pg = yield* PgliteClient
+      const listening = (channel: string) =>
+        Effect.map(
+          pg<{ c: string }>`SELECT c FROM pg_listening_channels() AS c WHERE c = ${channel}`,
+          (rows) => rows.length > 0
+        )
+
+      const received = yield* Effect.forkChild(Stream.runCollect(Stream.take(pg.listen("Room_1"), 2)))
+      const lower = yield* Effect.forkChild(Stream.runCollect(Stream.take(pg.listen("room_1"), 1)))
+      // LISTEN runs when the stream starts; wait for the server to confirm it.
+      yield* Effect.repeat(listening("Room_1"), { until: (yes) => yes })
+      yield* Effect.repeat(listening("room_1"), { until: (yes) => yes })
+
+      yield* pg.notify("Room_1", "first")
+      // Inside a transaction NOTIFY is delivered on commit.
+      yield* pg.withTransaction(pg.notify("Room_1", "second"))
+      yield* pg.notify("room_1", "lower")
+
+      assert.deepStrictEqual(Array.from(yield* Fiber.join(received)), ["first", "second"])
+      assert.deepStrictEqual(Array.from(yield* Fiber.join(lower)), ["lower"])
+      // The last subscriber leaving issues UNLISTEN.
+      assert.isFalse(yield* listening("Room_1"))
+      assert.isFalse(yield* listening("room_1"))
+
+      const invalid = yield* Effect.flip(pg.notify("x".repeat(64), "too long"))
+      assert.strictEqual(invalid.reason._tag, "UnknownError")
+    }))
+
+  it.effect("never interleaves a transaction with other statements on the single connection", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`DROP TABLE IF EXISTS p_serial`
+      yield* sql`CREATE TABLE p_serial (id INT PRIMARY KEY)`
+      const started = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      const transaction = yield* Effect.forkChild(Effect.exit(sql.withTransaction(Effect.gen(function*() {
+        yield* sql`INSERT INTO p_serial (id) VALUES (1)`
+        yield* Deferred.succeed(started, undefined)
+        yield* Deferred.await(release)
+        return yield* Effect.fail("abandon")
+      }))))
+      yield* Deferred.await(started)
+      const outside = yield* Effect.forkChild(sql<{ n: number }>`SELECT count(*) AS n FROM p_serial`)
+      for (let i = 0; i < 20; i++) yield* Effect.yieldNow
+      assert.isUndefined(outside.pollUnsafe(), "the statement waits for the transaction to end")
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(transaction)
+      assert.deepStrictEqual(yield* Fiber.join(outside), [{ n: 0 }])
+    }))
+})
+
+describe("PgliteClient lifecycle", () => {
+  it.effect("closes PGlite when the layer's scope closes", () =>
+    Effect.gen(function*() {
+      const pglite = yield* Effect.scoped(Effect.gen(function*() {
+        const context = yield* Layer.build(PgliteClient.layer({ dataDir: "memory://" }))
+        const pg = Context.get(context, PgliteClient)
+        assert.deepStrictEqual(yield* pg`SELECT 1 AS one`, [{ one: 1 }])
+        return pg.pglite
+      }))
+      assert.isTrue(pglite.closed)
+    }))
+
+  it.effect("persists data in a dataDir across layer lifetimes", () =>
+    Effect.gen(function*() {
+      const dataDir = yield* Effect.acquireRelease(
+        Effect.sync(() => mkdtempSync(join(tmpdir(), "teamchat-pglite-"))),
+        (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+      )
+      const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) =>
+        Effect.provide(effect, PgliteClient.layer({ dataDir }))
+
+      yield* run(Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`CREATE TABLE kept (id BIGSERIAL PRIMARY KEY, note TEXT NOT NULL)`
+        yield* sql.withTransaction(sql`INSERT INTO kept (note) VALUES ('survives'), ('restarts')`)
+      }))
+      const rows = yield* run(Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        return yield* sql`SELECT id, note FROM kept ORDER BY id`
+      }))
+      assert.deepStrictEqual(rows, [{ id: 1, note: "survives" }, { id: 2, note: "restarts" }])
+    }), 120_000)
+})
+
+describe("parseTimestamp", () => {
+  it("reads PostgreSQL's ISO text like @effect/sql-pg's binary codec", () => {
+    assert.strictEqual(parseTimestamp("2024-01-02 03:04:05").toISOString(), "2024-01-02T03:04:05.000Z")
+    assert.strictEqual(parseTimestamp("2024-01-02 03:04:05.1+00").toISOString(), "2024-01-02T03:04:05.100Z")
+    assert.strictEqual(parseTimestamp("2024-01-02 03:04:05.999999-05:30").toISOString(), "2024-01-02T08:34:05.999Z")
+    assert.strictEqual(parseTimestamp("0044-03-15 12:00:00+00").toISOString(), "0044-03-15T12:00:00.000Z")
+    assert.strictEqual(parseTimestamp("0044-03-15 12:00:00+00 BC").getUTCFullYear(), -43)
+    assert.isTrue(Number.isNaN(parseTimestamp("-infinity").getTime()))
+  })
+})
