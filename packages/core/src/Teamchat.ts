@@ -9,23 +9,38 @@ import * as Layer from "effect/Layer"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type { MigrationError } from "effect/sql/Migrator"
 import type { SqlError } from "effect/sql/SqlError"
+import { EventQueues } from "./events/EventQueues.ts"
+import { Register } from "./events/Register.ts"
 import * as Persistence from "./persistence/Persistence.ts"
+import { AlertWords } from "./services/AlertWords.ts"
 import { Authentication } from "./services/Authentication.ts"
 import { Channels } from "./services/Channels.ts"
 import { KeyGenerator } from "./services/KeyGenerator.ts"
 import { Organizations } from "./services/Organizations.ts"
 import { PasswordHasher } from "./services/PasswordHasher.ts"
+import { Subscriptions } from "./services/Subscriptions.ts"
 import { Users } from "./services/Users.ts"
+import { UserSettings } from "./services/UserSettings.ts"
 
 /** Every service the core provides. @category models */
-export type Services = Organizations | Users | Channels | Authentication
+export type Services =
+  | Organizations
+  | Users
+  | Channels
+  | Authentication
+  | Subscriptions
+  | UserSettings
+  | AlertWords
+  | EventQueues
+  | Register
 
 /**
  * The services, requiring persistence, key generation and password hashing.
  *
  * @category layers
  */
-export const layerServices = Layer.mergeAll(Authentication.layer, Channels.layer).pipe(
+export const layerServices = Layer.mergeAll(Register.layer, Subscriptions.layer, AlertWords.layer).pipe(
+  Layer.provideMerge(Layer.mergeAll(Authentication.layer, Channels.layer, UserSettings.layer, EventQueues.layer)),
   Layer.provideMerge(Organizations.layer),
   Layer.provideMerge(Users.layer)
 )

@@ -24,6 +24,10 @@ export interface MemoryTables {
   channels: Map<number, Channel>
   /** keyed by `${user_id}:${channel_id}` */
   subscriptions: Map<string, Subscription>
+  /** Settings overrides by user id. */
+  userSettings: Map<number, Readonly<Record<string, unknown>>>
+  /** Alert words by user id, in insertion order. */
+  alertWords: Map<number, ReadonlyArray<string>>
   sequences: Record<"realms" | "users" | "groups" | "channels", number>
 }
 
@@ -35,6 +39,8 @@ const emptyTables = (): MemoryTables => ({
   groupSubgroups: new Set(),
   channels: new Map(),
   subscriptions: new Map(),
+  userSettings: new Map(),
+  alertWords: new Map(),
   sequences: { realms: 0, users: 0, groups: 0, channels: 0 }
 })
 
@@ -61,6 +67,8 @@ export class MemoryDatabase extends Context.Service<MemoryDatabase, {
         groupSubgroups: new Set(tables.groupSubgroups),
         channels: new Map(tables.channels),
         subscriptions: new Map(tables.subscriptions),
+        userSettings: new Map(tables.userSettings),
+        alertWords: new Map(tables.alertWords),
         sequences: { ...tables.sequences }
       }),
       // Sequences are not restored: like SQL sequences, ids handed out by a

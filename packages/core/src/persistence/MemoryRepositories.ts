@@ -12,7 +12,7 @@ import type { Realm } from "../domain/Realm.ts"
 import type { User } from "../domain/User.ts"
 import type { UserGroup } from "../domain/UserGroup.ts"
 import { MemoryDatabase } from "./MemoryDatabase.ts"
-import { ChannelRepo, GroupRepo, RealmRepo, SubscriptionRepo, UserRepo } from "./Repositories.ts"
+import { AlertWordRepo, ChannelRepo, GroupRepo, RealmRepo, SubscriptionRepo, UserRepo, UserSettingsRepo } from "./Repositories.ts"
 
 const byId = <A extends { readonly id: number }>(rows: Iterable<A>): Array<A> =>
   Array.from(rows).sort((a, b) => a.id - b.id)
@@ -177,5 +177,48 @@ export const subscriptionRepo = Layer.effect(
     }))
 )
 
+/** @category layers */
+export const userSettingsRepo = Layer.effect(
+  UserSettingsRepo,
+  MemoryDatabase.useSync((db) =>
+    UserSettingsRepo.of({
+      get: (user) => Effect.sync(() => db.tables.userSettings.get(user) ?? {}),
+      set: (user, overrides) => Effect.sync(() => void db.tables.userSettings.set(user, { ...overrides }))
+    }))
+)
+
+/** @category layers */
+export const alertWordRepo = Layer.effect(
+  AlertWordRepo,
+  MemoryDatabase.useSync((db) =>
+    AlertWordRepo.of({
+      list: (user) => Effect.sync(() => db.tables.alertWords.get(user) ?? []),
+      add: (user, words) =>
+        Effect.sync(() => {
+          const current = [...(db.tables.alertWords.get(user) ?? [])]
+          const seen = new Set(current.map((w) => w.toLowerCase()))
+          for (const word of words) {
+            if (seen.has(word.toLowerCase())) continue
+            seen.add(word.toLowerCase())
+            current.push(word)
+          }
+          db.tables.alertWords.set(user, current)
+        }),
+      remove: (user, words) =>
+        Effect.sync(() => {
+          const drop = new Set(words.map((w) => w.toLowerCase()))
+          db.tables.alertWords.set(user, (db.tables.alertWords.get(user) ?? []).filter((w) => !drop.has(w.toLowerCase())))
+        })
+    }))
+)
+
 /** Every memory repository and the memory Transactor, over one fresh database. @category layers */
-export const layer = Layer.mergeAll(realmRepo, userRepo, groupRepo, channelRepo, subscriptionRepo)
+export const layer = Layer.mergeAll(
+  realmRepo,
+  userRepo,
+  groupRepo,
+  channelRepo,
+  subscriptionRepo,
+  userSettingsRepo,
+  alertWordRepo
+)

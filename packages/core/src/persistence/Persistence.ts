@@ -13,12 +13,38 @@ import * as PgClientLayer from "../sql/PgClientLayer.ts"
 import { PgliteClient } from "../sql/PgliteClient.ts"
 import { MemoryDatabase } from "./MemoryDatabase.ts"
 import * as MemoryRepositories from "./MemoryRepositories.ts"
-import type { ChannelRepo, GroupRepo, RealmRepo, SubscriptionRepo, UserRepo } from "./Repositories.ts"
+import type {
+  AlertWordRepo,
+  ChannelRepo,
+  GroupRepo,
+  RealmRepo,
+  SubscriptionRepo,
+  UserRepo,
+  UserSettingsRepo
+} from "./Repositories.ts"
+import { Events } from "../events/Events.ts"
+import * as EventStore from "../events/EventStore.ts"
 import * as SqlRepositories from "./SqlRepositories.ts"
 import { Transactor } from "./Transactor.ts"
 
-/** Everything the persistence layer provides. @category models */
-export type Persistence = RealmRepo | UserRepo | GroupRepo | ChannelRepo | SubscriptionRepo | Transactor
+/**
+ * Everything the persistence layer provides: the repositories, the
+ * Transactor, the event log (EventStore) and the publisher every service
+ * emits events through (Events).
+ *
+ * @category models
+ */
+export type Persistence =
+  | RealmRepo
+  | UserRepo
+  | GroupRepo
+  | ChannelRepo
+  | SubscriptionRepo
+  | UserSettingsRepo
+  | AlertWordRepo
+  | Transactor
+  | EventStore.EventStore
+  | Events
 
 /**
  * Memory repositories and the memory Transactor over one fresh
@@ -26,10 +52,11 @@ export type Persistence = RealmRepo | UserRepo | GroupRepo | ChannelRepo | Subsc
  *
  * @category layers
  */
-export const layerMemory: Layer.Layer<Persistence> = Layer.mergeAll(
-  MemoryRepositories.layer,
-  Transactor.layerMemory
-).pipe(Layer.provide(MemoryDatabase.layer))
+export const layerMemory: Layer.Layer<Persistence> = Events.layer.pipe(
+  Layer.provideMerge(EventStore.layerMemory),
+  Layer.provideMerge(Layer.mergeAll(MemoryRepositories.layer, Transactor.layerMemory)),
+  Layer.provide(MemoryDatabase.layer)
+)
 
 /**
  * SQL repositories and the SQL Transactor over the provided SqlClient; the
@@ -37,10 +64,10 @@ export const layerMemory: Layer.Layer<Persistence> = Layer.mergeAll(
  *
  * @category layers
  */
-export const layerSql: Layer.Layer<Persistence, MigrationError | SqlError, SqlClient.SqlClient> = Layer.mergeAll(
-  SqlRepositories.layer,
-  Transactor.layerSql
-).pipe(Layer.provide(Migrations.layer))
+export const layerSql: Layer.Layer<Persistence, MigrationError | SqlError, SqlClient.SqlClient> = Events.layer.pipe(
+  Layer.provideMerge(Layer.mergeAll(SqlRepositories.layer, Transactor.layerSql, EventStore.layerSql)),
+  Layer.provide(Migrations.layer)
+)
 
 /**
  * `layerSql` on an embedded PGlite (in memory when `dataDir` is omitted); the

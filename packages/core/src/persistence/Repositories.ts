@@ -79,3 +79,25 @@ export class SubscriptionRepo extends Context.Service<SubscriptionRepo, {
   /** Rows of every channel of the organization, by channel id then user id. */
   listByRealm(realmId: RealmId): Effect.Effect<ReadonlyArray<Subscription>>
 }>()("teamchat/core/persistence/SubscriptionRepo") {}
+
+/**
+ * Per-user settings, stored as the values that differ from the defaults
+ * (see `domain/UserSettings.ts`).
+ *
+ * @category services
+ */
+export class UserSettingsRepo extends Context.Service<UserSettingsRepo, {
+  /** The stored overrides; `{}` for a user who changed nothing. */
+  get(userId: UserId): Effect.Effect<Readonly<Record<string, unknown>>>
+  set(userId: UserId, overrides: Readonly<Record<string, unknown>>): Effect.Effect<void>
+}>()("teamchat/core/persistence/UserSettingsRepo") {}
+
+/** @category services */
+export class AlertWordRepo extends Context.Service<AlertWordRepo, {
+  /** The user's alert words, in the order they were added. */
+  list(userId: UserId): Effect.Effect<ReadonlyArray<string>>
+  /** Adds words not present yet (compared case-insensitively). */
+  add(userId: UserId, words: ReadonlyArray<string>): Effect.Effect<void>
+  /** Removes words, compared case-insensitively. */
+  remove(userId: UserId, words: ReadonlyArray<string>): Effect.Effect<void>
+}>()("teamchat/core/persistence/AlertWordRepo") {}

@@ -21,7 +21,7 @@ import type { Realm, RealmSettings, TopicsPolicy } from "../domain/Realm.ts"
 import type { BotType, EmailVisibility, Role } from "../domain/Role.ts"
 import type { AvatarSource, User } from "../domain/User.ts"
 import type { GroupMembership, GroupPermissionSettings, UserGroup } from "../domain/UserGroup.ts"
-import { ChannelRepo, GroupRepo, RealmRepo, SubscriptionRepo, UserRepo } from "./Repositories.ts"
+import { AlertWordRepo, ChannelRepo, GroupRepo, RealmRepo, SubscriptionRepo, UserRepo, UserSettingsRepo } from "./Repositories.ts"
 import type { Insert } from "./Repositories.ts"
 
 // ---------------------------------------------------------------------------
@@ -450,5 +450,61 @@ export const subscriptionRepo = Layer.effect(
   })
 )
 
+// ---------------------------------------------------------------------------
+// User settings and alert words
+
+/** @category layers */
+export const userSettingsRepo = Layer.effect(
+  UserSettingsRepo,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return UserSettingsRepo.of({
+      get: Effect.fn("UserSettingsRepo.get")(function*(user: UserId) {
+        const rows = yield* sql<Row>`SELECT settings FROM user_settings WHERE user_id = ${user}`
+        return rows.length === 0 ? {} : json<Record<string, unknown>>(rows[0]!.settings)
+      }, Effect.orDie),
+      set: Effect.fn("UserSettingsRepo.set")(function*(user: UserId, overrides: Readonly<Record<string, unknown>>) {
+        yield* sql`
+          INSERT INTO user_settings (user_id, settings) VALUES (${user}, ${jsonText(overrides)}::jsonb)
+          ON CONFLICT (user_id) DO UPDATE SET settings = EXCLUDED.settings`
+      }, Effect.orDie)
+    })
+  })
+)
+
+/** @category layers */
+export const alertWordRepo = Layer.effect(
+  AlertWordRepo,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return AlertWordRepo.of({
+      list: Effect.fn("AlertWordRepo.list")(function*(user: UserId) {
+        const rows = yield* sql<Row>`SELECT word FROM alert_words WHERE user_id = ${user} ORDER BY id`
+        return rows.map((r) => str(r.word))
+      }, Effect.orDie),
+      add: Effect.fn("AlertWordRepo.add")(function*(user: UserId, words: ReadonlyArray<string>) {
+        for (const word of words) {
+          yield* sql`
+            INSERT INTO alert_words (user_id, word) VALUES (${user}, ${word})
+            ON CONFLICT (user_id, lower(word)) DO NOTHING`
+        }
+      }, Effect.orDie),
+      remove: Effect.fn("AlertWordRepo.remove")(function*(user: UserId, words: ReadonlyArray<string>) {
+        for (const word of words) {
+          yield* sql`DELETE FROM alert_words WHERE user_id = ${user} AND lower(word) = lower(${word})`
+        }
+      }, Effect.orDie)
+    })
+  })
+)
+
 /** Every SQL repository; needs a migrated database behind SqlClient. @category layers */
-export const layer = Layer.mergeAll(realmRepo, userRepo, groupRepo, channelRepo, subscriptionRepo)
+export const layer = Layer.mergeAll(
+  realmRepo,
+  userRepo,
+  groupRepo,
+  channelRepo,
+  subscriptionRepo,
+  userSettingsRepo,
+  alertWordRepo
+)

@@ -14,13 +14,17 @@ import type { ChannelId, GroupId, RealmId, UserId } from "../domain/Ids.ts"
 import type { TopicsPolicy } from "../domain/Realm.ts"
 import { isAdministrator, isGuest } from "../domain/Role.ts"
 import type { User } from "../domain/User.ts"
-import { BadRequest, InvalidUserId, StreamDoesNotExist } from "../errors/Errors.ts"
+import { BadRequest, CannotAdministerChannel, InvalidUserId, StreamDoesNotExist } from "../errors/Errors.ts"
 import { loadOrganizationState } from "../internal/organizationState.ts"
 import type { OrganizationState } from "../internal/organizationState.ts"
 import { renderDescription } from "../internal/renderDescription.ts"
-import { hasContentAccess, hasMetadataAccess } from "../permissions/ChannelAccess.ts"
+import { hasContentAccess, hasMetadataAccess, isChannelAdministrator } from "../permissions/ChannelAccess.ts"
 import { membershipCheck } from "../permissions/GroupMembership.ts"
-import { ChannelRepo, GroupRepo, SubscriptionRepo, UserRepo } from "../persistence/Repositories.ts"
+import { Events } from "../events/Events.ts"
+import { Audience } from "../events/EventModel.ts"
+import { loadAccessContext } from "../internal/access.ts"
+import { activeSubscriberIds, subscriptionAddEvents } from "../internal/subscriptionEvents.ts"
+import { ChannelRepo, GroupRepo, RealmRepo, SubscriptionRepo, UserRepo } from "../persistence/Repositories.ts"
 import { Transactor } from "../persistence/Transactor.ts"
 import { toApiChannel } from "../views/ChannelView.ts"
 import type { ApiChannel, PostPolicyGroups } from "../views/ChannelView.ts"
@@ -77,6 +81,18 @@ export class Channels extends Context.Service<Channels, {
   list(principal: Principal, options: ListChannelsOptions): Effect.Effect<ReadonlyArray<ApiChannel>>
   /** Active subscriptions of a user, by channel id. */
   subscriptionsOf(userId: UserId): Effect.Effect<ReadonlyArray<Subscription>>
+  /** Whether the organization has a web-public channel that is not archived. */
+  hasWebPublicChannels(realmId: RealmId): Effect.Effect<boolean>
+  /**
+   * Renames a channel and/or changes its description (the caller must be a
+   * channel administrator); announces each change with a `stream update`
+   * event to everyone who can see the channel.
+   */
+  update(
+    principal: Principal,
+    channelId: ChannelId,
+    changes: { readonly name?: string | undefined; readonly description?: string | undefined }
+  ): Effect.Effect<Channel, BadRequest | StreamDoesNotExist | CannotAdministerChannel>
 }>()("teamchat/core/services/Channels") {
   static readonly layer = Layer.effect(
     Channels,
@@ -86,7 +102,21 @@ export class Channels extends Context.Service<Channels, {
       const users = yield* UserRepo
       const groups = yield* GroupRepo
       const organizations = yield* Organizations
+      const realms = yield* RealmRepo
+      const events = yield* Events
       const tx = yield* Transactor
+
+      const accessContext = (realmId: RealmId) =>
+        Effect.gen(function*() {
+          const realm = yield* realms.findById(realmId)
+          if (realm === undefined) return yield* Effect.die(new Error(`realm ${realmId} missing`))
+          return { realm, ctx: yield* loadAccessContext(realm) }
+        }).pipe(
+          Effect.provideService(UserRepo, users),
+          Effect.provideService(GroupRepo, groups),
+          Effect.provideService(ChannelRepo, channels),
+          Effect.provideService(SubscriptionRepo, subscriptions)
+        )
 
       const postPolicyGroups = Effect.fnUntraced(function*(realmId: RealmId) {
         const ids = yield* organizations.systemGroups(realmId)
@@ -111,12 +141,17 @@ export class Channels extends Context.Service<Channels, {
           if ((yield* channels.findByName(realmId, name)) !== undefined) {
             return yield* new BadRequest({ msg: `Channel '${name}' already exists` })
           }
+          const creator = input.creator_id ?? null
+          // The creator must be a user of the organization (SQL enforces
+          // existence with a foreign key; the memory backend would not).
+          if (creator !== null && (yield* users.findById(creator))?.realm_id !== realmId) {
+            return yield* new BadRequest({ msg: "No such user" })
+          }
           const ids = yield* organizations.systemGroups(realmId)
           const now = yield* Clock.currentTimeMillis
-          const creator = input.creator_id ?? null
           const inviteOnly = input.invite_only ?? false
           const nobody: GroupId = ids["role:nobody"]
-          return yield* channels.insert({
+          const channel = yield* channels.insert({
             realm_id: realmId,
             name,
             description,
@@ -126,7 +161,8 @@ export class Channels extends Context.Service<Channels, {
             invite_only: inviteOnly,
             is_web_public: input.is_web_public ?? false,
             is_archived: false,
-            history_public_to_subscribers: input.history_public_to_subscribers ?? !inviteOnly,
+            // Zulip: public channels always share their history with subscribers.
+            history_public_to_subscribers: inviteOnly ? input.history_public_to_subscribers ?? false : true,
             message_retention_days: input.message_retention_days ?? null,
             topics_policy: input.topics_policy ?? "inherit",
             first_message_id: null,
@@ -146,6 +182,18 @@ export class Channels extends Context.Service<Channels, {
               can_resolve_topics_group: nobody
             }
           })
+          // Zulip's send_stream_creation_event: to everyone who can see it exists.
+          const { ctx } = yield* accessContext(realmId)
+          yield* events.publish(
+            realmId,
+            {
+              type: "stream",
+              op: "create",
+              streams: [toApiChannel(channel, activeSubscriberIds(ctx, channel.id).length, yield* postPolicyGroups(realmId))]
+            },
+            Audience.channelMetadata(channel.id)
+          )
+          return channel
         }))
       })
 
@@ -160,7 +208,9 @@ export class Channels extends Context.Service<Channels, {
         tx.withTransaction(Effect.gen(function*() {
           const channel = yield* channels.findById(channelId)
           if (channel === undefined) return yield* new StreamDoesNotExist({ stream_id: channelId })
+          const before = yield* accessContext(channel.realm_id)
           const added: Array<UserId> = []
+          const written = new Map<UserId, Subscription>()
           for (const userId of userIds) {
             const user = yield* users.findById(userId)
             if (user === undefined || user.realm_id !== channel.realm_id) return yield* new InvalidUserId({ user_id: userId })
@@ -176,8 +226,24 @@ export class Channels extends Context.Service<Channels, {
               audible_notifications: null,
               wildcard_mentions_notify: null
             }
-            yield* subscriptions.upsert({ user_id: userId, channel_id: channelId, active: true, properties })
+            const row: Subscription = { user_id: userId, channel_id: channelId, active: true, properties }
+            yield* subscriptions.upsert(row)
+            written.set(userId, row)
             added.push(userId)
+          }
+          if (added.length > 0) {
+            const after = yield* accessContext(channel.realm_id)
+            yield* events.publishAll(
+              channel.realm_id,
+              subscriptionAddEvents(
+                before.ctx,
+                after.ctx,
+                after.realm,
+                new Map([[channelId, added]]),
+                (user) => written.get(user),
+                yield* postPolicyGroups(channel.realm_id)
+              )
+            )
           }
           return added
         }))
@@ -227,14 +293,79 @@ export class Channels extends Context.Service<Channels, {
         )
       })
 
+      const update = Effect.fn("Channels.update")((
+        principal: Principal,
+        channelId: ChannelId,
+        changes: { readonly name?: string | undefined; readonly description?: string | undefined }
+      ) =>
+        tx.withTransaction(Effect.gen(function*() {
+          const channel = yield* channels.findById(channelId)
+          if (channel === undefined || channel.realm_id !== principal.realm.id) {
+            return yield* new StreamDoesNotExist({ stream_id: channelId })
+          }
+          const { ctx } = yield* accessContext(channel.realm_id)
+          const input = {
+            user: principal.user,
+            channel,
+            isSubscribed: ctx.subscriptions.get(principal.user.id)?.has(channel.id) ?? false,
+            inGroup: membershipCheck(ctx.state.index, principal.user.id)
+          }
+          if (!isChannelAdministrator(input)) return yield* new CannotAdministerChannel()
+          let updated = channel
+          const publications: Array<{ event: Record<string, unknown> & { type: string } }> = []
+          if (changes.name !== undefined && changes.name.trim() !== channel.name) {
+            const name = changes.name.trim()
+            if (name.length === 0) return yield* new BadRequest({ msg: "Channel name can't be empty." })
+            if (name.length > MaxChannelNameLength) {
+              return yield* new BadRequest({ msg: `Channel name too long (limit: ${MaxChannelNameLength} characters).` })
+            }
+            const clash = yield* channels.findByName(channel.realm_id, name)
+            if (clash !== undefined && clash.id !== channel.id) {
+              return yield* new BadRequest({ msg: `Channel '${name}' already exists` })
+            }
+            publications.push({
+              event: { type: "stream", op: "update", property: "name", value: name, stream_id: channel.id, name: channel.name }
+            })
+            updated = { ...updated, name }
+          }
+          if (changes.description !== undefined && changes.description !== channel.description) {
+            if (changes.description.length > MaxChannelDescriptionLength) {
+              return yield* new BadRequest({ msg: `description is too long (limit: ${MaxChannelDescriptionLength} characters)` })
+            }
+            const rendered = renderDescription(changes.description)
+            updated = { ...updated, description: changes.description, rendered_description: rendered }
+            publications.push({
+              event: {
+                type: "stream",
+                op: "update",
+                property: "description",
+                value: changes.description,
+                rendered_description: rendered,
+                stream_id: channel.id,
+                name: updated.name
+              }
+            })
+          }
+          if (updated !== channel) yield* channels.update(updated)
+          yield* events.publishAll(
+            channel.realm_id,
+            publications.map(({ event }) => ({ event, audience: Audience.channelMetadata(channel.id) }))
+          )
+          return updated
+        }))
+      )
+
       return Channels.of({
+        update,
         create,
         findById: (id) => channels.findById(id),
         findByName: (realmId, name) => channels.findByName(realmId, name),
         subscribe,
         list,
         subscriptionsOf: (userId) =>
-          subscriptions.listByUser(userId).pipe(Effect.map((rows) => rows.filter((s) => s.active)))
+          subscriptions.listByUser(userId).pipe(Effect.map((rows) => rows.filter((s) => s.active))),
+        hasWebPublicChannels: (realmId) =>
+          channels.listByRealm(realmId).pipe(Effect.map((all) => all.some((c) => c.is_web_public && !c.is_archived)))
       })
     })
   )

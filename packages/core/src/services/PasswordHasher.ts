@@ -49,7 +49,7 @@ export class PasswordHasher extends Context.Service<PasswordHasher, {
   verify(password: string, stored: string): Effect.Effect<boolean>
 }>()("teamchat/core/services/PasswordHasher") {
   /** Production cost (N = 2^15, about 50 ms per hash). */
-  static readonly layer = Layer.succeed(PasswordHasher, make({ N: 1 << 15, r: 8, p: 1 }))
+  static readonly layer = Layer.sync(PasswordHasher, () => make({ N: 1 << 15, r: 8, p: 1 }))
   /** Cheap cost for tests; the format and checks are the same. */
-  static readonly layerTest = Layer.succeed(PasswordHasher, make({ N: 1 << 10, r: 8, p: 1 }))
+  static readonly layerTest = Layer.sync(PasswordHasher, () => make({ N: 1 << 10, r: 8, p: 1 }))
 }

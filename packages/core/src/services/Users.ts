@@ -29,9 +29,14 @@ import {
 import { loadOrganizationState } from "../internal/organizationState.ts"
 import type { OrganizationState } from "../internal/organizationState.ts"
 import { isFullMember, removesOnlyOwner } from "../permissions/Roles.ts"
-import { GroupRepo, RealmRepo, SubscriptionRepo, UserRepo } from "../persistence/Repositories.ts"
+import { Events } from "../events/Events.ts"
+import type { Publication } from "../events/Events.ts"
+import { Audience } from "../events/EventModel.ts"
+import { loadAccessContext, metadataViewers, usersWhoCanAccess } from "../internal/access.ts"
+import type { AccessContext } from "../internal/access.ts"
+import { ChannelRepo, GroupRepo, RealmRepo, SubscriptionRepo, UserRepo } from "../persistence/Repositories.ts"
 import { Transactor } from "../persistence/Transactor.ts"
-import { toApiUser, toOwnUser } from "../views/UserView.ts"
+import { canAccessDeliveryEmail, inaccessibleUser, toApiUser, toOwnUser } from "../views/UserView.ts"
 import type { ApiUser, OwnUser, ViewOptions } from "../views/UserView.ts"
 import { apiKey, KeyGenerator } from "./KeyGenerator.ts"
 import { PasswordHasher } from "./PasswordHasher.ts"
@@ -65,10 +70,11 @@ const maxNameLength = 100
 export const checkFullName = (raw: string): Effect.Effect<string, NameEmpty | NameTooLong | NameInvalidCharacters | NameInvalidFormat> => {
   const name = raw.trim()
   if (name.length === 0) return Effect.fail(new NameEmpty())
-  if (name.length > maxNameLength) return Effect.fail(new NameTooLong())
-  // Control characters make names unreadable in every client.
-  // eslint-disable-next-line no-control-regex
-  if (nameInvalidChars.test(name) || /[\u0000-\u001f\u007f]/.test(name)) return Effect.fail(new NameInvalidCharacters())
+  // Zulip counts characters (code points), not UTF-16 units.
+  if (Array.from(name).length > maxNameLength) return Effect.fail(new NameTooLong())
+  // Zulip's check_string_is_printable: control characters (Cc) and lone
+  // surrogates (Cs) make names unreadable in every client.
+  if (nameInvalidChars.test(name) || /[\p{Cc}\p{Cs}]/u.test(name)) return Effect.fail(new NameInvalidCharacters())
   if (/\|\d+$/.test(name)) return Effect.fail(new NameInvalidFormat())
   return Effect.succeed(name)
 }
@@ -118,6 +124,8 @@ export class Users extends Context.Service<Users, {
       const realms = yield* RealmRepo
       const groups = yield* GroupRepo
       const subscriptions = yield* SubscriptionRepo
+      const channelRepo = yield* ChannelRepo
+      const events = yield* Events
       const tx = yield* Transactor
       const hasher = yield* PasswordHasher
       const keys = yield* KeyGenerator
@@ -132,7 +140,13 @@ export class Users extends Context.Service<Users, {
       const joinRoleGroups = Effect.fnUntraced(function*(user: User, realm: Realm, join: boolean) {
         const ids = yield* systemGroupIds(user.realm_id)
         const now = yield* Clock.currentTimeMillis
-        const names = roleGroups(user.role, isFullMember(user, realm.settings.waiting_period_threshold, now))
+        // Membership follows the role and the join date only: deactivated
+        // users keep their groups (queries skip them), so a role change while
+        // deactivated must still move them. Leaving removes every group the
+        // role may have put them in, whatever the waiting period says now.
+        const names = join
+          ? roleGroups(user.role, isFullMember({ ...user, is_active: true }, realm.settings.waiting_period_threshold, now))
+          : roleGroups(user.role, true)
         for (const name of names) {
           const id = ids.get(name)
           if (id === undefined) continue
@@ -144,6 +158,73 @@ export class Users extends Context.Service<Users, {
         const user = yield* users.findById(id)
         if (user === undefined) return yield* new NoSuchUser()
         return user
+      })
+
+      const accessContext = (realm: Realm) =>
+        loadAccessContext(realm).pipe(
+          Effect.provideService(UserRepo, users),
+          Effect.provideService(GroupRepo, groups),
+          Effect.provideService(ChannelRepo, channelRepo),
+          Effect.provideService(SubscriptionRepo, subscriptions)
+        )
+
+      /**
+       * realm_user add, as Zulip's notify_created_user: the person with the
+       * real address to viewers allowed to see it, with null to the others,
+       * and an "Unknown user" placeholder to users who cannot access the new
+       * user unless their client declared user_list_incomplete.
+       */
+      const publishCreated = Effect.fnUntraced(function*(realm: Realm, user: User) {
+        const ctx = yield* accessContext(realm)
+        const viewers = usersWhoCanAccess(ctx, user).map((id) => ctx.state.usersById.get(id)!)
+        const withEmail = viewers.filter((v) => canAccessDeliveryEmail(v, user))
+        const withoutEmail = viewers.filter((v) => !canAccessDeliveryEmail(v, user))
+        const person = (viewer: User) =>
+          toApiUser(realm, viewer, user, { clientGravatar: false, includeCustomProfileFields: true })
+        const publications: Array<Publication> = []
+        if (withEmail.length > 0) {
+          publications.push({
+            event: { type: "realm_user", op: "add", person: person(withEmail[0]!) },
+            audience: Audience.users(withEmail.map((u) => u.id))
+          })
+        }
+        if (withoutEmail.length > 0) {
+          publications.push({
+            event: { type: "realm_user", op: "add", person: person(withoutEmail[0]!) },
+            audience: Audience.users(withoutEmail.map((u) => u.id))
+          })
+        }
+        const seeing = new Set(viewers.map((v) => v.id))
+        const others = ctx.state.users.filter((u) => u.is_active && !seeing.has(u.id)).map((u) => u.id)
+        if (others.length > 0) {
+          publications.push({
+            event: { type: "realm_user", op: "add", person: inaccessibleUser(realm, user.id) },
+            audience: Audience.users(others),
+            requires: { user_list_incomplete: false }
+          })
+        }
+        yield* events.publishAll(realm.id, publications)
+      })
+
+      /** peer_add / peer_remove for every channel the user is subscribed to. */
+      const peerEvents = (ctx: AccessContext, user: User, op: "peer_add" | "peer_remove"): Array<Publication> => {
+        const out: Array<Publication> = []
+        for (const channelId of ctx.subscriptions.get(user.id) ?? []) {
+          const channel = ctx.channelsById.get(channelId)
+          if (channel === undefined) continue
+          const audience = metadataViewers(ctx, channel).filter((id) => id !== user.id)
+          if (audience.length === 0) continue
+          out.push({
+            event: { type: "subscription", op, stream_ids: [channelId], user_ids: [user.id] },
+            audience: Audience.users(audience)
+          })
+        }
+        return out
+      }
+
+      const personUpdate = (user: User, person: Record<string, unknown>): Publication => ({
+        event: { type: "realm_user", op: "update", person: { user_id: user.id, ...person } },
+        audience: Audience.canAccessUser(user.id)
       })
 
       const requireRealm = (id: RealmId) => realms.findById(id).pipe(Effect.flatMap((r) => r === undefined ? Effect.die(new Error(`realm ${id} missing`)) : Effect.succeed(r)))
@@ -158,6 +239,12 @@ export class Users extends Context.Service<Users, {
           const realm = yield* requireRealm(realmId)
           if ((yield* users.findByDeliveryEmail(realmId, email)) !== undefined) {
             return yield* new BadRequest({ msg: `Email '${email}' already in use` })
+          }
+          // A bot's owner must be a user of the organization (SQL enforces
+          // existence with a foreign key; the memory backend would not).
+          const ownerId = input.bot?.owner_id ?? null
+          if (ownerId !== null && (yield* users.findById(ownerId))?.realm_id !== realmId) {
+            return yield* new BadRequest({ msg: "No such user" })
           }
           const now = yield* Clock.currentTimeMillis
           // Bots' addresses are public; people follow the organization default.
@@ -181,6 +268,7 @@ export class Users extends Context.Service<Users, {
             password_hash: passwordHash
           }))
           yield* joinRoleGroups(user, realm, true)
+          yield* publishCreated(realm, user)
           return user
         }))
       })
@@ -199,6 +287,14 @@ export class Users extends Context.Service<Users, {
           }
           const updated: User = { ...user, is_active: false }
           yield* users.update(updated)
+          // Zulip (feature level 377): peer_remove for the user's
+          // subscriptions, then the deactivation itself.
+          const realm = yield* requireRealm(user.realm_id)
+          const ctx = yield* accessContext(realm)
+          yield* events.publishAll(realm.id, [
+            ...peerEvents(ctx, updated, "peer_remove"),
+            personUpdate(updated, { is_active: false })
+          ])
           return updated
         }))
       )
@@ -209,6 +305,12 @@ export class Users extends Context.Service<Users, {
           if (user.is_active) return yield* new BadRequest({ msg: "User is already active" })
           const updated: User = { ...user, is_active: true }
           yield* users.update(updated)
+          const realm = yield* requireRealm(user.realm_id)
+          const ctx = yield* accessContext(realm)
+          yield* events.publishAll(realm.id, [
+            personUpdate(updated, { is_active: true }),
+            ...peerEvents(ctx, updated, "peer_add")
+          ])
           return updated
         }))
       )
@@ -225,6 +327,7 @@ export class Users extends Context.Service<Users, {
           const updated: User = { ...user, role }
           yield* users.update(updated)
           yield* joinRoleGroups(updated, realm, true)
+          yield* events.publishAll(realm.id, [personUpdate(updated, { role })])
           return updated
         }))
       )
@@ -300,8 +403,10 @@ export class Users extends Context.Service<Users, {
 
       const getByEmail = Effect.fn("Users.getByEmail")(function*(principal: Principal, email: string, options: ViewOptions) {
         const wanted = email.toLowerCase()
+        // A real address finds its user only for viewers allowed to see it
+        // (Zulip since feature level 302); placeholders work for everyone.
         const user = yield* findVisible(principal, (u) =>
-          u.delivery_email.toLowerCase() === wanted ||
+          (u.delivery_email.toLowerCase() === wanted && canAccessDeliveryEmail(principal.user, u)) ||
           u.email.toLowerCase() === wanted ||
           placeholderEmail(u.id, principal.realm.fake_email_domain) === wanted)
         return toApiUser(principal.realm, principal.user, user, options)

@@ -66,18 +66,21 @@ export const config = (url: string, options: PgClientOptions = {}): PgClient.PgP
   types: makeTypes()
 })
 
+const makeClient = (
+  url: string,
+  options: PgClientOptions
+): Effect.Effect<PgClient.PgClient, SqlError, Scope.Scope | Reactivity.Reactivity> =>
+  Effect.map(PgClient.make(config(url, options)), withDriverName)
+
 /**
- * A scoped pool client for `url`; for short-lived connections such as
- * administrative ones.
+ * A scoped pool client for `url` with a private `Reactivity`; for short-lived
+ * connections such as administrative ones.
  */
 export const make = (
   url: string,
   options: PgClientOptions = {}
 ): Effect.Effect<PgClient.PgClient, SqlError, Scope.Scope> =>
-  PgClient.make(config(url, options)).pipe(
-    Effect.map(withDriverName),
-    Effect.provide(Reactivity.layer)
-  )
+  makeClient(url, options).pipe(Effect.provide(Reactivity.layer))
 
 /** Provides `PgClient` and `SqlClient` for a `postgres://` URL. */
 export const layer = (
@@ -85,10 +88,13 @@ export const layer = (
   options: PgClientOptions = {}
 ): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError> =>
   Layer.effectContext(
-    Effect.map(make(url, options), (client) =>
+    Effect.map(makeClient(url, options), (client) =>
       Context.make(PgClient.PgClient, client).pipe(
         Context.add(SqlClient.SqlClient, client)
       ))
+  ).pipe(
+    // The shared layer value, so an application's own Reactivity.layer is memoised with it.
+    Layer.provide(Reactivity.layer)
   )
 
 /**

@@ -170,10 +170,7 @@ const makeConnection = (pglite: PGlite): Connection => {
     params: ReadonlyArray<unknown>,
     rowMode: "object" | "array"
   ): Effect.Effect<PgliteResults, SqlError> =>
-    Effect.tryPromise({
-      try: () => pglite.query(sql, driverParams(params), queryOptions(params, rowMode)),
-      catch: (cause) => toSqlError(cause, "execute")
-    })
+    fromPromise(() => pglite.query(sql, driverParams(params), queryOptions(params, rowMode)), "execute")
 
   const rows = (sql: string, params: ReadonlyArray<unknown>, transformRows: TransformRows) =>
     Effect.map(
@@ -194,10 +191,7 @@ const makeConnection = (pglite: PGlite): Connection => {
     executeUnprepared: (sql, params, transformRows) =>
       params.length > 0
         ? rows(sql, params, transformRows)
-        : Effect.tryPromise({
-          try: () => pglite.exec(sql),
-          catch: (cause) => toSqlError(cause, "executeUnprepared")
-        }).pipe(Effect.map((results): Rows => {
+        : fromPromise(() => pglite.exec(sql), "executeUnprepared").pipe(Effect.map((results): Rows => {
           // Like a single statement, answer with the rows of the last one.
           const last = results.length > 0 ? results[results.length - 1].rows : []
           return transformRows ? transformRows(last) : last
@@ -207,6 +201,17 @@ const makeConnection = (pglite: PGlite): Connection => {
       Stream.unwrap(Effect.map(rows(sql, params, transformRows), Stream.fromIterable))
   }
 }
+
+/**
+ * PGlite settles its promises from microtasks only, so a fiber issuing
+ * statements back to back would never let the scheduler's macrotask run:
+ * other fibers (and Node I/O) would starve until it stopped. Yielding after
+ * each call hands the turn over.
+ */
+const fromPromise = <A>(evaluate: () => Promise<A>, operation: string): Effect.Effect<A, SqlError> =>
+  Effect.tryPromise({ try: evaluate, catch: (cause) => toSqlError(cause, operation) }).pipe(
+    Effect.tap(() => Effect.yieldNow)
+  )
 
 /** PGlite answers COMMIT of an aborted transaction with `ROLLBACK` instead of failing. */
 const commit = (conn: Connection): Effect.Effect<void, SqlError> =>

@@ -142,3 +142,27 @@ export const toOwnUser = (realm: Realm, user: User, maxMessageId: number): OwnUs
   }
   return user.is_bot ? own : { ...own, profile_data: {} }
 }
+
+/**
+ * The "Unknown user" placeholder Zulip sends about a user the viewer cannot
+ * access (clients without the `user_list_incomplete` capability).
+ *
+ * @category views
+ */
+export const inaccessibleUser = (realm: Realm, userId: number): ApiUser => ({
+  email: `user${userId}@${realm.fake_email_domain}`,
+  user_id: userId,
+  avatar_version: 1,
+  is_admin: false,
+  is_owner: false,
+  is_guest: false,
+  is_bot: false,
+  role: 400,
+  timezone: "",
+  is_active: true,
+  date_joined: isoDate(realm.date_created),
+  delivery_email: null,
+  avatar_url: `${realm.url}/static/images/unknown-user-avatar.png`,
+  full_name: "Unknown user",
+  profile_data: {}
+})

@@ -78,6 +78,22 @@ layer(TestDatabase.pgliteLayer())("PgliteClient", (it) => {
       assert.strictEqual(invalid.reason._tag, "UnknownError")
     }))
 
+  it.effect("lets other fibers run while one fiber issues statements back to back", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      let ran = false
+      yield* Effect.forkChild(Effect.sync(() => {
+        ran = true
+      }))
+      let statements = 0
+      while (!ran && statements < 500) {
+        yield* sql`SELECT 1 AS one`
+        statements++
+      }
+      assert.isTrue(ran)
+      assert.isBelow(statements, 5)
+    }))
+
   it.effect("never interleaves a transaction with other statements on the single connection", () =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient

@@ -1,0 +1,90 @@
+/**
+ * Runs the benchmarks: `pnpm bench` (or `node bench/run.ts`).
+ *
+ *   node bench/run.ts [name…] [--duration S] [--warmup S] [--connections N] [--rounds N] [--json]
+ *
+ * Each benchmark measures teamchat next to a baseline in the same run and
+ * reports metrics, some with a floor (e.g. the HTTP ratio ≥ 0.6). The exit
+ * code is 1 when a floor is missed or a benchmark fails, 2 on bad usage.
+ * To add one (events, messages, scheduling), write `bench/<name>.ts`
+ * exporting a `Benchmark` (see harness.ts) and list it below.
+ */
+import { parseArgs } from "node:util"
+import type { Benchmark, BenchOptions, Metric } from "./harness.ts"
+import { eventsBenchmark } from "./events.ts"
+import { defaultOptions } from "./harness.ts"
+import { httpBenchmark } from "./http.ts"
+
+const benchmarks: ReadonlyArray<Benchmark> = [httpBenchmark, eventsBenchmark]
+
+const usage = () =>
+  `usage: node bench/run.ts [${benchmarks.map((b) => b.name).join("|")}…] ` +
+  "[--duration S] [--warmup S] [--connections N] [--rounds N] [--json]\n" +
+  benchmarks.map((b) => `  ${b.name.padEnd(10)} ${b.description}`).join("\n")
+
+const fail = (message: string): never => {
+  console.error(`bench: ${message}\n${usage()}`)
+  process.exit(2)
+}
+
+const parsed = (() => {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        duration: { type: "string" },
+        warmup: { type: "string" },
+        connections: { type: "string" },
+        rounds: { type: "string" },
+        json: { type: "boolean", default: false },
+        help: { type: "boolean", default: false }
+      }
+    })
+  } catch (error) {
+    return fail((error as Error).message)
+  }
+})()
+if (parsed.values.help) {
+  console.log(usage())
+  process.exit(0)
+}
+
+const positive = (name: keyof BenchOptions, max: number): number => {
+  const raw = parsed.values[name]
+  if (raw === undefined) return defaultOptions[name]
+  const n = Number(raw)
+  return Number.isFinite(n) && n > 0 && n <= max ? n : fail(`--${name} must be a number from >0 to ${max}, not ${JSON.stringify(raw)}`)
+}
+const options: BenchOptions = {
+  duration: positive("duration", 600),
+  warmup: positive("warmup", 600),
+  connections: Math.round(positive("connections", 1024)),
+  rounds: Math.round(positive("rounds", 100))
+}
+
+const selected = parsed.positionals.length === 0
+  ? benchmarks
+  : parsed.positionals.map((name) => benchmarks.find((b) => b.name === name) ?? fail(`no benchmark named '${name}'`))
+
+const formatValue = (m: Metric) => (m.unit === "" ? m.value.toFixed(2) : `${m.value.toFixed(0)} ${m.unit}`)
+
+let ok = true
+const report: Record<string, ReadonlyArray<Metric> | { error: string }> = {}
+for (const benchmark of selected) {
+  console.error(`== ${benchmark.name}: ${benchmark.description}`)
+  try {
+    const metrics = await benchmark.run(options, (line) => console.error(`   ${line}`))
+    report[benchmark.name] = metrics
+    for (const metric of metrics) {
+      const verdict = metric.min === undefined ? "" : metric.value >= metric.min ? `  (target ≥ ${metric.min}: met)` : `  (target ≥ ${metric.min}: MISSED)`
+      if (metric.min !== undefined && metric.value < metric.min) ok = false
+      if (!parsed.values.json) console.log(`${benchmark.name}: ${metric.name} ${formatValue(metric)}${verdict}`)
+    }
+  } catch (error) {
+    ok = false
+    report[benchmark.name] = { error: String((error as Error).message ?? error) }
+    console.error(`bench: ${benchmark.name} failed: ${(error as Error).message ?? error}`)
+  }
+}
+if (parsed.values.json) console.log(JSON.stringify({ options, results: report }, null, 2))
+process.exitCode = ok ? 0 : 1

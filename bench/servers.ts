@@ -1,0 +1,73 @@
+/**
+ * Servers under test, one per process: `node bench/servers.ts <kind>`.
+ * Reads a JSON object on the first line of stdin, listens on an ephemeral
+ * loopback port, prints `{"url": …}` on stdout, and exits on SIGTERM or when
+ * stdin closes (the benchmark went away).
+ *
+ * - `teamchat`: the standalone server (Server.ts: NodeHttpServer + the API
+ *   routes) on the in-memory backend with the demo organization, rate
+ *   limiting and request logging off.
+ * - `bare`: node:http answering every request with the given status,
+ *   headers and body, nothing else.
+ */
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import { createInterface } from "node:readline"
+import * as Server from "../packages/http/src/Server.ts"
+
+interface BareInput {
+  readonly status: number
+  readonly headers: Record<string, string>
+  /** base64 */
+  readonly body: string
+}
+
+const kind = process.argv[2]
+const lines = createInterface({ input: process.stdin })
+const input = await new Promise<unknown>((resolve) => lines.once("line", (line) => resolve(JSON.parse(line))))
+
+let stop: () => Promise<void>
+let url: string
+
+if (kind === "teamchat") {
+  const running = await Server.start({
+    port: 0,
+    host: "127.0.0.1",
+    database: { _tag: "Memory" },
+    demo: true,
+    externalUrl: undefined,
+    rateLimit: false,
+    logLevel: "Warn",
+    logFormat: "logfmt"
+  }, { http: { log: false }, output: () => {} })
+  url = running.url
+  stop = running.close
+} else if (kind === "bare") {
+  const { body, headers, status } = input as BareInput
+  const bytes = Buffer.from(body, "base64")
+  const server = http.createServer((_request, response) => {
+    response.writeHead(status, headers)
+    response.end(bytes)
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  stop = () =>
+    new Promise((resolve) => {
+      server.close(() => resolve())
+      server.closeAllConnections()
+    })
+} else {
+  console.error(`usage: node bench/servers.ts teamchat|bare`)
+  process.exit(2)
+}
+
+let stopping = false
+const shutdown = () => {
+  if (stopping) return
+  stopping = true
+  stop().then(() => process.exit(0), () => process.exit(1))
+}
+process.on("SIGTERM", shutdown)
+process.on("SIGINT", shutdown)
+lines.on("close", shutdown)
+process.stdout.write(`${JSON.stringify({ url })}\n`)

@@ -1,0 +1,50 @@
+/**
+ * The teamchat domain without HTTP: `@teamchat/core` used directly from a
+ * TypeScript program, e.g. a provisioning script or another server's
+ * back end. It creates an organization with its owner, two channels and a
+ * member, then lists the channels as that member sees them through the API.
+ *
+ *   node examples/core-only.ts
+ *
+ * Everything runs in memory; swap `Teamchat.layerMemory()` for
+ * `Teamchat.layerSql()` provided with `Persistence.layerPglite(dir)` or
+ * `Persistence.layerPostgres(url)` to keep the data.
+ */
+import { Channels, defaultListChannelsOptions } from "@teamchat/core/services/Channels"
+import { Organizations } from "@teamchat/core/services/Organizations"
+import { Users } from "@teamchat/core/services/Users"
+import * as Teamchat from "@teamchat/core/Teamchat"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import { fileURLToPath } from "node:url"
+
+export const program = Effect.gen(function*() {
+  const organizations = yield* Organizations
+  const users = yield* Users
+  const channels = yield* Channels
+
+  const { owner, realm } = yield* organizations.create({
+    string_id: "acme",
+    name: "Acme",
+    url: "https://chat.acme.test",
+    owner: { email: "boss@acme.test", full_name: "The Boss", password: "correct horse battery staple" }
+  })
+  const general = yield* channels.create(realm.id, { name: "general", description: "Everything", creator_id: owner!.id })
+  yield* channels.create(realm.id, { name: "leadership", description: "Owners only", invite_only: true, creator_id: owner!.id })
+
+  const ann = yield* users.create(realm.id, { email: "ann@acme.test", full_name: "Ann", role: 400 })
+  yield* channels.subscribe(general.id, [owner!.id, ann.id])
+
+  // What GET /api/v1/streams would answer Ann: the private channel is hidden.
+  const visible = yield* channels.list({ user: ann, realm }, defaultListChannelsOptions)
+  yield* Console.log(`${realm.name} (${realm.url}): ${ann.full_name}'s API key is ${ann.api_key}`)
+  for (const channel of visible) yield* Console.log(`  #${channel.name}: ${channel.description}`)
+  return visible.map((c) => c.name)
+}).pipe(Effect.provide(Teamchat.layerMemory()))
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  Effect.runPromise(program).catch((error: unknown) => {
+    console.error(error)
+    process.exitCode = 1
+  })
+}

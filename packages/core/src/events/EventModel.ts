@@ -1,0 +1,286 @@
+/**
+ * The shapes of the event system: events as clients see them, the audience a
+ * publisher addresses, the options a queue is registered with, and the pure
+ * rules deciding whether a queue receives an event (Zulip's
+ * `ClientDescriptor.accepts_event`).
+ *
+ * @since 0.1.0
+ */
+import type { ChannelId, RealmId, UserId } from "../domain/Ids.ts"
+
+/**
+ * An event as sent to clients, without its id (the log assigns it). Every
+ * event has a `type`; the rest is the Zulip payload, JSON-ready.
+ *
+ * @category models
+ */
+export interface EventPayload {
+  readonly type: string
+  readonly [key: string]: unknown
+}
+
+/** An event as GET /events returns it. @category models */
+export interface ClientEvent extends EventPayload {
+  readonly id: number
+}
+
+/**
+ * Who receives an event. Resolved to user ids inside the publishing
+ * transaction, so the audience matches the state being committed.
+ *
+ * - `users`: exactly these users.
+ * - `realm`: every user of the organization (stored without a user list).
+ * - `canAccessUser`: everyone who can access the user under the
+ *   organization's `can_access_all_users_group` policy.
+ * - `subscribers`: the active subscribers of a channel.
+ * - `channelMetadata`: every active user with metadata access to a channel.
+ *
+ * @category models
+ */
+export type Audience =
+  | { readonly _tag: "users"; readonly userIds: ReadonlyArray<UserId> }
+  | { readonly _tag: "realm" }
+  | { readonly _tag: "canAccessUser"; readonly userId: UserId }
+  | { readonly _tag: "subscribers"; readonly channelId: ChannelId }
+  | { readonly _tag: "channelMetadata"; readonly channelId: ChannelId }
+
+/** @category constructors */
+export const Audience = {
+  users: (userIds: ReadonlyArray<UserId>): Audience => ({ _tag: "users", userIds }),
+  realm: { _tag: "realm" } as Audience,
+  canAccessUser: (userId: UserId): Audience => ({ _tag: "canAccessUser", userId }),
+  subscribers: (channelId: ChannelId): Audience => ({ _tag: "subscribers", channelId }),
+  channelMetadata: (channelId: ChannelId): Audience => ({ _tag: "channelMetadata", channelId })
+}
+
+/**
+ * The client capabilities of POST /register (absent means false).
+ *
+ * @category constants
+ */
+export const ClientCapabilities = [
+  "notification_settings_null",
+  "bulk_message_deletion",
+  "user_avatar_url_field_optional",
+  "stream_typing_notifications",
+  "user_settings_object",
+  "linkifier_url_template",
+  "user_list_incomplete",
+  "include_deactivated_groups",
+  "archived_channels",
+  "empty_topic_name",
+  "simplified_presence_events"
+] as const
+
+/** @category models */
+export type ClientCapability = typeof ClientCapabilities[number]
+
+/** @category models */
+export type Capabilities = Readonly<Record<ClientCapability, boolean>>
+
+/** Reads `client_capabilities` as sent (unknown keys and non-true values are false). @category constructors */
+export const capabilitiesFrom = (raw: Readonly<Record<string, unknown>> | undefined): Capabilities => {
+  const out: Partial<Record<ClientCapability, boolean>> = {}
+  for (const key of ClientCapabilities) out[key] = raw?.[key] === true
+  return out as Capabilities
+}
+
+/**
+ * A condition on the registering client's capabilities: the event reaches a
+ * queue only when each named capability has the given value.
+ *
+ * @category models
+ */
+export type CapabilityCondition = Partial<Record<ClientCapability, boolean>>
+
+/** One `[operator, operand]` term of an event-queue narrow. @category models */
+export type NarrowTerm = readonly [operator: string, operand: string]
+
+/** How `include_subscribers` was requested. @category models */
+export type IncludeSubscribers = "true" | "false" | "partial"
+
+/**
+ * Everything a queue was registered with, stored with the queue.
+ *
+ * @category models
+ */
+export interface QueueOptions {
+  /** null: every type. */
+  readonly event_types: ReadonlyArray<string> | null
+  readonly narrow: ReadonlyArray<NarrowTerm>
+  readonly all_public_streams: boolean
+  readonly client_capabilities: Capabilities
+  readonly apply_markdown: boolean
+  readonly client_gravatar: boolean
+  readonly include_subscribers: IncludeSubscribers
+  readonly slim_presence: boolean
+}
+
+/**
+ * A queue as stored. Ids in the log are global and increase; a queue is a
+ * cursor into it.
+ *
+ * - `acked_id`: Zulip's `newest_pruned_id`, the last id the client
+ *   acknowledged (-1 at first).
+ * - `cursor_id`: every log event with an id up to this one is behind the
+ *   queue (acknowledged, or older than the queue).
+ * - `heartbeat_id`: the id of a heartbeat the queue handed out and that is
+ *   not acknowledged yet.
+ * - `last_connected`: milliseconds; set at creation and whenever a poll
+ *   blocks.
+ * - `blocked_until`: milliseconds; while a poll waits on the queue this is
+ *   in the future (the latest the poll can last), else 0. A waiting queue
+ *   never expires.
+ *
+ * @category models
+ */
+export interface QueueRecord {
+  readonly id: string
+  readonly realm_id: RealmId
+  readonly user_id: UserId
+  readonly options: QueueOptions
+  readonly created_at: number
+  readonly lifespan_secs: number
+  readonly last_connected: number
+  readonly blocked_until: number
+  readonly acked_id: number
+  readonly cursor_id: number
+  readonly heartbeat_id: number | null
+}
+
+/** A log row. `user_ids` null: the whole organization. @category models */
+export interface LoggedEvent {
+  readonly id: number
+  readonly realm_id: RealmId
+  readonly type: string
+  readonly payload: EventPayload
+  readonly user_ids: ReadonlyArray<UserId> | null
+  readonly requires: CapabilityCondition | null
+}
+
+/** What a publisher appends: the payload and its resolved audience. @category models */
+export interface NewLoggedEvent {
+  readonly payload: EventPayload
+  readonly user_ids: ReadonlyArray<UserId> | null
+  readonly requires: CapabilityCondition | null
+}
+
+/** Whether a queue has expired at `now` (milliseconds). @category predicates */
+export const isExpired = (queue: QueueRecord, now: number): boolean =>
+  queue.blocked_until <= now && now - queue.last_connected >= queue.lifespan_secs * 1000
+
+// -----------------------------------------------------------------------------
+// filtering
+
+const legacySettingsTypes = new Set(["update_display_settings", "update_global_notifications"])
+
+const lower = (s: unknown): string => String(s ?? "").toLowerCase()
+
+/**
+ * Whether a message event matches an event-queue narrow (Zulip's
+ * `build_narrow_predicate`): channel name, topic and sender email compared
+ * case-insensitively, `is:` on the message type and the user's flags.
+ *
+ * @category predicates
+ */
+export const messageMatchesNarrow = (narrow: ReadonlyArray<NarrowTerm>, event: EventPayload): boolean => {
+  const message = (event.message ?? {}) as Record<string, unknown>
+  const flags = new Set(Array.isArray(event.flags) ? (event.flags as Array<string>) : [])
+  for (const [operator, operand] of narrow) {
+    switch (operator) {
+      case "channel":
+      case "stream":
+        if (message.type !== "stream" || lower(message.display_recipient) !== lower(operand)) return false
+        break
+      case "topic":
+        if (message.type !== "stream" || lower(message.subject ?? message.topic) !== lower(operand)) return false
+        break
+      case "sender":
+        if (lower(message.sender_email) !== lower(operand)) return false
+        break
+      case "is":
+        switch (operand) {
+          case "dm":
+          case "private":
+            if (message.type !== "private") return false
+            break
+          case "starred":
+            if (!flags.has("starred")) return false
+            break
+          case "unread":
+            if (flags.has("read")) return false
+            break
+          case "mentioned":
+          case "alerted":
+            if (!flags.has("mentioned")) return false
+            break
+          case "resolved":
+            if (!String(message.subject ?? message.topic ?? "").startsWith("✔ ")) return false
+            break
+          default:
+            return false
+        }
+        break
+      default:
+        return false
+    }
+  }
+  return true
+}
+
+/**
+ * Whether a queue receives a logged event (the audience was already
+ * checked): event types, capability conditions, the narrow for message
+ * events, and the capability rules of Zulip's `accepts_event`.
+ *
+ * @category predicates
+ */
+export const accepts = (options: QueueOptions, event: Pick<LoggedEvent, "type" | "payload" | "requires">): boolean => {
+  const caps = options.client_capabilities
+  if (event.requires !== null) {
+    for (const [key, value] of Object.entries(event.requires)) {
+      if (caps[key as ClientCapability] !== value) return false
+    }
+  }
+  if (options.event_types !== null && !options.event_types.includes(event.type)) return false
+  const payload = event.payload
+  switch (event.type) {
+    case "message":
+      return messageMatchesNarrow(options.narrow, payload)
+    case "typing":
+      return payload.stream_id === undefined || caps.stream_typing_notifications
+    case "user_group":
+      if (payload.op === "remove") return !caps.include_deactivated_groups
+      if (payload.op === "update" && typeof payload.data === "object" && payload.data !== null && "deactivated" in payload.data) {
+        return caps.include_deactivated_groups
+      }
+      return true
+  }
+  if (legacySettingsTypes.has(event.type)) return !caps.user_settings_object
+  return true
+}
+
+/**
+ * The event as this queue's client sees it: `subscribers` in subscription
+ * `add` events only for queues registered with `include_subscribers`.
+ *
+ * @category views
+ */
+export const present = (options: QueueOptions, event: LoggedEvent): ClientEvent => {
+  let payload: EventPayload = event.payload
+  if (event.type === "subscription" && payload.op === "add" && options.include_subscribers === "false") {
+    const subs = payload.subscriptions as ReadonlyArray<Record<string, unknown>>
+    payload = {
+      ...payload,
+      subscriptions: subs.map(({ subscribers: _subscribers, ...rest }) => rest)
+    }
+  }
+  return { ...payload, id: event.id }
+}
+
+/** The heartbeat event. @category constructors */
+export const heartbeat = (id: number): ClientEvent => ({ type: "heartbeat", id })
+
+/** Whether the audience of a logged event includes a user. @category predicates */
+export const addressedTo = (event: Pick<LoggedEvent, "user_ids">, userId: UserId): boolean =>
+  event.user_ids === null || event.user_ids.includes(userId)

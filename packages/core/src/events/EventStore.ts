@@ -1,0 +1,430 @@
+/**
+ * Durable storage of the event log and the event queues, plus the wake-up
+ * signals that tell waiting polls something changed.
+ *
+ * Storage design:
+ *
+ * - `events`: one row per distinct payload with its audience (`user_ids`,
+ *   null for the whole organization) and an optional capability condition.
+ *   An event for a thousand users is one row; queues never hold copies.
+ * - `event_queues`: one row per queue; a queue is a cursor into the log plus
+ *   Zulip's acknowledgement state (see `QueueRecord`).
+ * - Ids come from the log's identity sequence, so they increase across every
+ *   queue ("increasing, not necessarily consecutive"). Appends to one
+ *   organization are serialised by a transaction-scoped advisory lock held
+ *   until commit, so within an organization ids are visible in commit order
+ *   and a reader that moved its cursor past id N can never later see a
+ *   smaller id appear.
+ * - Signals: after commit the appender wakes local waiters directly and sends
+ *   `NOTIFY teamchat_events` so other processes on the same database wake
+ *   within milliseconds (PostgreSQL LISTEN/NOTIFY; PGlite has both too). In
+ *   memory the signal is an in-process callback.
+ *
+ * Storage failures are defects, like the repositories'.
+ *
+ * @since 0.1.0
+ */
+import type * as PgClient from "@effect/sql-pg/PgClient"
+import { PgClient as PgClientTag } from "@effect/sql-pg/PgClient"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as Stream from "effect/Stream"
+import { realmId as toRealmId, userId as toUserId } from "../domain/Ids.ts"
+import type { RealmId, UserId } from "../domain/Ids.ts"
+import { Transactor } from "../persistence/Transactor.ts"
+import { PgliteClient } from "../sql/PgliteClient.ts"
+import type { PgliteClientService } from "../sql/PgliteClient.ts"
+import type { CapabilityCondition, EventPayload, LoggedEvent, NewLoggedEvent, QueueOptions, QueueRecord } from "./EventModel.ts"
+import { addressedTo } from "./EventModel.ts"
+
+/**
+ * A wake-up: new events for some users of an organization (`users` null:
+ * possibly any of them), or a change to one queue (`queue`: a newer poll
+ * arrived, or the queue was deleted).
+ *
+ * @category models
+ */
+export type Signal =
+  | { readonly _tag: "events"; readonly realm: number; readonly users: ReadonlyArray<number> | null }
+  | {
+    readonly _tag: "queue"
+    readonly queue: string
+    readonly reason: "superseded" | "deleted"
+    /** When the signalling request arrived (milliseconds). */
+    readonly at: number
+  }
+
+/** The NOTIFY channel shared by every process. @category constants */
+export const NotifyChannel = "teamchat_events"
+
+/** @category services */
+export class EventStore extends Context.Service<EventStore, {
+  /**
+   * Appends events to the log as part of the current transaction (one is
+   * opened when there is none); waiters are signalled after it commits.
+   */
+  append(realmId: RealmId, events: ReadonlyArray<NewLoggedEvent>): Effect.Effect<void>
+  /** The newest event id of the organization visible now (0 when none). */
+  highWaterMark(realmId: RealmId): Effect.Effect<number>
+  /**
+   * Events of the organization addressed to the user with `after < id`
+   * (and `id <= upTo` when given), by id.
+   */
+  read(realmId: RealmId, userId: UserId, after: number, upTo?: number): Effect.Effect<ReadonlyArray<LoggedEvent>>
+  /** A fresh id from the log's sequence, ordered after every committed event of the organization. */
+  nextId(realmId: RealmId): Effect.Effect<number>
+  insertQueue(queue: QueueRecord): Effect.Effect<void>
+  findQueue(id: string): Effect.Effect<QueueRecord | undefined>
+  /** Records an acknowledgement. */
+  saveAck(id: string, ack: { readonly acked_id: number; readonly cursor_id: number; readonly heartbeat_id: number | null }): Effect.Effect<void>
+  setHeartbeat(id: string, heartbeatId: number): Effect.Effect<void>
+  /** A poll starts waiting: refreshes `last_connected`. */
+  markBlocked(id: string, now: number, blockedUntil: number): Effect.Effect<void>
+  markUnblocked(id: string): Effect.Effect<void>
+  deleteQueue(id: string): Effect.Effect<boolean>
+  /** Deletes the queues expired at `now`; returns their ids. */
+  deleteExpired(now: number): Effect.Effect<ReadonlyArray<string>>
+  /** Deletes log events every queue of their organization is past; returns how many. */
+  pruneLog: Effect.Effect<number>
+  /** Sends a signal to every process (this one included). */
+  signal(signal: Signal): Effect.Effect<void>
+  /** Registers a callback for signals until the scope closes. */
+  onSignal(callback: (signal: Signal) => void): Effect.Effect<void, never, import("effect/Scope").Scope>
+}>()("teamchat/core/events/EventStore") {}
+
+// -----------------------------------------------------------------------------
+// signals
+
+const makeCallbacks = () => {
+  const callbacks = new Set<(signal: Signal) => void>()
+  const dispatch = (signal: Signal) => {
+    for (const callback of callbacks) {
+      try {
+        callback(signal)
+      } catch {
+        // A broken subscriber must not stop the others.
+      }
+    }
+  }
+  const onSignal = (callback: (signal: Signal) => void) =>
+    Effect.acquireRelease(
+      Effect.sync(() => void callbacks.add(callback)),
+      () => Effect.sync(() => void callbacks.delete(callback))
+    )
+  return { dispatch, onSignal }
+}
+
+/** The NOTIFY payload (PostgreSQL caps it at 8000 bytes, so long user lists become "anyone"). @category encoding */
+export const encodeSignal = (signal: Signal): string => {
+  if (signal._tag === "queue") return JSON.stringify({ q: signal.queue, why: signal.reason, at: signal.at })
+  const text = JSON.stringify({ r: signal.realm, u: signal.users })
+  return text.length <= 7000 ? text : JSON.stringify({ r: signal.realm, u: null })
+}
+
+/** @category encoding */
+export const decodeSignal = (payload: string): Signal | undefined => {
+  try {
+    const raw = JSON.parse(payload) as Record<string, unknown>
+    if (typeof raw.q === "string") {
+      return {
+        _tag: "queue",
+        queue: raw.q,
+        reason: raw.why === "deleted" ? "deleted" : "superseded",
+        at: typeof raw.at === "number" ? raw.at : 0
+      }
+    }
+    if (typeof raw.r === "number") {
+      return { _tag: "events", realm: raw.r, users: Array.isArray(raw.u) ? (raw.u as Array<number>) : null }
+    }
+  } catch {
+    // Not ours.
+  }
+  return undefined
+}
+
+const eventsSignal = (realmId: RealmId, events: ReadonlyArray<NewLoggedEvent>): Signal => {
+  if (events.some((e) => e.user_ids === null)) return { _tag: "events", realm: realmId, users: null }
+  const users = new Set<number>()
+  for (const event of events) for (const id of event.user_ids ?? []) users.add(id)
+  return { _tag: "events", realm: realmId, users: Array.from(users) }
+}
+
+// -----------------------------------------------------------------------------
+// memory
+
+/**
+ * The log and queues in process memory. Appends happen when the memory
+ * transaction commits, so rolled-back work never reaches the log.
+ *
+ * @category layers
+ */
+export const layerMemory: Layer.Layer<EventStore, never, Transactor> = Layer.effect(
+  EventStore,
+  Effect.gen(function*() {
+    const tx = yield* Transactor
+    const log: Array<LoggedEvent> = []
+    const queues = new Map<string, QueueRecord>()
+    let sequence = 0
+    const { dispatch, onSignal } = makeCallbacks()
+    const update = (id: string, f: (q: QueueRecord) => QueueRecord) => {
+      const queue = queues.get(id)
+      if (queue !== undefined) queues.set(id, f(queue))
+    }
+    return EventStore.of({
+      append: (realmId, events) =>
+        events.length === 0 ? Effect.void : tx.afterCommit(Effect.sync(() => {
+          for (const event of events) {
+            log.push({
+              id: ++sequence,
+              realm_id: realmId,
+              type: event.payload.type,
+              payload: event.payload,
+              user_ids: event.user_ids,
+              requires: event.requires
+            })
+          }
+          dispatch(eventsSignal(realmId, events))
+        })),
+      highWaterMark: (realmId) =>
+        Effect.sync(() => {
+          for (let i = log.length - 1; i >= 0; i--) if (log[i]!.realm_id === realmId) return log[i]!.id
+          return 0
+        }),
+      read: (realmId, userId, after, upTo) =>
+        Effect.sync(() =>
+          log.filter((e) =>
+            e.realm_id === realmId && e.id > after && (upTo === undefined || e.id <= upTo) && addressedTo(e, userId)
+          )
+        ),
+      nextId: () => Effect.sync(() => ++sequence),
+      insertQueue: (queue) => Effect.sync(() => void queues.set(queue.id, queue)),
+      findQueue: (id) => Effect.sync(() => queues.get(id)),
+      saveAck: (id, ack) => Effect.sync(() => update(id, (q) => ({ ...q, ...ack }))),
+      setHeartbeat: (id, heartbeatId) => Effect.sync(() => update(id, (q) => ({ ...q, heartbeat_id: heartbeatId }))),
+      markBlocked: (id, now, blockedUntil) =>
+        Effect.sync(() => update(id, (q) => ({ ...q, last_connected: now, blocked_until: blockedUntil }))),
+      markUnblocked: (id) => Effect.sync(() => update(id, (q) => ({ ...q, blocked_until: 0 }))),
+      deleteQueue: (id) => Effect.sync(() => queues.delete(id)),
+      deleteExpired: (now) =>
+        Effect.sync(() => {
+          const expired: Array<string> = []
+          for (const queue of queues.values()) {
+            if (queue.blocked_until <= now && now - queue.last_connected >= queue.lifespan_secs * 1000) {
+              expired.push(queue.id)
+            }
+          }
+          for (const id of expired) queues.delete(id)
+          return expired
+        }),
+      pruneLog: Effect.sync(() => {
+        const floor = new Map<number, number>()
+        for (const queue of queues.values()) {
+          floor.set(queue.realm_id, Math.min(floor.get(queue.realm_id) ?? Infinity, queue.cursor_id))
+        }
+        const before = log.length
+        const kept = log.filter((e) => e.id > (floor.get(e.realm_id) ?? Infinity))
+        log.length = 0
+        log.push(...kept)
+        return before - kept.length
+      }),
+      signal: (signal) => Effect.sync(() => dispatch(signal)),
+      onSignal
+    })
+  })
+)
+
+// -----------------------------------------------------------------------------
+// SQL
+
+type Row = Readonly<Record<string, unknown>>
+
+const json = <A>(value: unknown): A => (typeof value === "string" ? JSON.parse(value) : value) as A
+const jsonOrNull = <A>(value: unknown): A | null => (value === null || value === undefined ? null : json<A>(value))
+
+/** Advisory-lock key space of the event log: one lock per organization. */
+const lockKey = (realmId: RealmId): number => 0x7e4e_0000_0000 + realmId
+
+const decodeEvent = (row: Row): LoggedEvent => {
+  const payload = json<EventPayload>(row.payload)
+  const userIds = jsonOrNull<Array<number>>(row.user_ids)
+  return {
+    id: Number(row.id),
+    realm_id: toRealmId(Number(row.realm_id)),
+    type: String(row.event_type),
+    payload,
+    user_ids: userIds === null ? null : userIds.map(toUserId),
+    requires: jsonOrNull<CapabilityCondition>(row.requires)
+  }
+}
+
+const decodeQueue = (row: Row): QueueRecord => ({
+  id: String(row.id),
+  realm_id: toRealmId(Number(row.realm_id)),
+  user_id: toUserId(Number(row.user_id)),
+  options: json<QueueOptions>(row.options),
+  created_at: Number(row.created_at),
+  lifespan_secs: Number(row.lifespan_secs),
+  last_connected: Number(row.last_connected),
+  blocked_until: Number(row.blocked_until),
+  acked_id: Number(row.acked_id),
+  cursor_id: Number(row.cursor_id),
+  heartbeat_id: row.heartbeat_id === null || row.heartbeat_id === undefined ? null : Number(row.heartbeat_id)
+})
+
+/** How this process hears NOTIFY from the others. */
+type Listener = (dispatch: (signal: Signal) => void) => Effect.Effect<void, never, import("effect/Scope").Scope>
+
+const pgListener = (pg: PgClient.PgClient): Listener => (dispatch) =>
+  Effect.gen(function*() {
+    const queue = yield* Effect.orDie(pg.listen(NotifyChannel))
+    yield* Effect.forkScoped(
+      Effect.forever(
+        Effect.map(Queue.take(queue), (notification) => {
+          const signal = decodeSignal(notification.payload)
+          if (signal !== undefined) dispatch(signal)
+        })
+      ).pipe(Effect.ignore)
+    )
+  })
+
+const pgliteListener = (pglite: PgliteClientService): Listener => (dispatch) =>
+  Effect.gen(function*() {
+    yield* Effect.forkScoped(
+      Stream.runForEach(pglite.listen(NotifyChannel), (payload) =>
+        Effect.sync(() => {
+          const signal = decodeSignal(payload)
+          if (signal !== undefined) dispatch(signal)
+        })).pipe(Effect.ignore)
+    )
+    // LISTEN is issued once the stream runs: wait for it, so no notification
+    // sent after the layer is built is missed.
+    for (let i = 0; i < 1000; i++) {
+      const rows = yield* Effect.orDie(
+        pglite<{ c: string }>`SELECT c FROM pg_listening_channels() AS c WHERE c = ${NotifyChannel}`
+      )
+      if (rows.length > 0) return
+      yield* Effect.yieldNow
+    }
+  })
+
+/**
+ * The log and queues in the SQL tables of migration `0002_events`. Uses
+ * LISTEN/NOTIFY when the context has a `PgClient` (sql-pg) or a
+ * `PgliteClient`; with another SqlClient only this process's waiters wake
+ * at once (others at their next heartbeat).
+ *
+ * @category layers
+ */
+export const layerSql: Layer.Layer<EventStore, never, SqlClient.SqlClient> = Layer.effect(
+  EventStore,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const { dispatch, onSignal } = makeCallbacks()
+
+    const pg = yield* Effect.serviceOption(PgClientTag)
+    const pglite = yield* Effect.serviceOption(PgliteClient)
+    const notify: (payload: string) => Effect.Effect<void> = Option.isSome(pg)
+      ? (payload) => Effect.ignore(pg.value.notify(NotifyChannel, payload))
+      : Option.isSome(pglite)
+      ? (payload) => Effect.ignore(pglite.value.notify(NotifyChannel, payload))
+      : () => Effect.void
+    const listener: Listener | undefined = Option.isSome(pg)
+      ? pgListener(pg.value)
+      : Option.isSome(pglite)
+      ? pgliteListener(pglite.value)
+      : undefined
+    if (listener !== undefined) yield* listener(dispatch)
+
+    const broadcast = (signal: Signal) =>
+      Effect.andThen(Effect.sync(() => dispatch(signal)), notify(encodeSignal(signal)))
+
+    const append = (realmId: RealmId, events: ReadonlyArray<NewLoggedEvent>) =>
+      events.length === 0 ? Effect.void : sql.withTransaction(Effect.gen(function*() {
+        yield* sql`SELECT pg_advisory_xact_lock(${lockKey(realmId)}::bigint)`
+        const now = Date.now()
+        for (const event of events) {
+          yield* sql`
+            INSERT INTO events (realm_id, created_at, event_type, payload, user_ids, requires)
+            VALUES (
+              ${realmId}, ${now}, ${event.payload.type}, ${JSON.stringify(event.payload)}::jsonb,
+              ${event.user_ids === null ? null : JSON.stringify(event.user_ids)}::jsonb,
+              ${event.requires === null ? null : JSON.stringify(event.requires)}::jsonb
+            )`
+        }
+        yield* sql.afterCommit(broadcast(eventsSignal(realmId, events)))
+      })).pipe(Effect.orDie)
+
+    return EventStore.of({
+      append,
+      highWaterMark: (realmId) =>
+        sql<{ id: unknown }>`SELECT COALESCE(MAX(id), 0) AS id FROM events WHERE realm_id = ${realmId}`.pipe(
+          Effect.map((rows) => Number(rows[0]?.id ?? 0)),
+          Effect.orDie
+        ),
+      read: (realmId, userId, after, upTo) =>
+        sql<Row>`
+          SELECT id, realm_id, event_type, payload, user_ids, requires FROM events
+          WHERE realm_id = ${realmId} AND id > ${after}
+            AND id <= ${upTo ?? Number.MAX_SAFE_INTEGER}
+            AND (user_ids IS NULL OR user_ids @> ${JSON.stringify([userId])}::jsonb)
+          ORDER BY id`.pipe(Effect.map((rows) => rows.map(decodeEvent)), Effect.orDie),
+      nextId: (realmId) =>
+        sql.withTransaction(Effect.gen(function*() {
+          yield* sql`SELECT pg_advisory_xact_lock(${lockKey(realmId)}::bigint)`
+          const [row] = yield* sql<{ id: unknown }>`SELECT nextval(pg_get_serial_sequence('events', 'id')) AS id`
+          return Number(row!.id)
+        })).pipe(Effect.orDie),
+      insertQueue: (q) =>
+        sql`
+          INSERT INTO event_queues (id, realm_id, user_id, options, created_at, lifespan_secs, last_connected,
+            blocked_until, acked_id, cursor_id, heartbeat_id)
+          VALUES (${q.id}, ${q.realm_id}, ${q.user_id}, ${JSON.stringify(q.options)}::jsonb, ${q.created_at},
+            ${q.lifespan_secs}, ${q.last_connected}, ${q.blocked_until}, ${q.acked_id}, ${q.cursor_id},
+            ${q.heartbeat_id})`.pipe(Effect.asVoid, Effect.orDie),
+      findQueue: (id) =>
+        sql<Row>`SELECT * FROM event_queues WHERE id = ${id}`.pipe(
+          Effect.map((rows) => (rows.length === 0 ? undefined : decodeQueue(rows[0]!))),
+          Effect.orDie
+        ),
+      saveAck: (id, ack) =>
+        sql`
+          UPDATE event_queues SET acked_id = ${ack.acked_id}, cursor_id = ${ack.cursor_id},
+            heartbeat_id = ${ack.heartbeat_id}
+          WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
+      setHeartbeat: (id, heartbeatId) =>
+        sql`UPDATE event_queues SET heartbeat_id = ${heartbeatId} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
+      markBlocked: (id, now, blockedUntil) =>
+        sql`UPDATE event_queues SET last_connected = ${now}, blocked_until = ${blockedUntil} WHERE id = ${id}`.pipe(
+          Effect.asVoid,
+          Effect.orDie
+        ),
+      markUnblocked: (id) =>
+        sql`UPDATE event_queues SET blocked_until = 0 WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
+      deleteQueue: (id) =>
+        sql<{ id: unknown }>`DELETE FROM event_queues WHERE id = ${id} RETURNING id`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          Effect.orDie
+        ),
+      deleteExpired: (now) =>
+        sql<{ id: unknown }>`
+          DELETE FROM event_queues
+          WHERE blocked_until <= ${now} AND ${now} - last_connected >= lifespan_secs * 1000
+          RETURNING id`.pipe(Effect.map((rows) => rows.map((r) => String(r.id))), Effect.orDie),
+      // The grace period keeps events a queue being registered right now may
+      // still need (its row is not visible yet).
+      pruneLog: Effect.suspend(() => sql<{ id: unknown }>`
+        DELETE FROM events e
+        WHERE e.created_at < ${Date.now() - 120_000} AND e.id <= COALESCE(
+          (SELECT MIN(q.cursor_id) FROM event_queues q WHERE q.realm_id = e.realm_id),
+          (SELECT MAX(x.id) FROM events x WHERE x.realm_id = e.realm_id)
+        )
+        RETURNING e.id`).pipe(Effect.map((rows) => rows.length), Effect.orDie),
+      signal: broadcast,
+      onSignal
+    })
+  })
+)

@@ -1,0 +1,103 @@
+/**
+ * The one path every feature publishes events through. A service calls
+ * `publish` inside its transaction; the audience is resolved there (so it
+ * matches the state being committed), the event is written to the log as
+ * part of the same transaction, and waiting polls are woken only once it
+ * commits. Work that rolls back publishes nothing.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type { RealmId, UserId } from "../domain/Ids.ts"
+import { loadAccessContext, metadataViewers, subscribersOf, usersWhoCanAccess } from "../internal/access.ts"
+import type { AccessContext } from "../internal/access.ts"
+import { ChannelRepo, GroupRepo, RealmRepo, SubscriptionRepo, UserRepo } from "../persistence/Repositories.ts"
+import type { Audience, CapabilityCondition, EventPayload, NewLoggedEvent } from "./EventModel.ts"
+import { EventStore } from "./EventStore.ts"
+
+/** One event and who gets it. @category models */
+export interface Publication {
+  readonly event: EventPayload
+  readonly audience: Audience
+  /** Deliver only to queues whose client capabilities match. */
+  readonly requires?: CapabilityCondition | undefined
+}
+
+/** @category services */
+export class Events extends Context.Service<Events, {
+  /** Publishes one event (after the surrounding transaction commits). */
+  publish(realmId: RealmId, event: EventPayload, audience: Audience, requires?: CapabilityCondition): Effect.Effect<void>
+  /** Publishes several events in order, resolving audiences against one read of the organization. */
+  publishAll(realmId: RealmId, publications: ReadonlyArray<Publication>): Effect.Effect<void>
+}>()("teamchat/core/events/Events") {
+  static readonly layer = Layer.effect(
+    Events,
+    Effect.gen(function*() {
+      const store = yield* EventStore
+      const realms = yield* RealmRepo
+      const users = yield* UserRepo
+      const groups = yield* GroupRepo
+      const channels = yield* ChannelRepo
+      const subscriptions = yield* SubscriptionRepo
+
+      const load = (realmId: RealmId) =>
+        Effect.gen(function*() {
+          const realm = yield* realms.findById(realmId)
+          if (realm === undefined) return yield* Effect.die(new Error(`realm ${realmId} missing`))
+          return yield* loadAccessContext(realm)
+        }).pipe(
+          Effect.provideService(UserRepo, users),
+          Effect.provideService(GroupRepo, groups),
+          Effect.provideService(ChannelRepo, channels),
+          Effect.provideService(SubscriptionRepo, subscriptions)
+        )
+
+      const resolve = (ctx: () => Effect.Effect<AccessContext>, audience: Audience) =>
+        Effect.gen(function*(): Effect.fn.Return<ReadonlyArray<UserId> | null> {
+          switch (audience._tag) {
+            case "realm":
+              return null
+            case "users":
+              return Array.from(new Set(audience.userIds)).sort((a, b) => a - b)
+            case "canAccessUser": {
+              const c = yield* ctx()
+              const target = c.state.usersById.get(audience.userId)
+              return target === undefined ? [] : usersWhoCanAccess(c, target)
+            }
+            case "subscribers": {
+              const c = yield* ctx()
+              return Array.from(subscribersOf(c, audience.channelId)).sort((a, b) => a - b)
+            }
+            case "channelMetadata": {
+              const c = yield* ctx()
+              const channel = c.channelsById.get(audience.channelId)
+              return channel === undefined ? [] : metadataViewers(c, channel)
+            }
+          }
+        })
+
+      const publishAll = Effect.fn("Events.publishAll")(function*(
+        realmId: RealmId,
+        publications: ReadonlyArray<Publication>
+      ) {
+        let cached: AccessContext | undefined
+        const ctx = (): Effect.Effect<AccessContext> =>
+          cached !== undefined ? Effect.succeed(cached) : Effect.map(load(realmId), (c) => (cached = c))
+        const resolved: Array<NewLoggedEvent> = []
+        for (const publication of publications) {
+          const userIds = yield* resolve(ctx, publication.audience)
+          if (userIds !== null && userIds.length === 0) continue
+          resolved.push({ payload: publication.event, user_ids: userIds, requires: publication.requires ?? null })
+        }
+        yield* store.append(realmId, resolved)
+      })
+
+      return Events.of({
+        publish: (realmId, event, audience, requires) => publishAll(realmId, [{ event, audience, requires }]),
+        publishAll
+      })
+    })
+  )
+}

@@ -1,0 +1,101 @@
+/**
+ * One consistent read of an organization for audience and visibility
+ * decisions: users and groups, channels and active subscriptions, with the
+ * user-access and channel-access rules applied to them.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import type { Channel } from "../domain/Channel.ts"
+import type { ChannelId, UserId } from "../domain/Ids.ts"
+import type { Realm } from "../domain/Realm.ts"
+import type { User } from "../domain/User.ts"
+import { hasContentAccess, hasMetadataAccess } from "../permissions/ChannelAccess.ts"
+import type { ChannelAccessInput } from "../permissions/ChannelAccess.ts"
+import { membershipCheck } from "../permissions/GroupMembership.ts"
+import { ChannelRepo, SubscriptionRepo } from "../persistence/Repositories.ts"
+import { loadOrganizationState } from "./organizationState.ts"
+import type { OrganizationState } from "./organizationState.ts"
+
+export interface AccessContext {
+  readonly state: OrganizationState
+  readonly channels: ReadonlyArray<Channel>
+  readonly channelsById: ReadonlyMap<ChannelId, Channel>
+  /** Active subscribers per channel. */
+  readonly subscribers: ReadonlyMap<ChannelId, ReadonlySet<UserId>>
+  /** Active subscriptions per user. */
+  readonly subscriptions: ReadonlyMap<UserId, ReadonlySet<ChannelId>>
+}
+
+const empty: ReadonlySet<never> = new Set()
+
+export const loadAccessContext = Effect.fnUntraced(function*(realm: Realm) {
+  const state = yield* loadOrganizationState(realm)
+  const channels = yield* (yield* ChannelRepo).listByRealm(realm.id)
+  const subs = yield* (yield* SubscriptionRepo).listByRealm(realm.id)
+  const subscribers = new Map<ChannelId, Set<UserId>>()
+  const subscriptions = new Map<UserId, Set<ChannelId>>()
+  for (const sub of subs) {
+    if (!sub.active) continue
+    let a = subscribers.get(sub.channel_id)
+    if (a === undefined) subscribers.set(sub.channel_id, a = new Set())
+    a.add(sub.user_id)
+    let b = subscriptions.get(sub.user_id)
+    if (b === undefined) subscriptions.set(sub.user_id, b = new Set())
+    b.add(sub.channel_id)
+  }
+  return {
+    state,
+    channels,
+    channelsById: new Map(channels.map((c) => [c.id, c])),
+    subscribers,
+    subscriptions
+  } satisfies AccessContext
+})
+
+export const subscribersOf = (ctx: AccessContext, channelId: ChannelId): ReadonlySet<UserId> =>
+  ctx.subscribers.get(channelId) ?? empty
+
+export const isSubscribed = (ctx: AccessContext, userId: UserId, channelId: ChannelId): boolean =>
+  subscribersOf(ctx, channelId).has(userId)
+
+export const accessInput = (ctx: AccessContext, user: User, channel: Channel): ChannelAccessInput => ({
+  user,
+  channel,
+  isSubscribed: isSubscribed(ctx, user.id, channel.id),
+  inGroup: membershipCheck(ctx.state.index, user.id)
+})
+
+/** Whether the viewer may see every user (the organization's `can_access_all_users_group`). */
+export const hasFullUserAccess = (ctx: AccessContext, viewer: User): boolean =>
+  ctx.state.index.isMemberOfValue(viewer.id, ctx.state.realm.settings.can_access_all_users_group)
+
+/** Zulip's `check_can_access_user`: full access, oneself, bots, or a shared subscribed channel. */
+export const canAccessUser = (ctx: AccessContext, viewer: User, target: User): boolean => {
+  if (viewer.id === target.id || target.is_bot || hasFullUserAccess(ctx, viewer)) return true
+  const mine = ctx.subscriptions.get(viewer.id) ?? empty
+  for (const channelId of ctx.subscriptions.get(target.id) ?? empty) if (mine.has(channelId)) return true
+  return false
+}
+
+export const activeUsers = (ctx: AccessContext): ReadonlyArray<User> => ctx.state.users.filter((u) => u.is_active)
+
+/** Active users who can access `target`. */
+export const usersWhoCanAccess = (ctx: AccessContext, target: User): ReadonlyArray<UserId> =>
+  activeUsers(ctx).filter((viewer) => canAccessUser(ctx, viewer, target)).map((u) => u.id)
+
+/** Active users with metadata access to the channel. */
+export const metadataViewers = (ctx: AccessContext, channel: Channel): ReadonlyArray<UserId> =>
+  activeUsers(ctx).filter((user) => hasMetadataAccess(accessInput(ctx, user, channel))).map((u) => u.id)
+
+export const canSeeChannel = (ctx: AccessContext, user: User, channel: Channel): boolean =>
+  hasMetadataAccess(accessInput(ctx, user, channel))
+
+export const canReadChannel = (ctx: AccessContext, user: User, channel: Channel): boolean =>
+  hasContentAccess(accessInput(ctx, user, channel))
+
+/**
+ * Whether the user may see the channel's subscriber list (Zulip sends peer
+ * events to these users): metadata access.
+ */
+export const canSeeSubscribers = canSeeChannel

@@ -1,0 +1,417 @@
+/**
+ * The caller's subscriptions: GET/POST/DELETE /users/me/subscriptions and
+ * POST /users/me/subscriptions/properties, with their events.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type { Channel, Subscription, SubscriptionProperties } from "../domain/Channel.ts"
+import { MaxChannelNameLength, SubscriptionColors } from "../domain/Channel.ts"
+import type { ChannelId, UserId } from "../domain/Ids.ts"
+import type { User } from "../domain/User.ts"
+import { BadRequest, InsufficientPermission, InvalidChannelId, NoSuchUser, StreamNameDoesNotExist } from "../errors/Errors.ts"
+import { Events } from "../events/Events.ts"
+import { Audience } from "../events/EventModel.ts"
+import { canReadChannel, canSeeChannel, loadAccessContext } from "../internal/access.ts"
+import type { AccessContext } from "../internal/access.ts"
+import { activeSubscriberIds, subscriptionAddEvents, subscriptionRemoveEvents } from "../internal/subscriptionEvents.ts"
+import { canAddSubscribers, canRemoveSubscribers } from "../permissions/ChannelAccess.ts"
+import { hasGroupPermission, membershipCheck } from "../permissions/GroupMembership.ts"
+import { ChannelRepo, GroupRepo, RealmRepo, SubscriptionRepo, UserRepo } from "../persistence/Repositories.ts"
+import { Transactor } from "../persistence/Transactor.ts"
+import { toApiSubscription } from "../views/ChannelView.ts"
+import type { ApiSubscription, PostPolicyGroups } from "../views/ChannelView.ts"
+import { Channels } from "./Channels.ts"
+import { Organizations } from "./Organizations.ts"
+import type { Principal } from "./Users.ts"
+
+/** POST /users/me/subscriptions, decoded. @category models */
+export interface SubscribeRequest {
+  readonly subscriptions: ReadonlyArray<{ readonly name: string; readonly description?: string | undefined }>
+  /** User ids or emails; absent: the caller. */
+  readonly principals?: ReadonlyArray<number | string> | undefined
+  /** Default true. */
+  readonly authorization_errors_fatal?: boolean | undefined
+  readonly announce?: boolean | undefined
+  readonly invite_only?: boolean | undefined
+  readonly is_web_public?: boolean | undefined
+  readonly is_default_stream?: boolean | undefined
+  readonly history_public_to_subscribers?: boolean | undefined
+  readonly message_retention_days?: number | null | undefined
+}
+
+/** Keys are user ids as strings (feature level 289). @category models */
+export interface SubscribeResult {
+  readonly subscribed: Readonly<Record<string, ReadonlyArray<string>>>
+  readonly already_subscribed: Readonly<Record<string, ReadonlyArray<string>>>
+  /** Only when `authorization_errors_fatal` is false. */
+  readonly unauthorized?: ReadonlyArray<string>
+}
+
+/** DELETE /users/me/subscriptions, decoded. @category models */
+export interface UnsubscribeRequest {
+  readonly subscriptions: ReadonlyArray<string>
+  readonly principals?: ReadonlyArray<number | string> | undefined
+}
+
+/** @category models */
+export interface UnsubscribeResult {
+  readonly removed: ReadonlyArray<string>
+  readonly not_removed: ReadonlyArray<string>
+}
+
+/** One element of `subscription_data`. @category models */
+export interface SubscriptionPropertyChange {
+  readonly stream_id: number
+  readonly property: string
+  readonly value: unknown
+}
+
+/** The property names POST /users/me/subscriptions/properties accepts. @category constants */
+export const SubscriptionPropertyNames = [
+  "color",
+  "is_muted",
+  "in_home_view",
+  "pin_to_top",
+  "desktop_notifications",
+  "audible_notifications",
+  "push_notifications",
+  "email_notifications",
+  "wildcard_mentions_notify"
+] as const
+
+/** @category errors */
+export type SubscribeError = BadRequest | InsufficientPermission | NoSuchUser
+
+const codePointOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+/** Zulip's check_stream_name. @category validation */
+export const checkChannelName = (raw: string): Effect.Effect<string, BadRequest> => {
+  const name = raw.trim()
+  if (name.length === 0) return Effect.fail(new BadRequest({ msg: "Channel name can't be empty." }))
+  if (name.length > MaxChannelNameLength) {
+    return Effect.fail(new BadRequest({ msg: `Channel name too long (limit: ${MaxChannelNameLength} characters).` }))
+  }
+  for (let i = 0; i < name.length; i++) {
+    const code = name.charCodeAt(i)
+    if (code < 0x20 || code === 0x7f || (code >= 0xfdd0 && code <= 0xfdef) || code === 0xfffe || code === 0xffff) {
+      return Effect.fail(new BadRequest({ msg: `Invalid character in channel name, at position ${i + 1}.` }))
+    }
+  }
+  return Effect.succeed(name)
+}
+
+/** @category services */
+export class Subscriptions extends Context.Service<Subscriptions, {
+  /** GET /users/me/subscriptions: the caller's active subscriptions, by channel name. */
+  list(principal: Principal, options: { readonly includeSubscribers: boolean }): Effect.Effect<ReadonlyArray<ApiSubscription>>
+  /** POST /users/me/subscriptions. */
+  subscribe(principal: Principal, request: SubscribeRequest): Effect.Effect<SubscribeResult, SubscribeError>
+  /** DELETE /users/me/subscriptions. */
+  unsubscribe(
+    principal: Principal,
+    request: UnsubscribeRequest
+  ): Effect.Effect<UnsubscribeResult, StreamNameDoesNotExist | InsufficientPermission | NoSuchUser>
+  /** POST /users/me/subscriptions/properties. */
+  updateProperties(
+    principal: Principal,
+    changes: ReadonlyArray<SubscriptionPropertyChange>
+  ): Effect.Effect<void, BadRequest | InvalidChannelId>
+}>()("teamchat/core/services/Subscriptions") {
+  static readonly layer = Layer.effect(
+    Subscriptions,
+    Effect.gen(function*() {
+      const channelsService = yield* Channels
+      const organizations = yield* Organizations
+      const channels = yield* ChannelRepo
+      const subscriptions = yield* SubscriptionRepo
+      const users = yield* UserRepo
+      const groups = yield* GroupRepo
+      const realms = yield* RealmRepo
+      const events = yield* Events
+      const tx = yield* Transactor
+
+      const context = (principal: Principal) =>
+        Effect.gen(function*() {
+          const realm = (yield* realms.findById(principal.realm.id)) ?? principal.realm
+          return yield* loadAccessContext(realm)
+        }).pipe(
+          Effect.provideService(UserRepo, users),
+          Effect.provideService(GroupRepo, groups),
+          Effect.provideService(ChannelRepo, channels),
+          Effect.provideService(SubscriptionRepo, subscriptions)
+        )
+
+      const policyGroups = Effect.fnUntraced(function*(principal: Principal) {
+        const ids = yield* organizations.systemGroups(principal.realm.id)
+        return {
+          administrators: ids["role:administrators"],
+          fullmembers: ids["role:fullmembers"],
+          moderators: ids["role:moderators"]
+        } satisfies PostPolicyGroups
+      })
+
+      const pickColor = (existing: ReadonlyArray<Subscription>): string => {
+        const used = new Set(existing.map((s) => s.properties.color))
+        return SubscriptionColors.find((c) => !used.has(c)) ??
+          SubscriptionColors[existing.length % SubscriptionColors.length]!
+      }
+
+      const resolvePrincipals = Effect.fnUntraced(function*(
+        ctx: AccessContext,
+        principal: Principal,
+        raw: ReadonlyArray<number | string> | undefined
+      ) {
+        if (raw === undefined || raw.length === 0) return [principal.user]
+        const out: Array<User> = []
+        for (const p of raw) {
+          const user = typeof p === "number"
+            ? ctx.state.usersById.get(p as UserId)
+            : ctx.state.users.find((u) =>
+              u.email.toLowerCase() === p.toLowerCase() || u.delivery_email.toLowerCase() === p.toLowerCase()
+            )
+          if (user === undefined || !user.is_active) return yield* new NoSuchUser()
+          if (!out.some((u) => u.id === user.id)) out.push(user)
+        }
+        return out
+      })
+
+      const list = Effect.fn("Subscriptions.list")(function*(
+        principal: Principal,
+        options: { readonly includeSubscribers: boolean }
+      ) {
+        const ctx = yield* context(principal)
+        const groupsIds = yield* policyGroups(principal)
+        const mine = (yield* subscriptions.listByUser(principal.user.id)).filter((s) => s.active)
+        return mine.flatMap((sub) => {
+          const channel = ctx.channelsById.get(sub.channel_id)
+          return channel === undefined
+            ? []
+            : [toApiSubscription(channel, sub, activeSubscriberIds(ctx, channel.id), groupsIds, options)]
+        }).sort((a, b) => codePointOrder(a.name, b.name))
+      })
+
+      const subscribe = Effect.fn("Subscriptions.subscribe")(function*(principal: Principal, request: SubscribeRequest) {
+        const names: Array<{ name: string; description: string | undefined }> = []
+        for (const item of request.subscriptions) {
+          const name = yield* checkChannelName(item.name)
+          if (!names.some((n) => n.name.toLowerCase() === name.toLowerCase())) {
+            names.push({ name, description: item.description })
+          }
+        }
+        const fatal = request.authorization_errors_fatal ?? true
+        return yield* tx.withTransaction(Effect.gen(function*() {
+          const before = yield* context(principal)
+          const actor = principal.user
+          const targets = yield* resolvePrincipals(before, principal, request.principals)
+          const othersIncluded = targets.some((u) => u.id !== actor.id)
+          const realmSettings = before.state.realm.settings
+          const existing: Array<Channel> = []
+          const toCreate: Array<{ name: string; description: string | undefined }> = []
+          for (const n of names) {
+            const channel = before.channels.find((c) => c.name.toLowerCase() === n.name.toLowerCase())
+            if (channel === undefined) toCreate.push(n)
+            else existing.push(channel)
+          }
+          // Creating channels (Zulip's list_to_streams).
+          if (toCreate.length > 0) {
+            const inviteOnly = request.invite_only ?? false
+            const webPublic = request.is_web_public ?? false
+            const allowed = (value: typeof realmSettings.can_create_public_channel_group) =>
+              hasGroupPermission(before.state.index, actor, value, { allowEveryoneGroup: false })
+            if (webPublic) {
+              if (!realmSettings.enable_spectator_access) {
+                return yield* new BadRequest({ msg: "Web-public channels are not enabled." })
+              }
+              if (!allowed(realmSettings.can_create_web_public_channel_group)) return yield* new InsufficientPermission()
+            }
+            if (!inviteOnly && !allowed(realmSettings.can_create_public_channel_group)) {
+              return yield* new InsufficientPermission()
+            }
+            if (inviteOnly && !allowed(realmSettings.can_create_private_channel_group)) {
+              return yield* new InsufficientPermission()
+            }
+          }
+          // Authorization on existing channels.
+          const unauthorized: Array<Channel> = []
+          const authorized: Array<Channel> = []
+          const inGroup = membershipCheck(before.state.index, actor.id)
+          for (const channel of existing) {
+            const input = { user: actor, channel, isSubscribed: before.subscriptions.get(actor.id)?.has(channel.id) ?? false, inGroup }
+            const ok = othersIncluded
+              ? canAddSubscribers(input, realmSettings)
+              : canReadChannel(before, actor, channel)
+            if (ok) authorized.push(channel)
+            else unauthorized.push(channel)
+          }
+          if (unauthorized.length > 0 && fatal) {
+            if (othersIncluded && unauthorized.every((c) => canReadChannel(before, actor, c))) {
+              return yield* new InsufficientPermission()
+            }
+            return yield* new BadRequest({
+              msg: `Unable to access channel (${unauthorized.map((c) => c.name).join(", ")}).`
+            })
+          }
+          if (othersIncluded && toCreate.length > 0 &&
+            !hasGroupPermission(before.state.index, actor, realmSettings.can_add_subscribers_group, { allowEveryoneGroup: false }) &&
+            !(actor.role <= 200)) {
+            return yield* new InsufficientPermission()
+          }
+          const created: Array<Channel> = []
+          for (const n of toCreate) {
+            created.push(yield* channelsService.create(principal.realm.id, {
+              name: n.name,
+              ...(n.description === undefined ? {} : { description: n.description }),
+              invite_only: request.invite_only ?? false,
+              is_web_public: request.is_web_public ?? false,
+              is_default: request.is_default_stream ?? false,
+              ...(request.history_public_to_subscribers === undefined
+                ? {}
+                : { history_public_to_subscribers: request.history_public_to_subscribers }),
+              ...(request.message_retention_days === undefined ? {} : { message_retention_days: request.message_retention_days }),
+              creator_id: actor.id
+            }))
+          }
+          const middle = yield* context(principal)
+          const subscribed: Record<string, Array<string>> = {}
+          const already: Record<string, Array<string>> = {}
+          const added = new Map<ChannelId, Array<UserId>>()
+          const written = new Map<string, Subscription>()
+          for (const channel of [...created, ...authorized]) {
+            for (const user of targets) {
+              const current = yield* subscriptions.find(user.id, channel.id)
+              if (current?.active === true) {
+                ;(already[String(user.id)] ??= []).push(channel.name)
+                continue
+              }
+              const properties: SubscriptionProperties = current?.properties ?? {
+                color: pickColor(yield* subscriptions.listByUser(user.id)),
+                pin_to_top: false,
+                is_muted: false,
+                desktop_notifications: null,
+                email_notifications: null,
+                push_notifications: null,
+                audible_notifications: null,
+                wildcard_mentions_notify: null
+              }
+              const row: Subscription = { user_id: user.id, channel_id: channel.id, active: true, properties }
+              yield* subscriptions.upsert(row)
+              written.set(`${user.id}:${channel.id}`, row)
+              ;(subscribed[String(user.id)] ??= []).push(channel.name)
+              let list = added.get(channel.id)
+              if (list === undefined) added.set(channel.id, list = [])
+              list.push(user.id)
+            }
+          }
+          if (added.size > 0) {
+            const after = yield* context(principal)
+            yield* events.publishAll(
+              principal.realm.id,
+              subscriptionAddEvents(middle, after, after.state.realm, added, (u, c) => written.get(`${u}:${c}`), yield* policyGroups(principal))
+            )
+          }
+          const result: SubscribeResult = fatal
+            ? { subscribed, already_subscribed: already }
+            : { subscribed, already_subscribed: already, unauthorized: unauthorized.map((c) => c.name) }
+          return result
+        }))
+      })
+
+      const unsubscribe = Effect.fn("Subscriptions.unsubscribe")((principal: Principal, request: UnsubscribeRequest) =>
+        tx.withTransaction(Effect.gen(function*() {
+          const before = yield* context(principal)
+          const actor = principal.user
+          const targets = yield* resolvePrincipals(before, principal, request.principals)
+          const wanted: Array<Channel> = []
+          for (const raw of request.subscriptions) {
+            const name = raw.trim()
+            const channel = before.channels.find((c) => c.name.toLowerCase() === name.toLowerCase())
+            if (channel === undefined) return yield* new StreamNameDoesNotExist({ stream: name })
+            if (!wanted.some((c) => c.id === channel.id)) wanted.push(channel)
+          }
+          const inGroup = membershipCheck(before.state.index, actor.id)
+          for (const user of targets) {
+            if (user.id === actor.id || user.bot_owner_id === actor.id) continue
+            for (const channel of wanted) {
+              const input = { user: actor, channel, isSubscribed: before.subscriptions.get(actor.id)?.has(channel.id) ?? false, inGroup }
+              if (!canRemoveSubscribers(input)) return yield* new InsufficientPermission()
+            }
+          }
+          const removed: Array<string> = []
+          const notRemoved: Array<string> = []
+          const changes = new Map<ChannelId, Array<UserId>>()
+          for (const user of targets) {
+            for (const channel of wanted) {
+              const current = yield* subscriptions.find(user.id, channel.id)
+              if (current?.active !== true) {
+                notRemoved.push(channel.name)
+                continue
+              }
+              yield* subscriptions.upsert({ ...current, active: false })
+              removed.push(channel.name)
+              let list = changes.get(channel.id)
+              if (list === undefined) changes.set(channel.id, list = [])
+              list.push(user.id)
+            }
+          }
+          if (changes.size > 0) {
+            const after = yield* context(principal)
+            yield* events.publishAll(principal.realm.id, subscriptionRemoveEvents(before, after, after.state.realm, changes))
+          }
+          return { removed, not_removed: notRemoved } satisfies UnsubscribeResult
+        }))
+      )
+
+      const updateProperties = Effect.fn("Subscriptions.updateProperties")((
+        principal: Principal,
+        changes: ReadonlyArray<SubscriptionPropertyChange>
+      ) =>
+        tx.withTransaction(Effect.gen(function*() {
+          const ctx = yield* context(principal)
+          for (const change of changes) {
+            const property = change.property
+            if (!(SubscriptionPropertyNames as ReadonlyArray<string>).includes(property)) {
+              return yield* new BadRequest({ msg: `Unknown subscription property: ${property}` })
+            }
+            const channel = ctx.channelsById.get(change.stream_id as ChannelId)
+            if (channel === undefined || !canSeeChannel(ctx, principal.user, channel)) return yield* new InvalidChannelId()
+            const sub = yield* subscriptions.find(principal.user.id, channel.id)
+            if (sub === undefined || !sub.active) {
+              return yield* new BadRequest({ msg: `Not subscribed to channel ID ${change.stream_id}` })
+            }
+            let value = change.value
+            if (property === "color") {
+              if (typeof value !== "string" || !/^#[0-9a-fA-F]{6}$/.test(value)) {
+                return yield* new BadRequest({ msg: `${property} is not a valid hex color code` })
+              }
+            } else if (typeof value !== "boolean") {
+              return yield* new BadRequest({ msg: `${property} is not a boolean` })
+            }
+            let name = property
+            if (property === "in_home_view") {
+              name = "is_muted"
+              value = !value
+            }
+            const key = name as keyof SubscriptionProperties
+            if (sub.properties[key] === value) continue
+            yield* subscriptions.upsert({ ...sub, properties: { ...sub.properties, [key]: value } })
+            const updates = name === "is_muted"
+              ? [
+                { type: "subscription", op: "update", property: "in_home_view", value: !value, stream_id: channel.id },
+                { type: "subscription", op: "update", property: "is_muted", value, stream_id: channel.id }
+              ]
+              : [{ type: "subscription", op: "update", property: name, value, stream_id: channel.id }]
+            yield* events.publishAll(
+              principal.realm.id,
+              updates.map((event) => ({ event, audience: Audience.users([principal.user.id]) }))
+            )
+          }
+        }))
+      )
+
+      return Subscriptions.of({ list, subscribe, unsubscribe, updateProperties })
+    })
+  )
+}

@@ -1,0 +1,331 @@
+/**
+ * Personal settings: register's `user_settings` object and PATCH /settings
+ * (any subset; Zulip's validation texts; `user_settings` events plus the
+ * legacy `update_display_settings` / `update_global_notifications` ones;
+ * full name, time zone and email visibility changes announced to the users
+ * who can access the user).
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { EmailVisibilities } from "../domain/Role.ts"
+import type { EmailVisibility } from "../domain/Role.ts"
+import { placeholderEmail } from "../domain/User.ts"
+import type { User } from "../domain/User.ts"
+import {
+  AvailableNotificationSounds,
+  DisplaySettingsLegacy,
+  EmojisetChoices,
+  isSettingName,
+  Languages,
+  NotificationSettingsLegacy,
+  resolveSettings,
+  SettingTypes,
+  UserSettingDefaults
+} from "../domain/UserSettings.ts"
+import type { SettingName, SettingValue, StoredSettingName } from "../domain/UserSettings.ts"
+import {
+  BadRequest,
+  BotsNotAllowed,
+  InvalidEmailAddress,
+  InvalidParameter,
+  NameInvalidCharacters,
+  NameInvalidFormat,
+  NameNotUnique,
+  NameTooLong,
+  NotABoolean,
+  NotAnInteger,
+  NotAString
+} from "../errors/Errors.ts"
+import type { NameEmpty } from "../errors/Errors.ts"
+import { Events } from "../events/Events.ts"
+import type { Publication } from "../events/Events.ts"
+import { Audience } from "../events/EventModel.ts"
+import { loadAccessContext, usersWhoCanAccess } from "../internal/access.ts"
+import { ChannelRepo, GroupRepo, RealmRepo, SubscriptionRepo, UserRepo, UserSettingsRepo } from "../persistence/Repositories.ts"
+import { Transactor } from "../persistence/Transactor.ts"
+import { canAccessDeliveryEmail } from "../views/UserView.ts"
+import { checkFullName, Users } from "./Users.ts"
+import type { Principal } from "./Users.ts"
+
+/** PATCH /settings parameters, decoded from their JSON text; keys absent are unchanged. @category models */
+export type SettingsUpdate = Readonly<Record<string, unknown>> & {
+  readonly full_name?: string
+  readonly email?: string
+  readonly old_password?: string
+  readonly new_password?: string
+}
+
+/** @category errors */
+export type UpdateSettingsError =
+  | BadRequest
+  | BotsNotAllowed
+  | InvalidParameter
+  | NotABoolean
+  | NotAnInteger
+  | NotAString
+  | InvalidEmailAddress
+  | NameEmpty
+  | NameTooLong
+  | NameInvalidCharacters
+  | NameInvalidFormat
+  | NameNotUnique
+
+const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+
+const isValidTimezone = (tz: string): boolean => {
+  if (tz === "") return true
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: tz })
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** @category services */
+export class UserSettings extends Context.Service<UserSettings, {
+  /** Register's `user_settings` object (every setting, plus the choice lists). */
+  get(user: User): Effect.Effect<Record<string, unknown>>
+  /** The user's settings values only (no choice lists). */
+  values(user: User): Effect.Effect<Record<SettingName, SettingValue>>
+  /** PATCH /settings. Returns the response data (empty). */
+  update(principal: Principal, changes: SettingsUpdate): Effect.Effect<Record<string, never>, UpdateSettingsError>
+}>()("teamchat/core/services/UserSettings") {
+  static readonly layer = Layer.effect(
+    UserSettings,
+    Effect.gen(function*() {
+      const repo = yield* UserSettingsRepo
+      const userRepo = yield* UserRepo
+      const groups = yield* GroupRepo
+      const channels = yield* ChannelRepo
+      const subscriptions = yield* SubscriptionRepo
+      const realms = yield* RealmRepo
+      const usersService = yield* Users
+      const events = yield* Events
+      const tx = yield* Transactor
+
+      const values = Effect.fn("UserSettings.values")(function*(user: User) {
+        const stored = resolveSettings(yield* repo.get(user.id))
+        return {
+          ...stored,
+          timezone: user.timezone,
+          email_address_visibility: user.email_address_visibility
+        } as Record<SettingName, SettingValue>
+      })
+
+      const get = Effect.fn("UserSettings.get")(function*(user: User) {
+        return {
+          ...(yield* values(user)),
+          emojiset_choices: EmojisetChoices,
+          available_notification_sounds: AvailableNotificationSounds
+        } as Record<string, unknown>
+      })
+
+      const checkType = (name: SettingName, value: unknown) => {
+        const type = SettingTypes[name]
+        switch (type._tag) {
+          case "bool":
+          case "nullableBool":
+            return typeof value === "boolean" || (type._tag === "nullableBool" && value === null)
+              ? Effect.void
+              : Effect.fail(new NotABoolean({ var_name: name }))
+          case "int":
+            if (typeof value !== "number" || !Number.isInteger(value)) return Effect.fail(new NotAnInteger({ var_name: name }))
+            return type.choices !== undefined && !type.choices.includes(value)
+              ? Effect.fail(new InvalidParameter({ var_name: name }))
+              : Effect.void
+          case "string":
+            if (typeof value !== "string") return Effect.fail(new NotAString({ var_name: name }))
+            return type.choices !== undefined && !type.choices.includes(value)
+              ? Effect.fail(new InvalidParameter({ var_name: name }))
+              : Effect.void
+        }
+      }
+
+      const update = Effect.fn("UserSettings.update")(function*(principal: Principal, changes: SettingsUpdate) {
+        if (principal.user.is_bot) return yield* new BotsNotAllowed()
+        // Types first (the typed endpoint's checks), in request order.
+        for (const [key, value] of Object.entries(changes)) {
+          if (key === "full_name" || key === "email" || key === "old_password" || key === "new_password") {
+            if (typeof value !== "string") return yield* new NotAString({ var_name: key })
+          } else if (isSettingName(key)) {
+            yield* checkType(key, value)
+          }
+        }
+        // check_settings_values.
+        const language = changes.default_language as string | undefined
+        if (language !== undefined && !(language in Languages)) {
+          return yield* new BadRequest({ msg: "Invalid default_language" })
+        }
+        const sound = changes.notification_sound as string | undefined
+        if (sound !== undefined && !AvailableNotificationSounds.includes(sound) && sound !== "none") {
+          return yield* new BadRequest({ msg: `Invalid notification sound '${sound}'` })
+        }
+        const period = changes.email_notifications_batching_period_seconds as number | undefined
+        if (period !== undefined && (period <= 0 || period > 7 * 24 * 60 * 60)) {
+          return yield* new BadRequest({ msg: `Invalid email batching period: ${period} seconds` })
+        }
+        const timezone = changes.timezone as string | undefined
+        if (timezone !== undefined && !isValidTimezone(timezone)) {
+          return yield* new BadRequest({ msg: "Not a recognized time zone" })
+        }
+        if (changes.new_password !== undefined) {
+          const ok = changes.old_password !== undefined &&
+            (yield* usersService.checkPassword(principal.user, changes.old_password))
+          if (!ok) return yield* new BadRequest({ msg: "Wrong password!" })
+          if (changes.new_password.length < 6) return yield* new BadRequest({ msg: "New password is too weak!" })
+          yield* usersService.setPassword(principal.user.id, changes.new_password).pipe(Effect.orDie)
+        }
+
+        return yield* tx.withTransaction(Effect.gen(function*() {
+          let user = (yield* userRepo.findById(principal.user.id)) ?? principal.user
+          const realm = (yield* realms.findById(user.realm_id)) ?? principal.realm
+          const publications: Array<Publication> = []
+          const toUser = (event: Publication["event"]): Publication => ({ event, audience: Audience.users([user.id]) })
+
+          if (changes.email !== undefined) {
+            const email = changes.email.trim()
+            if (email !== user.delivery_email) {
+              if (!emailPattern.test(email)) return yield* new InvalidEmailAddress()
+              if ((yield* userRepo.findByDeliveryEmail(realm.id, email)) !== undefined) {
+                return yield* new BadRequest({ msg: "Already has an account." })
+              }
+              // Zulip mails a confirmation link; the address changes once it
+              // is followed. Confirmation mail is not implemented yet.
+            }
+          }
+
+          if (changes.full_name !== undefined && changes.full_name !== user.full_name) {
+            const raw = changes.full_name
+            const trimmed = raw.trim()
+            if (trimmed.length > 100) return yield* new NameTooLong()
+            if (trimmed.length < 2) return yield* new BadRequest({ msg: "Name too short!" })
+            const name = yield* checkFullName(raw)
+            if (realm.settings.require_unique_names) {
+              const others = yield* userRepo.listByRealm(realm.id)
+              const folded = name.normalize("NFKC").toLowerCase()
+              if (others.some((u) => u.id !== user.id && u.full_name.normalize("NFKC").toLowerCase() === folded)) {
+                return yield* new NameNotUnique()
+              }
+            }
+            if (name !== user.full_name) {
+              user = { ...user, full_name: name }
+              yield* userRepo.update(user)
+              publications.push({
+                event: { type: "realm_user", op: "update", person: { user_id: user.id, full_name: name } },
+                audience: Audience.canAccessUser(user.id)
+              })
+            }
+          }
+
+          const storedOverrides = { ...(yield* repo.get(user.id)) }
+          const current = resolveSettings(storedOverrides)
+          let overridesChanged = false
+          const order = Object.keys(SettingTypes) as Array<SettingName>
+          for (const name of order) {
+            if (!(name in changes)) continue
+            const value = changes[name] as SettingValue
+            const previous = name === "timezone"
+              ? user.timezone
+              : name === "email_address_visibility"
+              ? user.email_address_visibility
+              : current[name as StoredSettingName]
+            if (previous === value) continue
+            const before = user
+            if (name === "timezone") {
+              user = { ...user, timezone: value as string }
+              yield* userRepo.update(user)
+            } else if (name === "email_address_visibility") {
+              const visibility = value as EmailVisibility
+              user = {
+                ...user,
+                email_address_visibility: visibility,
+                email: user.is_bot || visibility === EmailVisibilities.everyone
+                  ? user.delivery_email
+                  : placeholderEmail(user.id, realm.fake_email_domain)
+              }
+              yield* userRepo.update(user)
+            } else {
+              if (value === UserSettingDefaults[name as StoredSettingName]) delete storedOverrides[name]
+              else storedOverrides[name] = value
+              overridesChanged = true
+            }
+            const languageName = name === "default_language" ? { language_name: Languages[value as string] } : {}
+            publications.push(toUser({ type: "user_settings", op: "update", property: name, value, ...languageName }))
+            if (DisplaySettingsLegacy.includes(name) || name === "timezone") {
+              publications.push(toUser({
+                type: "update_display_settings",
+                user: user.email,
+                setting_name: name,
+                setting: value,
+                ...languageName
+              }))
+            }
+            if (NotificationSettingsLegacy.includes(name)) {
+              publications.push(toUser({
+                type: "update_global_notifications",
+                user: user.email,
+                notification_name: name,
+                setting: value
+              }))
+            }
+            if (name === "timezone") {
+              publications.push({
+                event: {
+                  type: "realm_user",
+                  op: "update",
+                  person: { email: user.email, user_id: user.id, timezone: user.timezone }
+                },
+                audience: Audience.canAccessUser(user.id)
+              })
+            }
+            if (name === "email_address_visibility") {
+              publications.push(...(yield* visibilityEvents(realm, before, user)))
+            }
+          }
+          if (overridesChanged) yield* repo.set(user.id, storedOverrides)
+          yield* events.publishAll(realm.id, publications)
+          return {} as Record<string, never>
+        }))
+      })
+
+      /** realm_user updates when a user's email visibility changes (new_email, then delivery_email). */
+      const visibilityEvents = Effect.fnUntraced(function*(realm: Principal["realm"], before: User, after: User) {
+        const ctx = yield* loadAccessContext(realm).pipe(
+          Effect.provideService(UserRepo, userRepo),
+          Effect.provideService(GroupRepo, groups),
+          Effect.provideService(ChannelRepo, channels),
+          Effect.provideService(SubscriptionRepo, subscriptions)
+        )
+        const viewers = usersWhoCanAccess(ctx, after).map((id) => ctx.state.usersById.get(id)!)
+        const out: Array<Publication> = []
+        if (before.email !== after.email) {
+          out.push({
+            event: { type: "realm_user", op: "update", person: { user_id: after.id, new_email: after.email } },
+            audience: Audience.users(viewers.map((v) => v.id))
+          })
+        }
+        const gained = viewers.filter((v) => v.id !== after.id && !canAccessDeliveryEmail(v, before) && canAccessDeliveryEmail(v, after))
+        const lost = viewers.filter((v) => v.id !== after.id && canAccessDeliveryEmail(v, before) && !canAccessDeliveryEmail(v, after))
+        if (gained.length > 0) {
+          out.push({
+            event: { type: "realm_user", op: "update", person: { user_id: after.id, delivery_email: after.delivery_email } },
+            audience: Audience.users(gained.map((v) => v.id))
+          })
+        }
+        if (lost.length > 0) {
+          out.push({
+            event: { type: "realm_user", op: "update", person: { user_id: after.id, delivery_email: null } },
+            audience: Audience.users(lost.map((v) => v.id))
+          })
+        }
+        return out
+      })
+
+      return UserSettings.of({ get, values, update })
+    })
+  )
+}

@@ -1,0 +1,106 @@
+/**
+ * Queues and pending events survive a restart (the core built twice on the
+ * same PGlite directory / PostgreSQL database), and two independent
+ * processes on one PostgreSQL database share queues: a poll blocked on one
+ * wakes within milliseconds when the other commits an event.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { EventQueues } from "../../src/events/EventQueues.ts"
+import * as Persistence from "../../src/persistence/Persistence.ts"
+import { AlertWords } from "../../src/services/AlertWords.ts"
+import type { Principal } from "../../src/services/Users.ts"
+import type * as Teamchat from "../../src/Teamchat.ts"
+import * as TestDatabase from "../../src/testing/TestDatabase.ts"
+import { core, makeOrg } from "./fixtures.ts"
+
+type Core = Teamchat.Services | Persistence.Persistence
+
+/** Runs `f` against a freshly built core, closing it afterwards (a "process"). */
+const run = <A, E, E2>(stack: Layer.Layer<Core, E2>, f: Effect.Effect<A, E, Core>) =>
+  Effect.scoped(Effect.flatMap(Layer.build(stack), (context) => Effect.provide(f, context)))
+
+const restartScenario = <E>(open: () => Layer.Layer<Core, E>) =>
+  Effect.gen(function*() {
+    const { principal, queueId } = yield* run(open(), Effect.gen(function*() {
+      const org = yield* makeOrg
+      const queue = yield* (yield* EventQueues).register(org.member, {})
+      yield* (yield* AlertWords).add(org.member, ["before restart"])
+      return { principal: org.member as Principal, queueId: queue.id }
+    }))
+    const events = yield* run(open(), Effect.gen(function*() {
+      const queues = yield* EventQueues
+      const first = yield* queues.getEvents(principal, { queue_id: queueId, last_event_id: -1, dont_block: true })
+      yield* (yield* AlertWords).add(principal, ["after restart"])
+      const second = yield* queues.getEvents(principal, { queue_id: queueId, last_event_id: first.events[0]!.id, dont_block: true })
+      return [...first.events, ...second.events]
+    }))
+    assert.deepStrictEqual(events.map((e) => e.alert_words), [["before restart"], ["after restart", "before restart"]])
+  })
+
+describe("durability", () => {
+  it.live("PGlite: a queue and its pending events survive a restart on the same data directory", () =>
+    Effect.gen(function*() {
+      const dir = yield* Effect.acquireRelease(
+        Effect.sync(() => mkdtempSync(join(tmpdir(), "teamchat-events-"))),
+        (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+      )
+      yield* restartScenario(() => core(Persistence.layerPglite(dir)))
+    }), 120_000)
+
+  describe("PostgreSQL", () => {
+    it.live("a queue and its pending events survive a restart on the same database", () =>
+      Effect.gen(function*() {
+        const database = yield* TestDatabase.TestDatabase
+        yield* restartScenario(() => core(Persistence.layerPostgres(database.url, { maxConnections: 3 })))
+      }).pipe(Effect.provide(TestDatabase.postgresLayer())), 120_000)
+
+    it.live("two processes: a poll blocked on A wakes when B commits; a queue registered via A is served by B", () =>
+      Effect.gen(function*() {
+        const database = yield* TestDatabase.TestDatabase
+        const process = () => core(Persistence.layerPostgres(database.url, { maxConnections: 3 }))
+        const a = yield* Layer.build(process())
+        const b = yield* Layer.build(process())
+        const onA = <X, Y>(f: Effect.Effect<X, Y, Core>) => Effect.provide(f, a)
+        const onB = <X, Y>(f: Effect.Effect<X, Y, Core>) => Effect.provide(f, b)
+        const org = yield* onA(makeOrg)
+        const queue = yield* onA(Effect.flatMap(EventQueues, (q) => q.register(org.member, {})))
+        const poll = yield* Effect.forkChild(onA(Effect.flatMap(EventQueues, (q) =>
+          Effect.map(q.getEvents(org.member, { queue_id: queue.id, last_event_id: -1 }), (r) => ({ ...r, at: Date.now() }))
+        )))
+        // Let A's poll block.
+        yield* Effect.sleep("300 millis")
+        assert.isUndefined(poll.pollUnsafe())
+        const committed = yield* onB(Effect.gen(function*() {
+          yield* (yield* AlertWords).add(org.member, ["from B"])
+          return Date.now()
+        }))
+        const result = yield* Fiber.join(poll)
+        const latency = result.at - committed
+        assert.deepStrictEqual(result.events.map((e) => e.alert_words), [["from B"]])
+        assert.isBelow(latency, 500, `woke ${latency} ms after B committed`)
+        // B serves the queue A registered, from the shared tables.
+        yield* onA(Effect.flatMap(AlertWords, (w) => w.add(org.member, ["from A"])))
+        const served = yield* onB(Effect.flatMap(EventQueues, (q) =>
+          q.getEvents(org.member, { queue_id: queue.id, last_event_id: result.events[0]!.id, dont_block: true })
+        ))
+        assert.deepStrictEqual(served.events.map((e) => e.alert_words), [["from A", "from B"]])
+        // A newer poll on B finishes an older one waiting on A.
+        const older = yield* Effect.forkChild(onA(Effect.flatMap(EventQueues, (q) =>
+          q.getEvents(org.member, { queue_id: queue.id, last_event_id: served.events[0]!.id })
+        )))
+        yield* Effect.sleep("300 millis")
+        assert.isUndefined(older.pollUnsafe())
+        const newer = yield* onB(Effect.flatMap(EventQueues, (q) =>
+          q.getEvents(org.member, { queue_id: queue.id, last_event_id: served.events[0]!.id, dont_block: true })
+        ))
+        assert.deepStrictEqual(newer.events, [])
+        assert.deepStrictEqual((yield* Fiber.join(older)).events, [])
+      }).pipe(Effect.provide(TestDatabase.postgresLayer())), 120_000)
+  })
+})

@@ -1,0 +1,421 @@
+/**
+ * The `teamchat` command line: `serve` plus the administrative commands
+ * that create organizations and users and manage accounts, all on the same
+ * database configuration as the server (`DATABASE_URL` / `DATA_DIR`).
+ *
+ * Output contract: a command's result (an API key, a confirmation) goes to
+ * stdout; progress and errors go to stderr, one line each. Exit codes: 0
+ * success, 2 bad input (usage, configuration, unknown organization or user,
+ * anything the domain rejects), 1 an operational failure (port taken,
+ * database unreachable, data directory locked by a running server).
+ *
+ * @since 0.1.0
+ */
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import type { Realm } from "@teamchat/core/domain/Realm"
+import type { BotType, Role } from "@teamchat/core/domain/Role"
+import type { User } from "@teamchat/core/domain/User"
+import { isZulipError } from "@teamchat/core/errors/ZulipError"
+import { Organizations } from "@teamchat/core/services/Organizations"
+import { Users } from "@teamchat/core/services/Users"
+import type * as Teamchat from "@teamchat/core/Teamchat"
+import * as Cause from "effect/Cause"
+import * as Console from "effect/Console"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Argument from "effect/cli/Argument"
+import * as CliConfig from "effect/cli/CliConfig"
+import * as CliError from "effect/cli/CliError"
+import * as CliOutput from "effect/cli/CliOutput"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
+import * as GlobalFlag from "effect/cli/GlobalFlag"
+import * as Config from "./Config.ts"
+import * as Server from "./Server.ts"
+
+/** @category constants */
+export const version = "0.1.0"
+
+/** The program name shown in help and errors. @category constants */
+export const name = "teamchat"
+
+// -----------------------------------------------------------------------------
+// errors and exit codes
+// -----------------------------------------------------------------------------
+
+/** Bad input found by a command (unknown organization, bad combination of flags). @category errors */
+export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
+
+/** @category constants */
+export const ExitCode = { ok: 0, failure: 1, usage: 2 } as const
+
+/**
+ * One line describing a failure, and the exit code it maps to.
+ *
+ * @category errors
+ */
+export const describeFailure = (error: unknown): { readonly message: string; readonly exitCode: number } => {
+  if (isZulipError(error)) return { message: error.msg, exitCode: ExitCode.usage }
+  const tag = typeof error === "object" && error !== null && "_tag" in error ? String(error._tag) : ""
+  const message = error instanceof Error || (typeof error === "object" && error !== null && "message" in error)
+    ? String((error as { message: unknown }).message)
+    : String(error)
+  switch (tag) {
+    case "InvalidConfig":
+    case "UsageError":
+      return { message, exitCode: ExitCode.usage }
+    case "SqlError":
+      return { message: `database error: ${message}`, exitCode: ExitCode.failure }
+    case "MigrationError":
+      return { message: `database migration failed: ${message}`, exitCode: ExitCode.failure }
+  }
+  // CannotListen, DataDirInUse, DataDirUnusable and anything unexpected.
+  return { message, exitCode: ExitCode.failure }
+}
+
+const firstLine = (text: string) => text.split("\n")[0]!.trim()
+
+/**
+ * Runs `effect`, turning every failure into one line on stderr and an exit
+ * code. Defects (bugs) print their stack only at LOG_LEVEL=debug.
+ * Interruption passes through.
+ *
+ * @category running
+ */
+export const reportFailures = <R>(effect: Effect.Effect<number, unknown, R>): Effect.Effect<number, never, R> =>
+  effect.pipe(
+    Effect.catchCause((cause) => {
+      if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+      const failure = cause.reasons.find(Cause.isFailReason)
+      if (failure !== undefined) {
+        const { exitCode, message } = describeFailure(failure.error)
+        return Effect.as(Console.error(`${name}: ${firstLine(message)}`), exitCode)
+      }
+      const defect = cause.reasons.find(Cause.isDieReason)
+      const text = defect === undefined ? "unknown error" : describeFailure(defect.defect).message
+      return Effect.gen(function*() {
+        yield* Console.error(`${name}: internal error: ${firstLine(text)}`)
+        if (process.env.LOG_LEVEL?.toLowerCase() === "debug" || process.env.LOG_LEVEL?.toLowerCase() === "trace") {
+          yield* Console.error(Cause.pretty(cause))
+        } else {
+          yield* Console.error(`${name}: (set LOG_LEVEL=debug for details)`)
+        }
+        return ExitCode.failure
+      })
+    })
+  ) as Effect.Effect<number, never, R>
+
+// -----------------------------------------------------------------------------
+// shared flags
+// -----------------------------------------------------------------------------
+
+const optionalString = (flag: string, description: string) =>
+  Flag.String(flag).pipe(Flag.withDescription(description), Flag.optional)
+
+const requiredString = (flag: string, description: string) =>
+  Flag.String(flag).pipe(Flag.withDescription(description))
+
+const databaseFlags = {
+  dataDir: optionalString("data-dir", "Embedded PGlite data directory (env DATA_DIR, default ./data)"),
+  databaseUrl: optionalString(
+    "database-url",
+    "PostgreSQL URL, postgres://… (env DATABASE_URL); replaces PGlite. memory:// keeps everything in memory"
+  )
+}
+
+interface DatabaseFlags {
+  readonly dataDir: Option.Option<string>
+  readonly databaseUrl: Option.Option<string>
+}
+
+const databaseOverrides = (flags: DatabaseFlags): Config.Overrides => ({
+  dataDir: Option.getOrUndefined(flags.dataDir),
+  databaseUrl: Option.getOrUndefined(flags.databaseUrl)
+})
+
+const accountFlags = {
+  org: requiredString("org", "The organization's string id (e.g. zulip)"),
+  email: requiredString("email", "The account's email address")
+}
+
+const say = (line: string) => Console.error(`${name}: ${line}`)
+
+/**
+ * Runs `program` with the core on the configured database; progress goes to
+ * stderr. The database closes when `program` ends.
+ */
+const withCore = <A, E>(
+  flags: DatabaseFlags,
+  program: Effect.Effect<A, E, Teamchat.Services>
+) =>
+  Effect.gen(function*() {
+    const database = yield* Config.database(databaseOverrides(flags))
+    return yield* program.pipe(Effect.provide(Server.layerCore(database, { output: Server.stderr })))
+  })
+
+const requireOrganization = Effect.fn("Cli.requireOrganization")(function*(stringId: string) {
+  const organizations = yield* Organizations
+  const realm = yield* organizations.findByStringId(stringId)
+  if (realm !== undefined) return realm
+  const all = yield* organizations.list
+  const known = all.length === 0 ? "the database has no organizations yet" : `known: ${all.map((o) => o.string_id).join(", ")}`
+  return yield* new UsageError({ message: `no organization '${stringId}' (${known})` })
+})
+
+const requireUser = Effect.fn("Cli.requireUser")(function*(realm: Realm, email: string) {
+  const user = yield* (yield* Users).findByEmail(realm.id, email)
+  if (user === undefined) {
+    return yield* new UsageError({ message: `no user with email '${email}' in organization '${realm.string_id}'` })
+  }
+  return user
+})
+
+const roles: Record<string, Role> = { owner: 100, admin: 200, moderator: 300, member: 400, guest: 600 }
+const roleNames = ["owner", "admin", "moderator", "member", "guest"] as const
+const botTypes: Record<string, BotType> = { generic: 1, incoming: 2, outgoing: 3, embedded: 4 }
+const botTypeNames = ["generic", "incoming", "outgoing", "embedded"] as const
+
+const roleName = (role: Role): string => Object.entries(roles).find(([, r]) => r === role)?.[0] ?? String(role)
+
+const describeUser = (user: User) =>
+  `${user.full_name} <${user.delivery_email}> (${user.is_bot ? "bot" : roleName(user.role)}, id ${user.id})`
+
+// -----------------------------------------------------------------------------
+// commands
+// -----------------------------------------------------------------------------
+
+const serve = Command.make(
+  "serve",
+  {
+    demo: Flag.Boolean("demo").pipe(
+      Flag.withDescription("Seed the demo organization 'Zulip Dev' into an empty database and enable dev login (env DEMO=1)"),
+      Flag.withDefault(false)
+    ),
+    port: optionalString("port", "Port to listen on (env PORT, default 9991; 0 picks a free port)"),
+    host: optionalString("host", "Address to listen on (env HOST, default 127.0.0.1)"),
+    externalUrl: optionalString("external-url", "Public URL of the organization (env EXTERNAL_URL, default http://localhost:PORT)"),
+    ...databaseFlags
+  },
+  Effect.fn(function*(flags) {
+    const config = yield* Config.server({
+      ...databaseOverrides(flags),
+      port: Option.getOrUndefined(flags.port),
+      host: Option.getOrUndefined(flags.host),
+      externalUrl: Option.getOrUndefined(flags.externalUrl),
+      demo: flags.demo || undefined
+    })
+    return yield* Server.run(config).pipe(
+      Effect.onInterrupt(() => Effect.sync(() => Server.stdout(`${name}: stopped\n`)))
+    )
+  })
+).pipe(
+  Command.withDescription("Run the HTTP server (Zulip REST API under /api/v1) until SIGINT or SIGTERM"),
+  Command.withExamples([
+    { command: `${name} serve --demo`, description: "Serve the demo organization on http://127.0.0.1:9991" },
+    { command: `DATABASE_URL=postgres://localhost/teamchat ${name} serve`, description: "Serve from PostgreSQL" }
+  ])
+)
+
+const createOrganization = Command.make(
+  "create-organization",
+  {
+    stringId: requiredString("string-id", "Short id: lowercase letters, digits and '-' (e.g. acme)"),
+    name: requiredString("name", "Display name of the organization"),
+    ownerEmail: requiredString("owner-email", "Email of the owner account created with it"),
+    ownerName: requiredString("owner-name", "Full name of the owner"),
+    ownerPassword: optionalString("owner-password", "Password for the owner (omit: log in with the API key only)"),
+    url: optionalString("url", "Organization URL (default EXTERNAL_URL, else http://localhost:PORT)"),
+    ...databaseFlags
+  },
+  Effect.fn(function*(flags) {
+    const url = Option.isSome(flags.url)
+      ? yield* Config.organizationUrl("--url", flags.url.value)
+      : (yield* Config.externalUrl()) ?? Config.defaultExternalUrl(yield* Config.port())
+    const { owner, realm } = yield* withCore(
+      flags,
+      Effect.gen(function*() {
+        const organizations = yield* Organizations
+        return yield* organizations.create({
+          string_id: flags.stringId,
+          name: flags.name,
+          url,
+          owner: {
+            email: flags.ownerEmail,
+            full_name: flags.ownerName,
+            ...(Option.isSome(flags.ownerPassword) ? { password: flags.ownerPassword.value } : {})
+          }
+        })
+      })
+    )
+    yield* say(`created organization '${realm.name}' (${realm.string_id}) at ${realm.url}; owner ${describeUser(owner!)}`)
+    yield* say("the owner's API key:")
+    yield* Console.log(owner!.api_key)
+  })
+).pipe(
+  Command.withDescription("Create an organization and its owner; prints the owner's API key"),
+  Command.withExamples([{
+    command: `${name} create-organization --string-id acme --name "Acme" --owner-email boss@acme.test --owner-name "Boss"`,
+    description: "Create the organization 'acme'"
+  }])
+)
+
+const createUser = Command.make(
+  "create-user",
+  {
+    ...accountFlags,
+    name: requiredString("name", "Full name"),
+    role: Flag.Literals("role", roleNames).pipe(Flag.withDescription("Organization role"), Flag.withDefault("member")),
+    password: optionalString("password", "Password (omit: log in with the API key only)"),
+    bot: Flag.Literals("bot", botTypeNames).pipe(Flag.withDescription("Create a bot of this type (needs --owner)"), Flag.optional),
+    owner: optionalString("owner", "Email of the bot's owner"),
+    ...databaseFlags
+  },
+  Effect.fn(function*(flags) {
+    if (Option.isSome(flags.bot) && Option.isNone(flags.owner)) {
+      return yield* new UsageError({ message: "--bot needs --owner <email of the bot's owner>" })
+    }
+    if (Option.isNone(flags.bot) && Option.isSome(flags.owner)) {
+      return yield* new UsageError({ message: "--owner is only for bots; add --bot <type>" })
+    }
+    if (Option.isSome(flags.bot) && Option.isSome(flags.password)) {
+      return yield* new UsageError({ message: "bots log in with their API key; drop --password" })
+    }
+    const { realm, user } = yield* withCore(
+      flags,
+      Effect.gen(function*() {
+        const realm = yield* requireOrganization(flags.org)
+        const bot = Option.isSome(flags.bot)
+          ? { bot_type: botTypes[flags.bot.value]!, owner_id: (yield* requireUser(realm, Option.getOrThrow(flags.owner))).id }
+          : undefined
+        const user = yield* (yield* Users).create(realm.id, {
+          email: flags.email,
+          full_name: flags.name,
+          role: roles[flags.role]!,
+          ...(Option.isSome(flags.password) ? { password: flags.password.value } : {}),
+          ...(bot !== undefined ? { bot } : {})
+        })
+        return { realm, user }
+      })
+    )
+    yield* say(`created ${describeUser(user)} in '${realm.string_id}'; API key:`)
+    yield* Console.log(user.api_key)
+  })
+).pipe(
+  Command.withDescription("Create a user or a bot in an organization; prints its API key"),
+  Command.withExamples([
+    { command: `${name} create-user --org zulip --email ann@zulip.com --name Ann --role admin`, description: "An administrator" },
+    {
+      command: `${name} create-user --org zulip --email ci-bot@zulip.com --name CI --bot incoming --owner iago@zulip.com`,
+      description: "An incoming-webhook bot owned by iago"
+    }
+  ])
+)
+
+const rotateApiKey = Command.make(
+  "rotate-api-key",
+  { ...accountFlags, ...databaseFlags },
+  Effect.fn(function*(flags) {
+    const user = yield* withCore(
+      flags,
+      Effect.gen(function*() {
+        const realm = yield* requireOrganization(flags.org)
+        const user = yield* requireUser(realm, flags.email)
+        return yield* (yield* Users).rotateApiKey(user.id)
+      })
+    )
+    yield* say(`new API key for ${describeUser(user)} (the old key no longer works):`)
+    yield* Console.log(user.api_key)
+  })
+).pipe(Command.withDescription("Replace a user's API key; prints the new key"))
+
+const setActive = (commandName: string, active: boolean) =>
+  Command.make(
+    commandName,
+    { ...accountFlags, ...databaseFlags },
+    Effect.fn(function*(flags) {
+      const user = yield* withCore(
+        flags,
+        Effect.gen(function*() {
+          const realm = yield* requireOrganization(flags.org)
+          const user = yield* requireUser(realm, flags.email)
+          const users = yield* Users
+          return yield* active ? users.reactivate(user.id) : users.deactivate(user.id)
+        })
+      )
+      yield* Console.log(`${active ? "reactivated" : "deactivated"} ${describeUser(user)}`)
+      })
+  ).pipe(Command.withDescription(
+    active ? "Reactivate a deactivated user" : "Deactivate a user: they can no longer log in or use their API key"
+  ))
+
+const deactivateUser = setActive("deactivate-user", false)
+const reactivateUser = setActive("reactivate-user", true)
+
+const help = Command.make(
+  "help",
+  { command: Argument.String("command").pipe(Argument.withDescription("Show the help of this command"), Argument.optional) },
+  ({ command }) => showHelp(Option.isSome(command) ? [command.value, "--help"] : ["--help"])
+).pipe(Command.withDescription("Show help for teamchat or one of its commands"))
+
+// A function with a declared type breaks the cycle root -> help -> root.
+const showHelp = (args: ReadonlyArray<string>): Effect.Effect<void, unknown, Command.Environment> =>
+  Command.runWith(root, { version })(args)
+
+/** The command tree. @category commands */
+export const root = Command.make(name).pipe(
+  Command.withDescription(
+    "A team chat server speaking the Zulip REST API. Configuration comes from the environment " +
+      "(PORT, HOST, DATABASE_URL, DATA_DIR, DEMO, EXTERNAL_URL, RATE_LIMIT_REQUESTS, " +
+      "RATE_LIMIT_WINDOW_SECONDS, LOG_LEVEL) and the flags below."
+  ),
+  Command.withSubcommands([serve, createOrganization, createUser, rotateApiKey, deactivateUser, reactivateUser, help])
+)
+
+// -----------------------------------------------------------------------------
+// running
+// -----------------------------------------------------------------------------
+
+/**
+ * Parse errors become one line each on stderr plus a pointer to the help;
+ * help the user did not ask for (no command) goes to stderr as well.
+ */
+const presenter = CliOutput.layerPresenter({
+  present: (event) =>
+    Effect.gen(function*() {
+      const formatter = yield* CliOutput.Formatter
+      switch (event._tag) {
+        case "InvalidInvocation": {
+          for (const error of event.errors) yield* Console.error(`${name}: ${firstLine(error.message)}`)
+          yield* Console.error(`Run '${[...event.commandPath, "--help"].join(" ")}' for usage.`)
+          return
+        }
+        case "Help":
+          return event.reason === "Requested"
+            ? yield* Console.log(formatter.formatHelpDoc(event.helpDoc))
+            : yield* Console.error(formatter.formatHelpDoc(event.helpDoc))
+        case "Version":
+          return yield* Console.log(formatter.formatVersion(event.name, event.version))
+      }
+    }).pipe(Effect.provide(CliOutput.layer(CliOutput.defaultFormatter({ colors: false }))))
+})
+
+/**
+ * Runs the command line `args` (without `node` and the script) and returns
+ * the exit code; never fails except by interruption.
+ *
+ * @category running
+ */
+export const main = (args: ReadonlyArray<string>): Effect.Effect<number> =>
+  reportFailures(
+    Command.runWith(root, { version })(args).pipe(
+      Effect.as(ExitCode.ok),
+      // Parse errors were printed by the presenter already.
+      Effect.catchIf(
+        (error): error is CliError.ShowHelp => CliError.isCliError(error) && error._tag === "ShowHelp",
+        () => Effect.succeed(ExitCode.usage)
+      ),
+      Effect.provide([presenter, CliConfig.layer({ builtIns: [GlobalFlag.Help, GlobalFlag.Version] })]),
+      Effect.provide(NodeServices.layer)
+    )
+  )

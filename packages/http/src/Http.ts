@@ -1,0 +1,163 @@
+/**
+ * The Zulip REST API (/api/v1) over the teamchat core: the module contract
+ * servers and tests build on.
+ *
+ * - `layerRoutes(options)` registers every route with an `HttpRouter`: the
+ *   HttpApi endpoints, the OpenAPI document at GET /api/v1/openapi.json, and
+ *   a catch-all that answers any other path or method with Zulip's 404 JSON.
+ *   It requires the core services (`Teamchat.Services`) and the `HttpRouter`
+ *   (which `HttpRouter.serve` and `HttpRouter.toWebHandler` provide).
+ *   Serve it with `HttpRouter.serve(layerRoutes(options), { disableLogger: true })`
+ *   when `options.log` is on, so requests are not logged twice.
+ * - `makeWebHandler(core, options)` builds a `Request => Promise<Response>`
+ *   over a core layer, for mounting in any server and for tests.
+ *
+ * Version reported: `zulip_feature_level` 416, `zulip_version`
+ * "11.0-teamchat", `zulip_merge_base` "11.0" (Zulip 11.0's API, implemented
+ * by teamchat; not a fork of the Zulip server).
+ *
+ * Organization of an unauthenticated request: the one whose `url` host is the
+ * request's `Host` header; otherwise the only organization with users
+ * ("zulipinternal" aside); otherwise 404 `NONEXISTENT_SUBDOMAIN`.
+ *
+ * Long polls: GET /events waits up to its heartbeat (45–55 s) inside the
+ * request; nothing in these routes limits a request's duration, so servers
+ * mounting them must not either (Node's `http.createServer()` defaults are
+ * fine: its `requestTimeout` covers receiving the request only). A client
+ * that closes its connection interrupts the request and ends the wait.
+ *
+ * @since 0.1.0
+ */
+import type { Services } from "@teamchat/core/Teamchat"
+import * as Layer from "effect/Layer"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServer from "effect/http/HttpServer"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import { Api, ApiProduction } from "./api/Api.ts"
+import * as AlertWordsHandlers from "./handlers/AlertWords.ts"
+import * as AuthHandlers from "./handlers/Auth.ts"
+import * as EventsHandlers from "./handlers/Events.ts"
+import * as ServerHandlers from "./handlers/Server.ts"
+import * as SettingsHandlers from "./handlers/Settings.ts"
+import * as StreamsHandlers from "./handlers/Streams.ts"
+import * as SubscriptionsHandlers from "./handlers/Subscriptions.ts"
+import * as UsersHandlers from "./handlers/Users.ts"
+import * as Config from "./internal/Config.ts"
+import { notFound, toResponse } from "./internal/Errors.ts"
+import { Authentication, OptionalAuthentication } from "./middleware/Authentication.ts"
+import { RateLimit, RateLimiter } from "./middleware/RateLimit.ts"
+import { RequestParams } from "./middleware/RequestParams.ts"
+import * as RequestLog from "./middleware/RequestLog.ts"
+import { ZulipErrors } from "./middleware/ZulipErrors.ts"
+
+/** @category models */
+export interface HttpOptions {
+  /** Enables the demo login: POST /dev_fetch_api_key and GET /dev_list_users. */
+  readonly demo: boolean
+  /**
+   * Requests per authenticated user per window (default 200 per 60 s);
+   * `false` turns rate limiting off, for users and anonymous clients alike.
+   */
+  readonly rateLimit: { readonly requests: number; readonly windowSeconds: number } | false
+  /**
+   * Requests per client address for endpoints without credentials (default
+   * 100 per 60 s); ignored when `rateLimit` is `false`.
+   */
+  readonly anonymousRateLimit?: { readonly requests: number; readonly windowSeconds: number } | undefined
+  /** Larger request bodies get a Zulip-shaped 413 (default 25 MiB). */
+  readonly maxBodyBytes: number
+  readonly version: {
+    readonly zulip_version: string
+    readonly zulip_feature_level: number
+    readonly zulip_merge_base: string
+  }
+  /**
+   * One structured log line per request at Info level (annotations `method`,
+   * `path`, `status`, `duration_ms`, `user_id`); off by default.
+   */
+  readonly log?: boolean | undefined
+}
+
+/** @category constants */
+export const defaultHttpOptions: HttpOptions = {
+  demo: false,
+  rateLimit: { requests: 200, windowSeconds: 60 },
+  anonymousRateLimit: { requests: 100, windowSeconds: 60 },
+  maxBodyBytes: 25 * 1024 * 1024,
+  version: {
+    zulip_version: "11.0-teamchat",
+    zulip_feature_level: 416,
+    zulip_merge_base: "11.0"
+  },
+  log: false
+}
+
+/** The path of the OpenAPI document. @category constants */
+export const openapiPath = "/api/v1/openapi.json"
+
+const handlers = Layer.mergeAll(
+  ServerHandlers.layer,
+  AuthHandlers.layer,
+  AuthHandlers.layerDev,
+  UsersHandlers.layer,
+  StreamsHandlers.layer,
+  EventsHandlers.layer,
+  SubscriptionsHandlers.layer,
+  SettingsHandlers.layer,
+  AlertWordsHandlers.layer
+)
+
+const notFoundRoute = HttpRouter.add("*", "*", toResponse(notFound()))
+
+/**
+ * Every route of the API, the OpenAPI document and the catch-all 404.
+ *
+ * @category layers
+ */
+export const layerRoutes = (options: HttpOptions): Layer.Layer<never, never, Services | HttpRouter.HttpRouter> => {
+  const limiter = RateLimiter.layer(
+    options.rateLimit === false
+      ? { user: false, anonymous: false }
+      : {
+        user: options.rateLimit,
+        anonymous: options.anonymousRateLimit ?? defaultHttpOptions.anonymousRateLimit ?? false
+      }
+  )
+  const middleware = Layer.mergeAll(
+    ZulipErrors.layer,
+    RequestParams.layer(options),
+    Authentication.layer,
+    OptionalAuthentication.layer,
+    RateLimit.layer
+  ).pipe(Layer.provide(limiter))
+  const api = options.demo
+    ? HttpApiBuilder.layer(Api, { openapiPath })
+    : HttpApiBuilder.layer(ApiProduction, { openapiPath })
+  const routes = api.pipe(
+    Layer.provide(handlers),
+    Layer.provide(middleware),
+    Layer.provide(Config.layer(options)),
+    Layer.provide(HttpServer.layerServices)
+  )
+  return Layer.mergeAll(routes, notFoundRoute, RequestLog.layer({ log: options.log === true }))
+}
+
+/**
+ * A web handler over `core`: the routes of `layerRoutes`, built at once
+ * (requests wait for the build). `dispose` releases the core and the routes.
+ *
+ * Whatever else `core` provides (a `Clock`, loggers, `MinimumLogLevel`, the
+ * core's `EventQueuesConfig` with other heartbeat or lifespan timings)
+ * applies to request handling too. The default request logger of effect is
+ * off; use `options.log`.
+ *
+ * @category constructors
+ */
+export const makeWebHandler = (
+  core: Layer.Layer<Services, unknown>,
+  options?: Partial<HttpOptions>
+): { readonly handler: (request: Request) => Promise<Response>; readonly dispose: () => Promise<void> } => {
+  const app = layerRoutes({ ...defaultHttpOptions, ...options }).pipe(Layer.provideMerge(core))
+  const { dispose, handler } = HttpRouter.toWebHandler(app, { disableLogger: true })
+  return { handler: (request) => handler(request), dispose }
+}

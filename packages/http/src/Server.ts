@@ -1,0 +1,422 @@
+/**
+ * The standalone server: the core on the configured database (migrated at
+ * start), the demo organization seeded into an empty database when asked,
+ * and the HTTP routes served by Node's `http` module.
+ *
+ * Startup order is port, database, seeding, routes, so a taken port fails
+ * before the database opens. Shutdown runs the other way: the server stops
+ * accepting connections and lets in-flight requests finish, then the
+ * database closes (PGlite flushes its files) and the data directory is
+ * unlocked.
+ *
+ * @since 0.1.0
+ */
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import type { KeyGenerator } from "@teamchat/core/services/KeyGenerator"
+import type { PasswordHasher } from "@teamchat/core/services/PasswordHasher"
+import * as DemoData from "@teamchat/core/demo/DemoData"
+import * as DemoOrganization from "@teamchat/core/demo/DemoOrganization"
+import * as Persistence from "@teamchat/core/persistence/Persistence"
+import { Organizations } from "@teamchat/core/services/Organizations"
+import * as Teamchat from "@teamchat/core/Teamchat"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as References from "effect/References"
+import * as Scope from "effect/Scope"
+import type { MigrationError } from "effect/sql/Migrator"
+import type { SqlError } from "effect/sql/SqlError"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServer from "effect/http/HttpServer"
+import * as fs from "node:fs"
+import { createServer } from "node:http"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import * as path from "node:path"
+import type { Database, ServerConfig } from "./Config.ts"
+import { defaultExternalUrl, describeDatabase, resolveRateLimit } from "./Config.ts"
+import { defaultHttpOptions, layerRoutes } from "./Http.ts"
+import type { HttpOptions } from "./Http.ts"
+
+/** Where progress text goes; the default is stdout. @category models */
+export type Output = (text: string) => void
+
+/** @category models */
+export interface Options {
+  /** Overrides of the HTTP adapter's options (demo and rate limit come from the config). */
+  readonly http?: Partial<HttpOptions> | undefined
+  /** Key generation and password hashing; production strength by default. */
+  readonly secrets?: Layer.Layer<KeyGenerator | PasswordHasher> | undefined
+  readonly output?: Output | undefined
+  /** How long shutdown waits for in-flight requests (default 10 seconds). */
+  readonly gracefulShutdownTimeout?: Duration.Input | undefined
+}
+
+/** @category constants */
+export const stdout: Output = (text) => {
+  process.stdout.write(text)
+}
+
+/** @category constants */
+export const stderr: Output = (text) => {
+  process.stderr.write(text)
+}
+
+// -----------------------------------------------------------------------------
+// data directory
+// -----------------------------------------------------------------------------
+
+/** Another live process holds the PGlite data directory. @category errors */
+export class DataDirInUse extends Data.TaggedError("DataDirInUse")<{
+  readonly dataDir: string
+  readonly pid: number
+}> {
+  override get message(): string {
+    return `the data directory ${this.dataDir} is in use by another teamchat process (pid ${this.pid}); ` +
+      `stop it first (embedded PGlite allows one process at a time; use DATABASE_URL for more)`
+  }
+}
+
+/** The data directory cannot be created or written. @category errors */
+export class DataDirUnusable extends Data.TaggedError("DataDirUnusable")<{
+  readonly dataDir: string
+  readonly reason: string
+}> {
+  override get message(): string {
+    return `cannot use the data directory ${this.dataDir}: ${this.reason}`
+  }
+}
+
+/** The port cannot be bound. @category errors */
+export class CannotListen extends Data.TaggedError("CannotListen")<{
+  readonly host: string
+  readonly port: number
+  readonly cause: unknown
+}> {
+  override get message(): string {
+    const code = (this.cause as NodeJS.ErrnoException | undefined)?.code
+    const reason = code === "EADDRINUSE"
+      ? "the address is already in use (another server on that port? set PORT)"
+      : code === "EACCES"
+      ? "permission denied (ports below 1024 need privileges)"
+      : code === "EADDRNOTAVAIL"
+      ? "the address is not on this machine (check HOST)"
+      : String((this.cause as Error | undefined)?.message ?? this.cause)
+    return `cannot listen on ${this.host}:${this.port}: ${reason}`
+  }
+}
+
+/** The lock file inside a data directory. @category constants */
+export const lockFile = "teamchat.lock"
+/** PGlite's files live in this subdirectory of the data directory. @category constants */
+export const pgliteSubdirectory = "pgdata"
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: the process exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+const errnoMessage = (error: unknown): string => {
+  const e = error as NodeJS.ErrnoException
+  return e.code === "EACCES" || e.code === "EPERM"
+    ? "permission denied"
+    : e.code === "ENOTDIR" || e.code === "EEXIST"
+    ? "a file is in the way"
+    : e.code === "EROFS"
+    ? "read-only file system"
+    : String(e.message ?? error)
+}
+
+/**
+ * Creates the data directory when missing and takes its lock file for the
+ * scope: PGlite is a single-process database, and two processes on one
+ * directory would corrupt it. A lock left by a dead process is taken over.
+ *
+ * @category data directory
+ */
+export const lockDataDir = (dataDir: string): Effect.Effect<void, DataDirInUse | DataDirUnusable, Scope.Scope> => {
+  const file = path.join(dataDir, lockFile)
+  const take = (): number | undefined => {
+    fs.mkdirSync(dataDir, { recursive: true })
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        fs.writeFileSync(file, `${process.pid}\n`, { flag: "wx" })
+        return undefined
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+      }
+      const holder = Number.parseInt(fs.readFileSync(file, "utf8").trim(), 10)
+      if (Number.isSafeInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) return holder
+      fs.rmSync(file, { force: true })
+    }
+    throw new Error("the lock file keeps reappearing")
+  }
+  return Effect.acquireRelease(
+    Effect.try({
+      try: take,
+      catch: (error) => new DataDirUnusable({ dataDir, reason: errnoMessage(error) })
+    }).pipe(
+      Effect.flatMap((holder) => holder === undefined ? Effect.void : Effect.fail(new DataDirInUse({ dataDir, pid: holder })))
+    ),
+    () =>
+      Effect.sync(() => {
+        try {
+          if (fs.readFileSync(file, "utf8").trim() === String(process.pid)) fs.rmSync(file, { force: true })
+        } catch {
+          // Already gone.
+        }
+      })
+  )
+}
+
+// -----------------------------------------------------------------------------
+// core
+// -----------------------------------------------------------------------------
+
+/**
+ * Prints `label… ` now and, when `effect` ends, its summary, "failed" or
+ * "interrupted" (also when the whole program is interrupted).
+ *
+ * @category progress
+ */
+export const step = <A, E, R>(
+  output: Output,
+  label: string,
+  effect: Effect.Effect<A, E, R>,
+  summary: (a: A) => string = () => "done"
+): Effect.Effect<A, E, R> =>
+  Effect.sync(() => output(`teamchat: ${label}… `)).pipe(
+    Effect.andThen(effect),
+    Effect.onExit((exit) =>
+      Effect.sync(() =>
+        output(
+          Exit.isSuccess(exit) ? `${summary(exit.value)}\n` : Cause.hasInterruptsOnly(exit.cause) ? "interrupted\n" : "failed\n"
+        )
+      )
+    )
+  )
+
+/** Errors building the core can fail with. @category errors */
+export type CoreError = Layer.Error<ReturnType<typeof layerCore>>
+
+/**
+ * Every core service on the configured database, migrated; for PGlite the
+ * data directory is created and locked first. Prints progress to `output`.
+ *
+ * @category layers
+ */
+export const layerCore = (
+  database: Database,
+  options: { readonly secrets?: Layer.Layer<KeyGenerator | PasswordHasher> | undefined; readonly output?: Output | undefined } = {}
+) => {
+  const output = options.output ?? stdout
+  const secrets = options.secrets ?? Teamchat.layerSecrets
+  const core: Layer.Layer<
+    Teamchat.Services | Persistence.Persistence,
+    MigrationError | SqlError | DataDirInUse | DataDirUnusable
+  > = database._tag === "Memory"
+    ? Teamchat.layerMemory(secrets)
+    : Teamchat.layerServices.pipe(
+      Layer.provideMerge(
+        database._tag === "Pglite"
+          ? Persistence.layerPglite(path.join(database.dataDir, pgliteSubdirectory)).pipe(
+            Layer.provide(Layer.effectDiscard(lockDataDir(database.dataDir)))
+          )
+          : Persistence.layerPostgres(database.url)
+      ),
+      Layer.provide(secrets)
+    )
+  // The layer is built inside the step, in the scope of the returned layer.
+  return Layer.effectContext(step(output, `opening ${describeDatabase(database)}`, Layer.build(core), () => "ready"))
+}
+
+/** What `seedDemo` did. @category models */
+export type SeedOutcome =
+  | { readonly _tag: "Seeded"; readonly users: number; readonly bots: number; readonly channels: number }
+  | { readonly _tag: "Skipped"; readonly organizations: number }
+
+/**
+ * Seeds the demo organization at `url` when the database has no
+ * organization yet; otherwise leaves it alone.
+ *
+ * @category seeding
+ */
+export const seedDemo = Effect.fn("Server.seedDemo")(function*(url: string, output: Output = stdout) {
+  const organizations = yield* Organizations
+  const existing = yield* organizations.list
+  if (existing.length > 0) {
+    const demo = existing.find((o) => o.string_id === DemoData.realm.string_id)
+    output(
+      demo !== undefined
+        ? `teamchat: demo organization '${demo.name}' already present\n`
+        : `teamchat: the database already has ${existing.length} organization(s); not seeding the demo organization\n`
+    )
+    return { _tag: "Skipped", organizations: existing.length } satisfies SeedOutcome as SeedOutcome
+  }
+  return yield* step(
+    output,
+    `seeding demo organization '${DemoData.realm.name}'`,
+    DemoOrganization.seed(url).pipe(Effect.as({
+      _tag: "Seeded",
+      users: 1 + DemoData.users.length,
+      bots: DemoData.bots.length,
+      channels: DemoData.channels.length
+    } satisfies SeedOutcome as SeedOutcome)),
+    (o) => o._tag === "Seeded" ? `done (${o.users} users, ${o.bots} bots, ${o.channels} channels)` : "skipped"
+  )
+})
+
+// -----------------------------------------------------------------------------
+// server
+// -----------------------------------------------------------------------------
+
+/** The HTTP options a config serves with. @category server */
+export const httpOptions = (config: ServerConfig, overrides: Partial<HttpOptions> = {}): HttpOptions => ({
+  ...defaultHttpOptions,
+  log: true,
+  ...overrides,
+  demo: config.demo,
+  rateLimit: resolveRateLimit(config.rateLimit, overrides.rateLimit ?? defaultHttpOptions.rateLimit)
+})
+
+/**
+ * The whole server as a layer: listening when built, shut down gracefully
+ * when its scope closes. Provides the `HttpServer` (for its bound address).
+ *
+ * @category layers
+ */
+export const layer = (config: ServerConfig, options: Options = {}) =>
+  Layer.unwrap(Effect.sync(() => {
+    const output = options.output ?? stdout
+    // The port is taken first so a conflict fails fast; until the routes are
+    // attached, requests get a 503 instead of waiting on a socket nobody reads.
+    const server = createServer()
+    const starting = (_request: IncomingMessage, response: ServerResponse) => {
+      if (server.listenerCount("request") > 1) return // the routes are attached and answer
+      response.writeHead(503, { "content-type": "application/json", "retry-after": "1", connection: "close" })
+      response.end(JSON.stringify({ result: "error", msg: "The server is starting; try again in a moment.", code: "SERVER_STARTING" }))
+    }
+    server.on("request", starting)
+    const nodeServer = Layer.mergeAll(
+      Layer.effect(HttpServer.HttpServer)(
+        NodeHttpServer.make(() => server, {
+          port: config.port,
+          host: config.host,
+          gracefulShutdownTimeout: options.gracefulShutdownTimeout ?? "10 seconds"
+        }).pipe(
+          Effect.mapError((error) => new CannotListen({ host: config.host, port: config.port, cause: error.cause }))
+        )
+      ),
+      NodeHttpServer.layerHttpServices
+    )
+    const app = Layer.unwrap(Effect.gen(function*() {
+      const address = (yield* HttpServer.HttpServer).address
+      const port = "port" in address ? address.port : config.port
+      const url = config.externalUrl ?? defaultExternalUrl(port)
+      const core = layerCore(config.database, { secrets: options.secrets, output })
+      const ready = config.demo
+        ? Layer.effectDiscard(seedDemo(url, output)).pipe(Layer.provideMerge(core))
+        : core
+      const routes = HttpRouter.serve(layerRoutes(httpOptions(config, options.http)), {
+        disableLogger: true,
+        disableListenLog: true
+      }).pipe(Layer.provide(ready))
+      const announce = Layer.effectDiscard(Effect.gen(function*() {
+        server.off("request", starting)
+        const base = HttpServer.formatAddress(address)
+        const details = [describeDatabase(config.database), ...(config.demo ? ["demo organization"] : [])]
+        output(`teamchat listening on ${base} (${details.join(", ")})\n`)
+        if (config.demo) {
+          output(
+            `teamchat: demo accounts (e.g. iago@zulip.com) log in with password '${DemoData.password}', ` +
+              `or get an API key with: curl -d username=iago@zulip.com ${base}/api/v1/dev_fetch_api_key\n`
+          )
+        }
+        // Released first, before the server stops accepting connections.
+        // `server.close()` closes the keep-alive connections idle at that
+        // moment and waits for the others; close each one as soon as its
+        // last response is out, instead of after its keep-alive timeout.
+        yield* Effect.addFinalizer(() =>
+          Effect.sync(() => {
+            output("teamchat: shutting down…\n")
+            const sweep = setInterval(() => server.closeIdleConnections(), 50).unref()
+            server.once("close", () => clearInterval(sweep))
+          })
+        )
+      }))
+      return announce.pipe(Layer.provide(routes))
+    }))
+    return app.pipe(
+      Layer.provideMerge(nodeServer),
+      Layer.provide(layerLogging(config))
+    )
+  }))
+
+/**
+ * The configured log level and format (one line per entry unless "pretty").
+ *
+ * @category layers
+ */
+export const layerLogging = (config: Pick<ServerConfig, "logLevel" | "logFormat">): Layer.Layer<never> =>
+  Layer.mergeAll(
+    Layer.succeed(References.MinimumLogLevel)(config.logLevel),
+    Logger.layer([
+      config.logFormat === "json"
+        ? Logger.consoleJson
+        : config.logFormat === "pretty"
+        ? Logger.consolePretty()
+        : Logger.consoleLogFmt
+    ])
+  )
+
+/** Errors starting the server can fail with. @category errors */
+export type StartupError = Layer.Error<ReturnType<typeof layer>>
+
+/**
+ * Runs the server until interrupted (SIGINT/SIGTERM under
+ * `NodeRuntime.runMain`), then shuts it down gracefully.
+ *
+ * @category running
+ */
+export const run = (config: ServerConfig, options: Options = {}): Effect.Effect<never, StartupError> =>
+  Layer.launch(layer(config, options)).pipe(Effect.provide(layerLogging(config)))
+
+/** A server started by `start`. @category models */
+export interface Running {
+  /** e.g. http://127.0.0.1:9991 */
+  readonly url: string
+  readonly port: number
+  /** Graceful shutdown: in-flight requests finish, then the database closes. */
+  readonly close: () => Promise<void>
+}
+
+/**
+ * Starts the server from code that does not use Effect (scripts,
+ * benchmarks, other servers' tests); resolves once it is serving.
+ *
+ * @category running
+ */
+export const start = async (config: ServerConfig, options: Options = {}): Promise<Running> => {
+  const scope = Effect.runSync(Scope.make())
+  const close = () => Effect.runPromise(Scope.close(scope, Exit.void))
+  try {
+    const context = await Effect.runPromise(
+      Layer.buildWithScope(layer(config, options), scope).pipe(Effect.provide(layerLogging(config)))
+    )
+    const server = Context.get(context, HttpServer.HttpServer)
+    const port = "port" in server.address ? server.address.port : config.port
+    return { url: HttpServer.formatAddress(server.address), port, close }
+  } catch (error) {
+    await close()
+    throw error
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * The Zulip-compatible API under /api/v1.
+ *
+ * `Api` has every group; `ApiProduction` leaves out the demo-only `dev`
+ * group. Both share the same group definitions, so the same handlers serve
+ * either. Every endpoint runs inside two API-wide middlewares: `ZulipErrors`
+ * (outermost: every failure becomes Zulip's error JSON) and `RequestParams`
+ * (merges the query string and the form body); authentication and rate
+ * limiting are per group or endpoint.
+ *
+ * @since 0.1.0
+ */
+import * as HttpApi from "effect/http-api/HttpApi"
+import * as OpenApi from "effect/http-api/OpenApi"
+import { RequestParams } from "../middleware/RequestParams.ts"
+import { ZulipErrors } from "../middleware/ZulipErrors.ts"
+import { AlertWordsApi } from "./AlertWords.ts"
+import { AuthApi, DevApi } from "./Auth.ts"
+import { EventsApi } from "./Events.ts"
+import { ServerApi } from "./Server.ts"
+import { SettingsApi } from "./Settings.ts"
+import { StreamsApi } from "./Streams.ts"
+import { SubscriptionsApi } from "./Subscriptions.ts"
+import { UsersApi } from "./Users.ts"
+
+const annotations = OpenApi.annotations({
+  title: "teamchat: Zulip-compatible REST API",
+  description: "Parameters are accepted in the query string on every method and, on POST, PATCH and DELETE, " +
+    "in an application/x-www-form-urlencoded or multipart/form-data body (the body wins). " +
+    "Values that are not strings are JSON text. Authentication is HTTP Basic `email:api_key`."
+})
+
+const common = HttpApi.make("teamchat")
+  .add(ServerApi)
+  .add(AuthApi)
+  .add(UsersApi)
+  .add(StreamsApi)
+  .add(EventsApi)
+  .add(SubscriptionsApi)
+  .add(SettingsApi)
+  .add(AlertWordsApi)
+
+/** The API with the demo-only `dev` group. @category api */
+export class Api extends common.add(DevApi)
+  .middleware(RequestParams)
+  .middleware(ZulipErrors)
+  .prefix("/api/v1")
+  .annotateMerge(annotations)
+{}
+
+/** The API without the `dev` group. @category api */
+export class ApiProduction extends common
+  .middleware(RequestParams)
+  .middleware(ZulipErrors)
+  .prefix("/api/v1")
+  .annotateMerge(annotations)
+{}

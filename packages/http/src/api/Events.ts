@@ -1,0 +1,119 @@
+/**
+ * The `events` group: POST /register, GET /events and DELETE /events.
+ *
+ * POST /register registers an event queue and returns the initial state of
+ * the requested types. GET /events long-polls a queue: it answers at once
+ * when events are pending (or with `dont_block=true`), otherwise when an
+ * event for the queue commits, a newer poll of the same queue arrives, or
+ * with a heartbeat after 45–55 s. Without `queue_id`, `dont_block=true`
+ * registers a queue with the registration parameters of the same request.
+ *
+ * @since 0.1.0
+ */
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
+import * as Schema from "effect/Schema"
+import * as Envelope from "../internal/Envelope.ts"
+import * as Params from "../internal/Params.ts"
+import { Authentication } from "../middleware/Authentication.ts"
+
+/** `idle_queue_timeout=mobile`: the 12 hours Zulip keeps a mobile client's queue. @category constants */
+export const MobileIdleQueueTimeoutSecs = 12 * 60 * 60
+
+/** Event type names; `null` (zulip-js sends it) means every type. @category schemas */
+export const EventTypes = (description: string) =>
+  Params.json(Params.shape.nullOr(Params.shape.list(Params.shape.string)), `JSON list of event types or \`null\`. ${description}`)
+
+/**
+ * The legacy pair-list narrow of event queues, `[["channel","Denmark"]]`.
+ *
+ * @category schemas
+ */
+export const EventNarrow = Params.json(
+  Params.shape.list(Params.shape.pair(Params.shape.string)),
+  "JSON list of `[operator, operand]` pairs; operators channel (stream), topic, sender and is."
+)
+
+/** `client_capabilities`: a JSON object of booleans. @category schemas */
+export const ClientCapabilities = Params.json(
+  Params.shape.record(Params.shape.boolean),
+  "JSON object of boolean client capabilities, e.g. `{\"user_settings_object\":true}`; absent keys are false."
+)
+
+/** `include_subscribers`: `true`, `false` or `partial`. @category schemas */
+export const IncludeSubscribers = Params.literalOrJson(
+  ["partial"],
+  Params.shape.oneOf(Params.shape.boolean),
+  "`true`, `false` or `partial` (full subscriber lists are always sent)."
+)
+
+/** `idle_queue_timeout`: seconds, or `mobile` (12 hours). @category schemas */
+export const IdleQueueTimeout = Params.literalOrJson(
+  ["mobile"],
+  Params.shape.integer,
+  "Seconds a queue survives without a poll (0: the default 600), or `mobile` for 12 hours; at most 7 days. " +
+    "Zulip 12's name for `queue_lifespan_secs`, accepted here for the mobile app."
+)
+
+/** The queue parameters shared by POST /register and a registering GET /events. @category schemas */
+export const QueueParams = {
+  event_types: Schema.optionalKey(EventTypes("The events the queue receives; absent or null: every type.")),
+  narrow: Schema.optionalKey(EventNarrow),
+  all_public_streams: Schema.optionalKey(Params.JsonBoolean),
+  client_capabilities: Schema.optionalKey(ClientCapabilities),
+  apply_markdown: Schema.optionalKey(Params.JsonBoolean),
+  client_gravatar: Schema.optionalKey(Params.JsonBoolean),
+  include_subscribers: Schema.optionalKey(IncludeSubscribers),
+  slim_presence: Schema.optionalKey(Params.JsonBoolean),
+  queue_lifespan_secs: Schema.optionalKey(Params.JsonInteger),
+  idle_queue_timeout: Schema.optionalKey(IdleQueueTimeout)
+}
+
+/**
+ * An event: `type`, `id` and the fields of its type.
+ *
+ * @category schemas
+ */
+export const Event = Schema.Record(Schema.String, Schema.Unknown).annotate({
+  description: "An event: `type`, `id` (increasing, not necessarily consecutive) and the fields of its type."
+})
+
+/** @category groups */
+export class EventsApi extends HttpApiGroup.make("events")
+  .add(
+    HttpApiEndpoint.post("register", "/register", {
+      query: {
+        ...QueueParams,
+        fetch_event_types: Schema.optionalKey(
+          EventTypes("The initial state to fetch; absent: `event_types`; both absent: everything.")
+        )
+      },
+      success: Envelope.SuccessWithRest({
+        queue_id: Schema.String,
+        last_event_id: Schema.Int,
+        zulip_version: Schema.String,
+        zulip_feature_level: Schema.Int,
+        zulip_merge_base: Schema.String
+      })
+    }).annotate(OpenApi.Summary, "Register an event queue"),
+    HttpApiEndpoint.get("get", "/events", {
+      query: {
+        queue_id: Schema.optionalKey(Schema.String),
+        last_event_id: Schema.optionalKey(Params.JsonInteger),
+        dont_block: Params.optionalBoolean(false),
+        ...QueueParams,
+        lifespan_secs: Schema.optionalKey(Params.JsonInteger.annotate({ description: "Alias of queue_lifespan_secs." }))
+      },
+      success: Envelope.Success({
+        events: Schema.Array(Event),
+        queue_id: Schema.optionalKey(Schema.String)
+      })
+    }).annotate(OpenApi.Summary, "Get events from an event queue"),
+    HttpApiEndpoint.delete("delete", "/events", {
+      query: { queue_id: Schema.String },
+      success: Envelope.Success({})
+    }).annotate(OpenApi.Summary, "Delete an event queue")
+  )
+  .middleware(Authentication)
+{}

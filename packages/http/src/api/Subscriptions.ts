@@ -1,0 +1,119 @@
+/**
+ * The `subscriptions` group: the caller's channel subscriptions.
+ *
+ * - GET /users/me/subscriptions lists them (with subscriber lists on request);
+ * - POST /users/me/subscriptions subscribes the caller, or the `principals`,
+ *   creating channels that do not exist yet;
+ * - DELETE /users/me/subscriptions unsubscribes;
+ * - POST /users/me/subscriptions/properties changes personal properties
+ *   (color, muting, pinning, notifications).
+ *
+ * Each change emits its events (`subscription` add/remove/peer_add/
+ * peer_remove/update, `stream` create/delete) through the core.
+ *
+ * @since 0.1.0
+ */
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
+import * as Schema from "effect/Schema"
+import * as Envelope from "../internal/Envelope.ts"
+import * as Params from "../internal/Params.ts"
+import { Authentication } from "../middleware/Authentication.ts"
+import { IncludeSubscribers } from "./Events.ts"
+import { Channel } from "./Streams.ts"
+
+const { is_default: _isDefault, ...channelFields } = Channel.fields
+
+/** A subscription: the channel and the caller's properties. @category schemas */
+export const Subscription = Schema.Struct({
+  ...channelFields,
+  color: Schema.String,
+  pin_to_top: Schema.Boolean,
+  is_muted: Schema.Boolean,
+  in_home_view: Schema.Boolean,
+  desktop_notifications: Schema.NullOr(Schema.Boolean),
+  email_notifications: Schema.NullOr(Schema.Boolean),
+  push_notifications: Schema.NullOr(Schema.Boolean),
+  audible_notifications: Schema.NullOr(Schema.Boolean),
+  wildcard_mentions_notify: Schema.NullOr(Schema.Boolean),
+  subscribers: Schema.optionalKey(Schema.Array(Schema.Int))
+})
+
+/** User ids (preferred) or API email addresses. @category schemas */
+export const Principals = Params.json(
+  Params.shape.oneOf<ReadonlyArray<number | string>>(
+    Params.shape.list(Params.shape.integer),
+    Params.shape.list(Params.shape.string)
+  ),
+  "JSON list of user ids (preferred) or of API email addresses; absent: the caller."
+)
+
+const subscriptionRequests = Params.shape.list(
+  Params.shape.struct<{ name: string; description?: string }>(
+    { name: Params.shape.string, description: Params.shape.string },
+    ["description"]
+  )
+)
+
+const propertyChanges = Params.shape.list(
+  Params.shape.struct<{ stream_id: number; property: string; value: unknown }>({
+    stream_id: Params.shape.integer,
+    property: Params.shape.string,
+    value: Params.shape.oneOf<unknown>(Params.shape.boolean, Params.shape.string)
+  })
+)
+
+const namesByUser = Schema.Record(Schema.String, Schema.Array(Schema.String)).annotate({
+  description: "Channel names by user id (a string)."
+})
+
+/** @category groups */
+export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
+  .add(
+    HttpApiEndpoint.get("list", "/users/me/subscriptions", {
+      query: { include_subscribers: Schema.optionalKey(IncludeSubscribers) },
+      success: Envelope.Success({ subscriptions: Schema.Array(Subscription) })
+    }).annotate(OpenApi.Summary, "Get subscribed channels"),
+    HttpApiEndpoint.post("subscribe", "/users/me/subscriptions", {
+      query: {
+        subscriptions: Params.json(
+          subscriptionRequests,
+          "JSON list of `{\"name\": …, \"description\": …}`; channels that do not exist are created."
+        ),
+        principals: Schema.optionalKey(Principals),
+        authorization_errors_fatal: Schema.optionalKey(Params.JsonBoolean),
+        announce: Schema.optionalKey(Params.JsonBoolean),
+        invite_only: Schema.optionalKey(Params.JsonBoolean),
+        is_web_public: Schema.optionalKey(Params.JsonBoolean),
+        is_default_stream: Schema.optionalKey(Params.JsonBoolean),
+        history_public_to_subscribers: Schema.optionalKey(Params.JsonBoolean)
+      },
+      success: Envelope.Success({
+        subscribed: namesByUser,
+        already_subscribed: namesByUser,
+        unauthorized: Schema.optionalKey(Schema.Array(Schema.String))
+      })
+    }).annotate(OpenApi.Summary, "Subscribe to channels"),
+    HttpApiEndpoint.delete("unsubscribe", "/users/me/subscriptions", {
+      query: {
+        subscriptions: Params.json(Params.shape.list(Params.shape.string), "JSON list of channel names."),
+        principals: Schema.optionalKey(Principals)
+      },
+      success: Envelope.Success({
+        removed: Schema.Array(Schema.String),
+        not_removed: Schema.Array(Schema.String)
+      })
+    }).annotate(OpenApi.Summary, "Unsubscribe from channels"),
+    HttpApiEndpoint.post("updateProperties", "/users/me/subscriptions/properties", {
+      query: {
+        subscription_data: Params.json(
+          propertyChanges,
+          "JSON list of `{\"stream_id\": …, \"property\": …, \"value\": …}`."
+        )
+      },
+      success: Envelope.Success({})
+    }).annotate(OpenApi.Summary, "Update subscription settings")
+  )
+  .middleware(Authentication)
+{}

@@ -1,0 +1,94 @@
+/**
+ * The `users` group: GET /users (open to spectators when the organization
+ * allows them), GET /users/me and GET /users/{user_id} or /users/{email}
+ * (one route: a numeric segment is an id, anything else an email address,
+ * real or placeholder).
+ *
+ * @since 0.1.0
+ */
+import { BotType, Role } from "@teamchat/core/domain/Role"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
+import * as Schema from "effect/Schema"
+import * as Envelope from "../internal/Envelope.ts"
+import * as Params from "../internal/Params.ts"
+import { Authentication, OptionalAuthentication } from "../middleware/Authentication.ts"
+
+/** @category schemas */
+export const ProfileData = Schema.Record(
+  Schema.String,
+  Schema.Struct({ value: Schema.String, rendered_value: Schema.optionalKey(Schema.String) })
+)
+
+/** A user as GET /users lists it. @category schemas */
+export const User = Schema.Struct({
+  email: Schema.String,
+  user_id: Schema.Int,
+  avatar_version: Schema.Int,
+  is_admin: Schema.Boolean,
+  is_owner: Schema.Boolean,
+  is_guest: Schema.Boolean,
+  is_bot: Schema.Boolean,
+  role: Role,
+  timezone: Schema.String,
+  is_active: Schema.Boolean,
+  date_joined: Schema.String,
+  delivery_email: Schema.NullOr(Schema.String),
+  avatar_url: Schema.NullOr(Schema.String),
+  full_name: Schema.String,
+  bot_type: Schema.optionalKey(Schema.NullOr(BotType)),
+  bot_owner_id: Schema.optionalKey(Schema.NullOr(Schema.Int)),
+  profile_data: Schema.optionalKey(ProfileData)
+})
+
+/** The fields of GET /users/me. @category schemas */
+export const OwnUser = {
+  avatar_url: Schema.String,
+  avatar_version: Schema.Int,
+  email: Schema.String,
+  full_name: Schema.String,
+  is_admin: Schema.Boolean,
+  is_owner: Schema.Boolean,
+  role: Role,
+  is_guest: Schema.Boolean,
+  is_bot: Schema.Boolean,
+  is_active: Schema.Boolean,
+  timezone: Schema.String,
+  date_joined: Schema.String,
+  max_message_id: Schema.Int,
+  user_id: Schema.Int,
+  delivery_email: Schema.String,
+  profile_data: Schema.optionalKey(ProfileData)
+}
+
+const viewQuery = {
+  client_gravatar: Params.optionalBoolean(true),
+  include_custom_profile_fields: Params.optionalBoolean(false)
+}
+
+/** @category groups */
+export class UsersApi extends HttpApiGroup.make("users")
+  .add(
+    HttpApiEndpoint.get("list", "/users", {
+      query: { ...viewQuery, user_ids: Schema.optionalKey(Params.JsonIntegerList) },
+      success: Envelope.Success({ members: Schema.Array(User) })
+    })
+      .middleware(OptionalAuthentication)
+      .annotate(OpenApi.Summary, "Get users"),
+    HttpApiEndpoint.get("me", "/users/me", {
+      success: Envelope.Success(OwnUser)
+    })
+      .middleware(Authentication)
+      .annotate(OpenApi.Summary, "Get own user"),
+    HttpApiEndpoint.get("get", "/users/:user_id_or_email", {
+      params: {
+        user_id_or_email: Schema.String.annotate({ description: "A user id, or an email address (real or placeholder)." })
+      },
+      query: viewQuery,
+      success: Envelope.Success({ user: User })
+    })
+      .middleware(Authentication)
+      .annotate(OpenApi.Summary, "Get a user by id or email")
+  )
+{}

@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+/**
+ * Entry point: `node packages/http/src/bin.ts <command> [flags]`.
+ *
+ * `NodeRuntime.runMain` interrupts the program on SIGINT/SIGTERM, which
+ * shuts the server down gracefully; a second signal exits at once.
+ *
+ * @since 0.1.0
+ */
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Cause from "effect/Cause"
+import * as Exit from "effect/Exit"
+import * as Cli from "./Cli.ts"
+
+let signals = 0
+const forceExit = () => {
+  if (++signals > 1) {
+    process.stderr.write("teamchat: second signal, exiting without waiting\n")
+    process.exit(130)
+  }
+}
+process.on("SIGINT", forceExit)
+process.on("SIGTERM", forceExit)
+
+NodeRuntime.runMain(Cli.main(process.argv.slice(2)), {
+  disableErrorReporting: true,
+  teardown: (exit, onExit) => {
+    if (Exit.isSuccess(exit)) return onExit(exit.value as number)
+    // Interrupted by SIGINT/SIGTERM after a completed graceful shutdown.
+    if (Cause.hasInterruptsOnly(exit.cause)) return onExit(0)
+    return onExit(Cli.ExitCode.failure)
+  }
+})

@@ -1,0 +1,96 @@
+/**
+ * POST /register, GET /events and DELETE /events.
+ *
+ * The register response reports this server's version (`HttpOptions.version`),
+ * the start time of the routes as `server_generation`, and the caller's
+ * organization URL as the base of absolute URLs (`server_emoji_data_url`).
+ *
+ * A blocking GET /events waits inside the core; when the client goes away
+ * the request fiber is interrupted and the wait ends with it.
+ *
+ * @since 0.1.0
+ */
+import type { GetEventsParams, RegisterQueueParams } from "@teamchat/core/events/EventQueues"
+import { EventQueues } from "@teamchat/core/events/EventQueues"
+import { Register } from "@teamchat/core/events/Register"
+import type { ServerInfo } from "@teamchat/core/events/Register"
+import type { Principal } from "@teamchat/core/services/Users"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import { Api } from "../api/Api.ts"
+import { MobileIdleQueueTimeoutSecs } from "../api/Events.ts"
+import type { QueueParams } from "../api/Events.ts"
+import { HttpConfig } from "../internal/Config.ts"
+import * as Envelope from "../internal/Envelope.ts"
+import { CurrentPrincipal } from "../middleware/Authentication.ts"
+
+/** What `Register.register` always answers, beside the requested state. */
+type RegisterBody = Record<string, unknown> & {
+  readonly queue_id: string
+  readonly last_event_id: number
+  readonly zulip_version: string
+  readonly zulip_feature_level: number
+  readonly zulip_merge_base: string
+}
+
+type QueueQuery = { readonly [K in keyof typeof QueueParams]?: (typeof QueueParams)[K]["Type"] }
+
+/** `idle_queue_timeout` (Zulip 12's name, `mobile` allowed) wins over `queue_lifespan_secs`. */
+const lifespanOf = (query: QueueQuery, alias?: number): number | undefined =>
+  query.idle_queue_timeout === "mobile"
+    ? MobileIdleQueueTimeoutSecs
+    : query.idle_queue_timeout ?? query.queue_lifespan_secs ?? alias
+
+const queueParams = (query: QueueQuery, alias?: number): RegisterQueueParams => ({
+  event_types: query.event_types,
+  narrow: query.narrow,
+  all_public_streams: query.all_public_streams,
+  client_capabilities: query.client_capabilities,
+  apply_markdown: query.apply_markdown,
+  client_gravatar: query.client_gravatar,
+  include_subscribers: query.include_subscribers,
+  slim_presence: query.slim_presence,
+  queue_lifespan_secs: lifespanOf(query, alias)
+})
+
+/** @category handlers */
+export const layer = HttpApiBuilder.group(
+  Api,
+  "events",
+  Effect.fn(function*(handlers) {
+    const register = yield* Register
+    const queues = yield* EventQueues
+    const config = yield* HttpConfig
+    const generation = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+    const serverOf = (principal: Principal): ServerInfo => ({
+      ...config.version,
+      base_url: principal.realm.url,
+      server_generation: generation
+    })
+    return handlers.handleAll({
+      register: ({ query: { fetch_event_types, ...query } }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          register.register(principal, { ...queueParams(query), fetch_event_types }, serverOf(principal))).pipe(
+            Effect.map((state) => state as RegisterBody),
+            Envelope.wrap
+          ),
+      get: ({ query: { dont_block, last_event_id, lifespan_secs, queue_id, ...query } }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => {
+          const params: GetEventsParams = queue_id === undefined
+            ? {
+              dont_block,
+              // GET /events defaults client_gravatar to false, unlike POST /register.
+              register: { ...queueParams(query, lifespan_secs), client_gravatar: query.client_gravatar ?? false }
+            }
+            : { queue_id, last_event_id, dont_block }
+          return queues.getEvents(principal, params)
+        }).pipe(Envelope.wrap),
+      delete: ({ query }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => queues.deleteQueue(principal, query.queue_id)).pipe(
+          Effect.as({}),
+          Envelope.wrap
+        )
+    })
+  })
+)

@@ -1,0 +1,79 @@
+/**
+ * GET /server_settings: what a client needs before logging in. The
+ * organization's fields appear when the request addresses an organization
+ * (its host, or the only organization); otherwise they are left out, as
+ * Zulip does on a root domain.
+ *
+ * @since 0.1.0
+ */
+import type { Realm } from "@teamchat/core/domain/Realm"
+import { renderDescription } from "@teamchat/core/internal/renderDescription"
+import { Channels } from "@teamchat/core/services/Channels"
+import { Organizations } from "@teamchat/core/services/Organizations"
+import { Users } from "@teamchat/core/services/Users"
+import * as Effect from "effect/Effect"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import { createHash } from "node:crypto"
+import { Api } from "../api/Api.ts"
+import { HttpConfig } from "../internal/Config.ts"
+import * as Envelope from "../internal/Envelope.ts"
+import * as RealmResolution from "../internal/Realm.ts"
+
+/** Zulip's default organization icon: the gravatar identicon of its string id. */
+export const realmIcon = (realm: Realm): string =>
+  `https://secure.gravatar.com/avatar/${createHash("md5").update(realm.string_id.toLowerCase()).digest("hex")}?d=identicon`
+
+const authenticationMethods = (passwordEnabled: boolean, demo: boolean) => ({
+  password: passwordEnabled,
+  dev: demo,
+  email: passwordEnabled,
+  ldap: false,
+  remoteuser: false,
+  github: false,
+  azuread: false,
+  gitlab: false,
+  apple: false,
+  google: false,
+  saml: false,
+  "openid connect": false
+})
+
+/** @category handlers */
+export const layer = HttpApiBuilder.group(
+  Api,
+  "server",
+  Effect.fn(function*(handlers) {
+    const config = yield* HttpConfig
+    const channels = yield* Channels
+    const services = yield* Effect.context<Organizations | Users>()
+    return handlers.handle("settings", ({ request }) =>
+      Effect.gen(function*() {
+        const realm = yield* RealmResolution.resolve(request).pipe(
+          Effect.catchTag("NonexistentSubdomain", () => Effect.succeed(undefined)),
+          Effect.provideContext(services)
+        )
+        const server = {
+          authentication_methods: authenticationMethods(realm?.settings.email_auth_enabled ?? true, config.demo),
+          zulip_version: config.version.zulip_version,
+          zulip_merge_base: config.version.zulip_merge_base,
+          zulip_feature_level: config.version.zulip_feature_level,
+          push_notifications_enabled: false,
+          is_incompatible: false
+        }
+        if (realm === undefined) return yield* Envelope.succeed(server)
+        const webPublic = realm.settings.enable_spectator_access && (yield* channels.hasWebPublicChannels(realm.id))
+        return yield* Envelope.succeed({
+          ...server,
+          email_auth_enabled: realm.settings.email_auth_enabled,
+          require_email_format_usernames: true,
+          realm_url: realm.url,
+          realm_name: realm.name,
+          realm_icon: realmIcon(realm),
+          realm_description: renderDescription(realm.description),
+          realm_web_public_access_enabled: webPublic,
+          external_authentication_methods: [],
+          realm_uri: realm.url
+        })
+      }))
+  })
+)

@@ -1,0 +1,26 @@
+/**
+ * GET /streams.
+ *
+ * @since 0.1.0
+ */
+import { Channels } from "@teamchat/core/services/Channels"
+import * as Effect from "effect/Effect"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import { Api } from "../api/Api.ts"
+import * as Envelope from "../internal/Envelope.ts"
+import { CurrentPrincipal } from "../middleware/Authentication.ts"
+
+/** @category handlers */
+export const layer = HttpApiBuilder.group(
+  Api,
+  "streams",
+  Effect.fn(function*(handlers) {
+    const channels = yield* Channels
+    return handlers.handle("list", ({ query: { include_all_active, ...flags } }) =>
+      Effect.flatMap(CurrentPrincipal, (principal) =>
+        channels.list(principal, { ...flags, include_all: flags.include_all || include_all_active })).pipe(
+          Effect.map((streams) => ({ streams })),
+          Envelope.wrap
+        ))
+  })
+)

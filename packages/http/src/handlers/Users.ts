@@ -1,0 +1,45 @@
+/**
+ * GET /users, GET /users/me and GET /users/{user_id | email}.
+ *
+ * @since 0.1.0
+ */
+import { Users } from "@teamchat/core/services/Users"
+import * as Effect from "effect/Effect"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import { Api } from "../api/Api.ts"
+import * as Envelope from "../internal/Envelope.ts"
+import { CurrentPrincipal, CurrentViewer } from "../middleware/Authentication.ts"
+
+const viewOptions = (query: { readonly client_gravatar: boolean; readonly include_custom_profile_fields: boolean }) => ({
+  clientGravatar: query.client_gravatar,
+  includeCustomProfileFields: query.include_custom_profile_fields
+})
+
+/** A path segment of digits names a user id; anything else an email address. */
+const userIdPattern = /^[0-9]+$/
+
+/** @category handlers */
+export const layer = HttpApiBuilder.group(
+  Api,
+  "users",
+  Effect.fn(function*(handlers) {
+    const users = yield* Users
+    return handlers.handleAll({
+      list: ({ query }) =>
+        Effect.flatMap(CurrentViewer, (viewer) =>
+          users.list(viewer.realm, viewer.user, {
+            ...viewOptions(query),
+            ...(query.user_ids === undefined ? {} : { userIds: query.user_ids })
+          })).pipe(Effect.map((members) => ({ members })), Envelope.wrap),
+      me: () => Effect.flatMap(CurrentPrincipal, (principal) => users.me(principal)).pipe(Envelope.wrap),
+      get: ({ params, query }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          userIdPattern.test(params.user_id_or_email)
+            ? users.getById(principal, Number(params.user_id_or_email), viewOptions(query))
+            : users.getByEmail(principal, params.user_id_or_email, viewOptions(query))).pipe(
+            Effect.map((user) => ({ user })),
+            Envelope.wrap
+          )
+    })
+  })
+)

@@ -1,0 +1,72 @@
+/**
+ * Zulip-shaped errors the HTTP adapter adds to the core catalogue, the error
+ * schemas the API contract declares (for typing and the OpenAPI document),
+ * and the conversion of any Zulip error into a response.
+ *
+ * @internal
+ */
+import * as Errors from "@teamchat/core/errors/Errors"
+import * as ZulipError from "@teamchat/core/errors/ZulipError"
+import * as Effect from "effect/Effect"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
+import * as SchemaTransformation from "effect/SchemaTransformation"
+
+/** A request body over `HttpOptions.maxBodyBytes`. */
+export class PayloadTooLarge extends ZulipError.make<PayloadTooLarge>()("PayloadTooLarge", {
+  code: "BAD_REQUEST",
+  status: 413,
+  params: { max_bytes: Schema.Int },
+  message: ({ max_bytes }) => `Request body is larger than the allowed limit of ${max_bytes} bytes`
+}) {}
+
+/** An unexpected defect; the cause is logged, never sent. */
+export class InternalServerError extends ZulipError.make<InternalServerError>()("InternalServerError", {
+  code: "BAD_REQUEST",
+  status: 500,
+  message: "Internal server error"
+}) {}
+
+/** The body of an unknown route (and of a known path with the wrong method). */
+export const notFound = (): ZulipError.ZulipError => new Errors.NotFoundRoute()
+
+/** The response Zulip sends for an error: its status, headers and wire body, as JSON. */
+export const toResponse = (error: ZulipError.ZulipError): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.jsonUnsafe(ZulipError.toWireBody(error), {
+    status: error.httpStatus,
+    headers: error.headers
+  })
+
+const WireBody = Schema.Struct({
+  result: Schema.Literal("error"),
+  msg: Schema.String,
+  code: Schema.String
+}).annotate({ description: "A Zulip error; some errors add data fields (var_name, retry-after, ...)." })
+
+// Errors are encoded by the ZulipErrors middleware before HttpApi sees them;
+// these schemas type handler failures and document the responses.
+const errorResponse = (status: number, description: string) =>
+  WireBody.pipe(
+    Schema.decodeTo(
+      Schema.declare((u): u is ZulipError.ZulipError => ZulipError.isZulipError(u) && u.httpStatus === status),
+      SchemaTransformation.transformEffect<ZulipError.ZulipError, typeof WireBody.Encoded>({
+        decode: (wire, options) =>
+          Effect.fail(new SchemaIssue.Forbidden({ message: "Zulip errors are encoded only" }, wire, options)),
+        encode: (error) => Effect.succeed({ result: "error" as const, msg: error.msg, code: error.code })
+      })
+    ),
+    HttpApiSchema.status(status)
+  ).annotate({ description })
+
+/** Every status a Zulip error can carry, for `error:` declarations. */
+export const ErrorResponses = [
+  errorResponse(400, "Bad request: invalid or missing parameters, or a rule the request breaks."),
+  errorResponse(401, "Authentication failed or missing."),
+  errorResponse(403, "Access denied."),
+  errorResponse(404, "Not found, or no organization for this host."),
+  errorResponse(413, "The request body is too large."),
+  errorResponse(429, "Rate limit exceeded."),
+  errorResponse(500, "Internal server error.")
+] as const

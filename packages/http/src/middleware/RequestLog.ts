@@ -1,0 +1,85 @@
+/**
+ * The outermost layer around every route: one structured log line per
+ * request (when enabled) and the last-resort conversion of a defect into
+ * Zulip's 500 JSON.
+ *
+ * The line is logged at Info level with the annotations `method`, `path`
+ * (without the query string), `status`, `duration_ms` and `user_id` (the
+ * authenticated user, or null); the Authorization header, API keys and
+ * passwords never appear in it.
+ *
+ * @since 0.1.0
+ */
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerError from "effect/http/HttpServerError"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import type * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Option from "effect/Option"
+import type { unhandled } from "effect/Types"
+import { InternalServerError, notFound, toResponse } from "../internal/Errors.ts"
+
+const users = new WeakMap<object, number>()
+
+const keyOf = (request: HttpServerRequest.HttpServerRequest): object | undefined =>
+  typeof request.source === "object" && request.source !== null ? request.source : undefined
+
+/** Records the authenticated user of a request, for its log line. */
+export const setUser = (request: HttpServerRequest.HttpServerRequest, userId: number): void => {
+  const key = keyOf(request)
+  if (key !== undefined) users.set(key, userId)
+}
+
+const isRouteNotFound = (error: unknown): boolean =>
+  HttpServerError.isHttpServerError(error) && error.reason._tag === "RouteNotFound"
+
+const pathOf = (url: string): string => {
+  const end = url.search(/[?#]/)
+  return end === -1 ? url : url.slice(0, end)
+}
+
+/**
+ * The global router middleware: catches defects anywhere below it (logged,
+ * answered with a Zulip 500) and logs one line per request when `log` is on.
+ *
+ * @category layers
+ */
+export const layer = (options: { readonly log: boolean }): Layer.Layer<never, never, HttpRouter.HttpRouter> =>
+  HttpRouter.middleware(
+    (httpEffect) =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const start = yield* Clock.currentTimeMillis
+        const response: HttpServerResponse.HttpServerResponse = yield* httpEffect.pipe(
+          Effect.catchCause((cause) => {
+            if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
+            // The router fails this way on paths it cannot even decode.
+            if (Cause.findErrorOption(cause).pipe(Option.exists(isRouteNotFound))) {
+              return Effect.succeed(toResponse(notFound()))
+            }
+            return Effect.as(
+              Effect.logError("Unhandled error while serving a request", cause),
+              toResponse(new InternalServerError())
+            )
+          })
+        )
+        if (options.log) {
+          const end = yield* Clock.currentTimeMillis
+          const key = keyOf(request)
+          yield* Effect.logInfo("request").pipe(
+            Effect.annotateLogs({
+              method: request.method,
+              path: pathOf(request.url),
+              status: response.status,
+              duration_ms: end - start,
+              user_id: (key === undefined ? undefined : users.get(key)) ?? null
+            })
+          )
+        }
+        return response
+      }) as Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled>,
+    { global: true }
+  )

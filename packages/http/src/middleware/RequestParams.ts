@@ -1,0 +1,110 @@
+/**
+ * Zulip's parameter sources, merged before HttpApi decodes an endpoint's
+ * `query` schema: the query string on every method, and on POST, PUT, PATCH
+ * and DELETE the body, `application/x-www-form-urlencoded` or
+ * `multipart/form-data` (files are not parameters). A body value wins over a
+ * query value of the same name, and a repeated name keeps its last value, as
+ * Django's `QueryDict.get` does. Other body types are ignored, as Zulip does.
+ *
+ * The merged record replaces `ParsedSearchParams` for the rest of the
+ * request, so endpoints declare every parameter under `query`. The
+ * middleware also provides `IgnoredParameters` for the success envelope.
+ *
+ * Bodies over `maxBodyBytes` fail with a Zulip-shaped 413, checked against
+ * `Content-Length` first and enforced while reading.
+ *
+ * @since 0.1.0
+ */
+import { BadRequest } from "@teamchat/core/errors/Errors"
+import * as ByteSize from "effect/ByteSize"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
+import * as HttpMethod from "effect/http/HttpMethod"
+import type * as HttpServerError from "effect/http/HttpServerError"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as Multipart from "effect/http/Multipart"
+import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
+import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
+import { ErrorResponses, PayloadTooLarge } from "../internal/Errors.ts"
+import * as IgnoredParameters from "../internal/IgnoredParameters.ts"
+
+/** @category middleware */
+export class RequestParams extends HttpApiMiddleware.Service<RequestParams, {
+  provides: IgnoredParameters.IgnoredParameters
+}>()("@teamchat/http/middleware/RequestParams", {
+  error: ErrorResponses
+}) {
+  /** @category layers */
+  static readonly layer = (options: { readonly maxBodyBytes: number }): Layer.Layer<RequestParams> =>
+    Layer.succeed(RequestParams, (httpEffect, { endpoint }) =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const query = yield* HttpServerRequest.ParsedSearchParams
+        const merged: Record<string, string> = Object.create(null)
+        for (const [key, value] of Object.entries(query)) {
+          const last = typeof value === "string" ? value : value[value.length - 1]
+          if (last !== undefined) merged[key] = last
+        }
+        const body = yield* readBody(request, options.maxBodyBytes)
+        for (const [key, value] of body) merged[key] = value
+        const ignored = IgnoredParameters.compute(Object.keys(merged), IgnoredParameters.declaredNames(endpoint))
+        return yield* httpEffect.pipe(
+          Effect.provideService(HttpServerRequest.ParsedSearchParams, merged),
+          Effect.provideService(IgnoredParameters.IgnoredParameters, ignored)
+        )
+      })
+    )
+}
+
+const mediaType = (request: HttpServerRequest.HttpServerRequest): string =>
+  (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
+
+const tooLarge = (maxBodyBytes: number) => new PayloadTooLarge({ max_bytes: maxBodyBytes })
+const malformed = () => new BadRequest({ msg: "Malformed request body" })
+
+const fromServerError = (maxBodyBytes: number) => (error: HttpServerError.HttpServerError) =>
+  error.reason._tag === "RequestParseError" && error.reason.reason === "BodyTooLarge"
+    ? tooLarge(maxBodyBytes)
+    : malformed()
+
+const fromMultipartError = (maxBodyBytes: number) => (error: Multipart.MultipartError) =>
+  error.reason._tag === "Parse" || error.reason._tag === "InternalError" ? malformed() : tooLarge(maxBodyBytes)
+
+/** The form fields of the body, in order; empty for methods and types Zulip does not read. */
+const readBody = (
+  request: HttpServerRequest.HttpServerRequest,
+  maxBodyBytes: number
+): Effect.Effect<ReadonlyArray<readonly [string, string]>, PayloadTooLarge | BadRequest> => {
+  if (!HttpMethod.hasBody(request.method)) return Effect.succeed([])
+  const type = mediaType(request)
+  const isForm = type === "application/x-www-form-urlencoded"
+  const isMultipart = type === "multipart/form-data"
+  if (!isForm && !isMultipart) return Effect.succeed([])
+  const declaredLength = Number(request.headers["content-length"])
+  if (Number.isFinite(declaredLength) && declaredLength > maxBodyBytes) return Effect.fail(tooLarge(maxBodyBytes))
+  const read: Effect.Effect<ReadonlyArray<readonly [string, string]>, PayloadTooLarge | BadRequest> = isForm
+    ? request.urlParamsBody.pipe(
+      Effect.map((params) =>
+        params.params.map(([key, value]) => [key, typeof value === "string" ? value : Redacted.value(value)] as const)
+      ),
+      Effect.mapError(fromServerError(maxBodyBytes))
+    )
+    : Effect.suspend(() => {
+      const fields: Array<readonly [string, string]> = []
+      return request.multipartStream.pipe(
+        Stream.runForEach((part) => {
+          if (Multipart.isField(part)) fields.push([part.key, part.value])
+          return Effect.void
+        }),
+        Effect.as(fields),
+        Effect.mapError(fromMultipartError(maxBodyBytes))
+      )
+    })
+  const limit = ByteSize.bytes(maxBodyBytes)
+  return read.pipe(
+    Effect.provideService(HttpIncomingMessage.MaxBodySize, limit),
+    Effect.provideService(Multipart.MaxFieldSize, limit)
+  )
+}

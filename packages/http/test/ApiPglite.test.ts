@@ -1,0 +1,3 @@
+import { apiContract } from "./support/ApiContract.ts"
+
+apiContract("PGlite")

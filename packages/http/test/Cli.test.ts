@@ -1,0 +1,365 @@
+/**
+ * The command line, run as users run it: `node packages/http/src/bin.ts …`
+ * in a child process, checking exit codes and the exact stdout/stderr text.
+ * Bad input that is caught before a database opens runs in parallel; the
+ * commands' database paths run in sequence on one PGlite data directory and
+ * on a fresh PostgreSQL database (fast to open, so it carries most cases).
+ * Also: Config.ts's parsing of the environment, in process.
+ */
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Authentication } from "@teamchat/core/services/Authentication"
+import { Organizations } from "@teamchat/core/services/Organizations"
+import * as Teamchat from "@teamchat/core/Teamchat"
+import * as TestDatabase from "@teamchat/core/testing/TestDatabase"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import { execFile } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import * as Config from "../src/Config.ts"
+import * as Server from "../src/Server.ts"
+
+const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
+const repoRoot = fileURLToPath(new URL("../../..", import.meta.url))
+
+const settings = [
+  "PORT", "HOST", "DATABASE_URL", "DATA_DIR", "DEMO", "EXTERNAL_URL",
+  "RATE_LIMIT_REQUESTS", "RATE_LIMIT_WINDOW_SECONDS", "LOG_LEVEL", "LOG_FORMAT"
+]
+const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !settings.includes(key)))
+
+interface Run {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const teamchat = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
+  Effect.promise(() =>
+    new Promise<Run>((resolve) => {
+      execFile(
+        process.execPath,
+        [bin, ...args],
+        { cwd: repoRoot, env: { ...baseEnv, ...env }, timeout: 60_000 },
+        (error, stdout, stderr) =>
+          resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr })
+      )
+    })
+  )
+
+const apiKeyLine = /^[A-Za-z0-9]{32}\n$/
+
+/** Exit code 2, nothing on stdout, and `line` as the first line of stderr; never a stack trace. */
+const assertUsage = (run: Run, line: string) => {
+  assert.strictEqual(run.code, 2, run.stderr)
+  assert.strictEqual(run.stdout, "")
+  assert.notMatch(run.stderr, /\n\s+at /)
+  assert.include(run.stderr.split("\n"), line)
+}
+
+const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "teamchat-cli-"))
+
+describe("teamchat command line without a database", () => {
+  it.live("help, version and usage errors", () =>
+    Effect.gen(function*() {
+      const cases = yield* Effect.all({
+        none: teamchat([]),
+        help: teamchat(["help"]),
+        helpCommand: teamchat(["help", "create-user"]),
+        flagHelp: teamchat(["rotate-api-key", "--help"]),
+        version: teamchat(["--version"]),
+        unknown: teamchat(["frobnicate"]),
+        missing: teamchat(["create-user", "--org", "acme", "--email", "a@acme.test"]),
+        role: teamchat(["create-user", "--org", "acme", "--email", "a@acme.test", "--name", "A", "--role", "king"]),
+        bot: teamchat(["create-user", "--org", "acme", "--email", "b@acme.test", "--name", "B", "--bot", "generic"]),
+        botType: teamchat(["create-user", "--org", "acme", "--email", "b@acme.test", "--name", "B", "--bot", "robot", "--owner", "a@acme.test"]),
+        owner: teamchat(["create-user", "--org", "acme", "--email", "b@acme.test", "--name", "B", "--owner", "a@acme.test"]),
+        botPassword: teamchat(["create-user", "--org", "acme", "--email", "b@acme.test", "--name", "B", "--bot", "generic", "--owner", "a@acme.test", "--password", "x"]),
+        unknownFlag: teamchat(["deactivate-user", "--org", "acme", "--email", "a@acme.test", "--force"])
+      }, { concurrency: 4 })
+
+      assert.strictEqual(cases.none.code, 2)
+      assert.include(cases.none.stderr, "USAGE\n  teamchat <subcommand> [flags]")
+      assert.strictEqual(cases.help.code, 0)
+      for (const command of ["serve", "create-organization", "create-user", "rotate-api-key", "deactivate-user", "reactivate-user", "help"]) {
+        assert.include(cases.help.stdout, `\n  ${command} `)
+      }
+      assert.strictEqual(cases.helpCommand.code, 0)
+      assert.include(cases.helpCommand.stdout, "teamchat create-user [flags]")
+      assert.include(cases.helpCommand.stdout, "(choices: owner, admin, moderator, member, guest)")
+      assert.strictEqual(cases.flagHelp.code, 0)
+      assert.include(cases.flagHelp.stdout, "--email string")
+      assert.strictEqual(cases.version.stdout, "teamchat v0.1.0\n")
+
+      assertUsage(cases.unknown, "teamchat: Unknown subcommand \"frobnicate\" for \"teamchat\"")
+      assert.include(cases.unknown.stderr, "Run 'teamchat --help' for usage.")
+      assertUsage(cases.missing, "teamchat: Missing required flag: --name")
+      assert.include(cases.missing.stderr, "Run 'teamchat create-user --help' for usage.")
+      assertUsage(
+        cases.role,
+        "teamchat: Invalid value for flag --role: \"king\". Expected: \"owner\" | \"admin\" | \"moderator\" | \"member\" | \"guest\""
+      )
+      assertUsage(cases.bot, "teamchat: --bot needs --owner <email of the bot's owner>")
+      assertUsage(
+        cases.botType,
+        "teamchat: Invalid value for flag --bot: \"robot\". Expected: \"generic\" | \"incoming\" | \"outgoing\" | \"embedded\""
+      )
+      assertUsage(cases.owner, "teamchat: --owner is only for bots; add --bot <type>")
+      assertUsage(cases.botPassword, "teamchat: bots log in with their API key; drop --password")
+      assertUsage(cases.unknownFlag, "teamchat: Unrecognized flag: --force in command teamchat deactivate-user")
+    }), { timeout: 60_000 })
+
+  it.live("configuration errors", () =>
+    Effect.gen(function*() {
+      const account = ["--org", "acme", "--email", "a@acme.test"]
+      const owner = ["--string-id", "acme", "--name", "Acme", "--owner-email", "boss@acme.test", "--owner-name", "Boss"]
+      const cases = yield* Effect.all({
+        port: teamchat(["serve"], { PORT: "http" }),
+        portFlag: teamchat(["serve", "--port", "70000"]),
+        host: teamchat(["serve", "--host", "not a host"]),
+        demo: teamchat(["serve"], { DEMO: "maybe" }),
+        level: teamchat(["serve"], { LOG_LEVEL: "loud" }),
+        rate: teamchat(["serve"], { RATE_LIMIT_REQUESTS: "-5" }),
+        external: teamchat(["serve"], { EXTERNAL_URL: "chat.example.com" }),
+        database: teamchat(["rotate-api-key", ...account], { DATABASE_URL: "mysql://localhost/teamchat" }),
+        both: teamchat(["rotate-api-key", ...account, "--data-dir", "/tmp/x", "--database-url", "postgres://localhost/x"]),
+        url: teamchat(["create-organization", ...owner, "--url", "https://acme.test/chat"])
+      }, { concurrency: 4 })
+      assertUsage(cases.port, "teamchat: invalid PORT \"http\": expected a port number from 0 to 65535 (0 picks a free port)")
+      assertUsage(cases.portFlag, "teamchat: invalid --port \"70000\": expected a port number from 0 to 65535 (0 picks a free port)")
+      assertUsage(cases.host, "teamchat: invalid --host \"not a host\": expected an IP address or host name to listen on, e.g. 127.0.0.1 or 0.0.0.0")
+      assertUsage(cases.demo, "teamchat: invalid DEMO \"maybe\": expected 1 or 0 (also true/false, yes/no, on/off)")
+      assertUsage(cases.level, "teamchat: invalid LOG_LEVEL \"loud\": expected one of trace, debug, info, warn, error, fatal, none")
+      assertUsage(
+        cases.rate,
+        "teamchat: invalid RATE_LIMIT_REQUESTS \"-5\": expected a whole number of requests per window (0 disables rate limiting)"
+      )
+      assertUsage(
+        cases.external,
+        "teamchat: invalid EXTERNAL_URL \"chat.example.com\": expected an http:// or https:// URL without a path, e.g. https://chat.example.com"
+      )
+      assertUsage(
+        cases.database,
+        "teamchat: invalid DATABASE_URL \"mysql://localhost/teamchat\": expected a postgres:// or postgresql:// URL (e.g. postgres://user:password@localhost:5432/teamchat), or memory://"
+      )
+      assertUsage(cases.both, "teamchat: invalid --data-dir \"/tmp/x\": expected either --database-url or --data-dir, not both")
+      assertUsage(
+        cases.url,
+        "teamchat: invalid --url \"https://acme.test/chat\": expected an http:// or https:// URL without a path, e.g. https://chat.example.com"
+      )
+    }), { timeout: 60_000 })
+})
+
+describe("teamchat command line on PGlite (DATA_DIR)", () => {
+  it.live("creates an organization and a user in one data directory, and refuses a directory in use", () =>
+    Effect.gen(function*() {
+      const dataDir = path.join(tempDir(), "nested", "data")
+      const env = { DATA_DIR: dataDir }
+      const created = yield* teamchat([
+        "create-organization", "--string-id", "acme", "--name", "Acme", "--owner-email", "boss@acme.test", "--owner-name", "The Boss"
+      ], env)
+      assert.strictEqual(created.code, 0, created.stderr)
+      assert.match(created.stdout, apiKeyLine)
+      assert.strictEqual(
+        created.stderr,
+        `teamchat: opening PGlite at ${dataDir}… ready\n` +
+          "teamchat: created organization 'Acme' (acme) at http://localhost:9991; owner The Boss <boss@acme.test> (owner, id 1)\n" +
+          "teamchat: the owner's API key:\n"
+      )
+
+      // A second process sees the first one's data.
+      const user = yield* teamchat(["create-user", "--org", "acme", "--email", "ann@acme.test", "--name", "Ann"], env)
+      assert.strictEqual(user.code, 0, user.stderr)
+      assert.match(user.stdout, apiKeyLine)
+      assert.include(user.stderr, "teamchat: created Ann <ann@acme.test> (member, id 2) in 'acme'; API key:\n")
+      assert.isFalse(fs.existsSync(path.join(dataDir, Server.lockFile)))
+
+      // A live process (this one) holds the directory: refused before PGlite opens.
+      fs.writeFileSync(path.join(dataDir, Server.lockFile), `${process.pid}\n`)
+      const locked = yield* teamchat(["rotate-api-key", "--org", "acme", "--email", "ann@acme.test"], env)
+      assert.strictEqual(locked.code, 1)
+      assert.strictEqual(locked.stdout, "")
+      assert.strictEqual(
+        locked.stderr,
+        `teamchat: opening PGlite at ${dataDir}… failed\n` +
+          `teamchat: the data directory ${dataDir} is in use by another teamchat process (pid ${process.pid}); ` +
+          "stop it first (embedded PGlite allows one process at a time; use DATABASE_URL for more)\n"
+      )
+      fs.rmSync(path.dirname(path.dirname(dataDir)), { recursive: true, force: true })
+    }), { timeout: 120_000 })
+})
+
+// Needs the PostgreSQL at TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test).
+layer(TestDatabase.postgresLayer(), { timeout: "60 seconds", excludeTestServices: true })(
+  "teamchat command line on PostgreSQL (DATABASE_URL)",
+  (it) => {
+    it.effect("every command's success and error paths", () =>
+      Effect.gen(function*() {
+        const database = yield* TestDatabase.TestDatabase
+        const env = { DATABASE_URL: database.url }
+        const run = (...args: Array<string>) => teamchat(args, env)
+        const account = (email: string) => ["--org", "acme", "--email", email]
+
+        // create-organization
+        const org = yield* teamchat([
+          "create-organization", "--string-id", "acme", "--name", "Acme", "--owner-email", "boss@acme.test",
+          "--owner-name", "The Boss", "--owner-password", "boss-secret"
+        ], { ...env, EXTERNAL_URL: "https://chat.acme.test/" })
+        assert.strictEqual(org.code, 0, org.stderr)
+        assert.match(org.stdout, apiKeyLine)
+        assert.include(org.stderr, "teamchat: opening PostgreSQL at postgres://")
+        assert.include(
+          org.stderr,
+          "teamchat: created organization 'Acme' (acme) at https://chat.acme.test; owner The Boss <boss@acme.test> (owner, id 1)\n"
+        )
+        const created = yield* run("create-user", ...account("ann@acme.test"), "--name", "Ann", "--role", "admin", "--password", "ann-secret")
+        assert.strictEqual(created.code, 0, created.stderr)
+        assert.match(created.stdout, apiKeyLine)
+        assert.include(created.stderr, "teamchat: created Ann <ann@acme.test> (admin, id 2) in 'acme'; API key:\n")
+
+        // Rejections that change nothing, so they may run side by side.
+        const rejected = yield* Effect.all({
+          duplicateOrg: run("create-organization", "--string-id", "acme", "--name", "Again", "--owner-email", "x@acme.test", "--owner-name", "X"),
+          badStringId: run("create-organization", "--string-id", "Bad_Id", "--name", "Bad", "--owner-email", "x@bad.test", "--owner-name", "X"),
+          duplicateEmail: run("create-user", ...account("ANN@acme.test"), "--name", "Ann again"),
+          unknownOrg: run("create-user", "--org", "nope", "--email", "x@acme.test", "--name", "X"),
+          badEmail: run("create-user", ...account("not-an-email"), "--name", "X"),
+          emptyName: run("create-user", ...account("x@acme.test"), "--name", "   "),
+          unknownOwner: run("create-user", ...account("cd-bot@acme.test"), "--name", "CD", "--bot", "generic", "--owner", "ghost@acme.test"),
+          unknownEmail: run("rotate-api-key", ...account("ghost@acme.test")),
+          onlyOwner: run("deactivate-user", ...account("boss@acme.test")),
+          active: run("reactivate-user", ...account("ann@acme.test"))
+        }, { concurrency: 3 })
+        assertUsage(rejected.duplicateOrg, "teamchat: Subdomain is already in use. Please choose a different one.")
+        assertUsage(rejected.badStringId, "teamchat: Subdomain can only have lowercase letters, numbers, and '-'s.")
+        assertUsage(rejected.duplicateEmail, "teamchat: Email 'ANN@acme.test' already in use")
+        assertUsage(rejected.unknownOrg, "teamchat: no organization 'nope' (known: acme)")
+        assertUsage(rejected.badEmail, "teamchat: Enter a valid email address.")
+        assertUsage(rejected.emptyName, "teamchat: Name must not be empty!")
+        assertUsage(rejected.unknownOwner, "teamchat: no user with email 'ghost@acme.test' in organization 'acme'")
+        assertUsage(rejected.unknownEmail, "teamchat: no user with email 'ghost@acme.test' in organization 'acme'")
+        assertUsage(rejected.onlyOwner, "teamchat: Cannot deactivate the only organization owner")
+        assertUsage(rejected.active, "teamchat: User is already active")
+
+        // create-user --bot
+        const bot = yield* run("create-user", ...account("ci-bot@acme.test"), "--name", "CI", "--bot", "incoming", "--owner", "ann@acme.test")
+        assert.strictEqual(bot.code, 0, bot.stderr)
+        assert.match(bot.stdout, apiKeyLine)
+        assert.include(bot.stderr, "teamchat: created CI <ci-bot@acme.test> (bot, id 3) in 'acme'; API key:\n")
+
+        // rotate-api-key
+        const rotated = yield* run("rotate-api-key", ...account("ann@acme.test"))
+        assert.strictEqual(rotated.code, 0, rotated.stderr)
+        assert.match(rotated.stdout, apiKeyLine)
+        assert.notStrictEqual(rotated.stdout, created.stdout)
+        assert.include(rotated.stderr, "teamchat: new API key for Ann <ann@acme.test> (admin, id 2) (the old key no longer works):\n")
+
+        // deactivate-user / reactivate-user
+        const deactivated = yield* run("deactivate-user", ...account("ann@acme.test"))
+        assert.strictEqual(deactivated.code, 0, deactivated.stderr)
+        assert.strictEqual(deactivated.stdout, "deactivated Ann <ann@acme.test> (admin, id 2)\n")
+        assertUsage(yield* run("deactivate-user", ...account("ann@acme.test")), "teamchat: User is already deactivated")
+        const reactivated = yield* run("reactivate-user", ...account("ann@acme.test"))
+        assert.strictEqual(reactivated.code, 0, reactivated.stderr)
+        assert.strictEqual(reactivated.stdout, "reactivated Ann <ann@acme.test> (admin, id 2)\n")
+
+        // What the commands wrote is what the server would see.
+        yield* Effect.gen(function*() {
+          const realm = (yield* (yield* Organizations).findByStringId("acme"))!
+          assert.strictEqual(realm.url, "https://chat.acme.test")
+          const auth = yield* Authentication
+          const principal = yield* auth.basic("ann@acme.test", rotated.stdout.trim())
+          assert.strictEqual(principal.user.role, 200)
+          assert.strictEqual((yield* Effect.flip(auth.basic("ann@acme.test", created.stdout.trim())))._tag, "InvalidApiKey")
+          const grant = yield* auth.fetchApiKey(realm.id, "boss@acme.test", "boss-secret")
+          assert.strictEqual(grant.api_key, org.stdout.trim())
+          const botPrincipal = yield* auth.basic("ci-bot@acme.test", bot.stdout.trim())
+          assert.isTrue(botPrincipal.user.is_bot)
+          assert.strictEqual(botPrincipal.user.bot_type, 2)
+        }).pipe(Effect.provide(Teamchat.layerSql(Teamchat.layerSecretsTest)))
+      }), { timeout: 120_000 })
+  }
+)
+
+describe("Config", () => {
+  const load = (env: Record<string, string>, overrides: Config.Overrides = {}) =>
+    Config.server(overrides).pipe(Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env })))
+
+  it.effect("defaults", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* load({}), {
+        port: 9991,
+        host: "127.0.0.1",
+        database: { _tag: "Pglite", dataDir: "./data" },
+        demo: false,
+        externalUrl: undefined,
+        rateLimit: { requests: undefined, windowSeconds: undefined },
+        logLevel: "Info",
+        logFormat: "logfmt"
+      })
+    }))
+
+  it.effect("reads the environment; flags win; empty variables count as unset", () =>
+    Effect.gen(function*() {
+      const env = {
+        PORT: "8080",
+        HOST: "0.0.0.0",
+        DATABASE_URL: "postgresql://u:secret@db:5432/chat",
+        DATA_DIR: "/ignored",
+        DEMO: "yes",
+        EXTERNAL_URL: "https://chat.example.com/",
+        RATE_LIMIT_REQUESTS: "0",
+        LOG_LEVEL: "WARNING",
+        LOG_FORMAT: "json"
+      }
+      const config = yield* load(env)
+      assert.deepStrictEqual(config, {
+        port: 8080,
+        host: "0.0.0.0",
+        database: { _tag: "Postgres", url: "postgresql://u:secret@db:5432/chat" },
+        demo: true,
+        externalUrl: "https://chat.example.com",
+        rateLimit: false,
+        logLevel: "Warn",
+        logFormat: "json"
+      })
+      assert.strictEqual(Config.describeDatabase(config.database), "PostgreSQL at postgresql://u:***@db:5432/chat")
+      const flagged = yield* load(env, { port: "0", dataDir: "./here", demo: true })
+      assert.strictEqual(flagged.port, 0)
+      assert.deepStrictEqual(flagged.database, { _tag: "Pglite", dataDir: "./here" })
+      assert.deepStrictEqual((yield* load({ PORT: "", DATABASE_URL: " " })).database, { _tag: "Pglite", dataDir: "./data" })
+      assert.strictEqual((yield* load({ DEMO: "0" }, { demo: true })).demo, true)
+      assert.deepStrictEqual((yield* load({ DATABASE_URL: "memory://" })).database, { _tag: "Memory" })
+      assert.strictEqual(Config.describeDatabase({ _tag: "Memory" }), "in-memory database")
+    }))
+
+  it.effect("resolves the rate limit against the HTTP adapter's default", () =>
+    Effect.gen(function*() {
+      const fallback = { requests: 200, windowSeconds: 60 }
+      const resolve = (env: Record<string, string>) => Effect.map(load(env), (c) => Config.resolveRateLimit(c.rateLimit, fallback))
+      assert.deepStrictEqual(yield* resolve({}), fallback)
+      assert.deepStrictEqual(yield* resolve({ RATE_LIMIT_REQUESTS: "5" }), { requests: 5, windowSeconds: 60 })
+      assert.deepStrictEqual(yield* resolve({ RATE_LIMIT_WINDOW_SECONDS: "10" }), { requests: 200, windowSeconds: 10 })
+      assert.deepStrictEqual(yield* resolve({ RATE_LIMIT_REQUESTS: "5", RATE_LIMIT_WINDOW_SECONDS: "1" }), { requests: 5, windowSeconds: 1 })
+      assert.isFalse(yield* resolve({ RATE_LIMIT_REQUESTS: "0", RATE_LIMIT_WINDOW_SECONDS: "1" }))
+      assert.isFalse(Config.resolveRateLimit({ requests: undefined, windowSeconds: 10 }, false))
+    }))
+
+  it.effect("rejects bad values with one line naming the setting", () =>
+    Effect.gen(function*() {
+      const message = (env: Record<string, string>) => Effect.map(Effect.flip(load(env)), (e) => e.message)
+      assert.strictEqual(
+        yield* message({ PORT: "9991x" }),
+        "invalid PORT \"9991x\": expected a port number from 0 to 65535 (0 picks a free port)"
+      )
+      assert.strictEqual(
+        yield* message({ RATE_LIMIT_WINDOW_SECONDS: "0" }),
+        "invalid RATE_LIMIT_WINDOW_SECONDS \"0\": expected a whole number of seconds from 1 to 86400"
+      )
+      assert.strictEqual(yield* message({ LOG_FORMAT: "xml" }), "invalid LOG_FORMAT \"xml\": expected logfmt, json or pretty")
+      assert.match(yield* message({ DATABASE_URL: "postgres://" }), /^invalid DATABASE_URL "postgres:\/\/": expected a postgres:\/\//)
+      assert.match(yield* message({ EXTERNAL_URL: "ftp://chat.example.com" }), /^invalid EXTERNAL_URL/)
+    }))
+})

@@ -1,0 +1,182 @@
+/**
+ * Responses outside the endpoints' happy paths: unknown routes and methods,
+ * bodies over the limit, defects. Every one is Zulip's error JSON with
+ * `Content-Type: application/json`.
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import { Users } from "@teamchat/core/services/Users"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import { accounts, demoLayer, layerServer, makeRequest, realmUrl, Server } from "./support/Harness.ts"
+
+const notFound = { result: "error", msg: "Not Found", code: "BAD_REQUEST" }
+
+describe("unknown routes", () => {
+  layer(layerServer((clock) => demoLayer("memory", clock)))((it) => {
+    it.effect("any unknown path or method is Zulip's 404", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const hamlet = yield* server.login(accounts.member)
+        const cases: ReadonlyArray<readonly [string, string]> = [
+          ["GET", "/api/v1/no_such_endpoint"],
+          ["GET", "/api/v1/users/me/nothing/here"],
+          ["POST", "/api/v1/users/me"],
+          ["DELETE", "/api/v1/server_settings"],
+          ["PATCH", "/api/v1/streams"],
+          ["GET", "/api/v1/fetch_api_key"],
+          ["GET", "/"],
+          ["GET", "/json/users/me"],
+          ["OPTIONS", "/api/v1/users"],
+          ["HEAD", "/api/v1/server_settings"],
+          // Paths the router cannot even decode.
+          ["GET", "/api/v1/users/%E0%A4%A"],
+          ["GET", "/api/v1/users/%"]
+        ]
+        for (const [method, path] of cases) {
+          const response = yield* Effect.promise(() => server.handler(makeRequest(method, path, { as: hamlet })))
+          assert.strictEqual(response.status, 404, `${method} ${path}`)
+          assert.strictEqual(response.headers.get("content-type"), "application/json", `${method} ${path}`)
+          if (method !== "HEAD") assert.deepStrictEqual(yield* Effect.promise(() => response.json()), notFound, `${method} ${path}`)
+        }
+      }))
+
+    it.effect("the OpenAPI document", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const reply = yield* server.fetch("GET", "/api/v1/openapi.json")
+        assert.strictEqual(reply.status, 200)
+        assert.strictEqual(reply.headers.get("content-type"), "application/json")
+        assert.strictEqual(reply.json.openapi, "3.1.0")
+        assert.deepStrictEqual(Object.keys(reply.json.paths).sort(), [
+          "/api/v1/dev_fetch_api_key",
+          "/api/v1/dev_list_users",
+          "/api/v1/events",
+          "/api/v1/fetch_api_key",
+          "/api/v1/register",
+          "/api/v1/server_settings",
+          "/api/v1/settings",
+          "/api/v1/streams",
+          "/api/v1/users",
+          "/api/v1/users/me",
+          "/api/v1/users/me/alert_words",
+          "/api/v1/users/me/subscriptions",
+          "/api/v1/users/me/subscriptions/properties",
+          "/api/v1/users/{user_id_or_email}"
+        ])
+        assert.deepStrictEqual(Object.keys(reply.json.paths["/api/v1/events"]).sort(), ["delete", "get"])
+        assert.deepStrictEqual(Object.keys(reply.json.paths["/api/v1/users/me/alert_words"]).sort(), ["delete", "get", "post"])
+        const me = reply.json.paths["/api/v1/users/me"].get
+        assert.deepStrictEqual(me.security, [{ basic: [] }])
+        assert.deepStrictEqual(Object.keys(me.responses), ["200", "400", "401", "403", "404", "413", "429", "500"])
+        const users = reply.json.paths["/api/v1/users"].get
+        assert.deepStrictEqual(users.parameters.map((p: { name: string }) => p.name), [
+          "client_gravatar",
+          "include_custom_profile_fields",
+          "user_ids"
+        ])
+      }))
+  })
+})
+
+describe("body size limit", () => {
+  const maxBodyBytes = 256
+  layer(layerServer((clock) => demoLayer("memory", clock), { maxBodyBytes }))((it) => {
+    const tooLarge = {
+      result: "error",
+      msg: `Request body is larger than the allowed limit of ${maxBodyBytes} bytes`,
+      code: "BAD_REQUEST"
+    }
+    const big = "x".repeat(maxBodyBytes * 2)
+
+    it.effect("a form body over the limit is a 413 (Content-Length)", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const reply = yield* server.fetch("POST", "/api/v1/dev_fetch_api_key", {
+          form: { username: accounts.member, padding: big }
+        })
+        assert.strictEqual(reply.status, 413)
+        assert.strictEqual(reply.headers.get("content-type"), "application/json")
+        assert.deepStrictEqual(reply.json, tooLarge)
+      }))
+
+    it.effect("a multipart body over the limit is a 413", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const reply = yield* server.fetch("POST", "/api/v1/dev_fetch_api_key", {
+          multipart: { username: accounts.member, padding: big }
+        })
+        assert.strictEqual(reply.status, 413)
+        assert.deepStrictEqual(reply.json, tooLarge)
+      }))
+
+    const streamed = (contentType: string, text: string) => {
+      const bytes = new TextEncoder().encode(text)
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let i = 0; i < bytes.length; i += 64) controller.enqueue(bytes.slice(i, i + 64))
+          controller.close()
+        }
+      })
+      return new Request(`${realmUrl}/api/v1/dev_fetch_api_key`, {
+        method: "POST",
+        headers: { "content-type": contentType },
+        body,
+        duplex: "half"
+      } as RequestInit)
+    }
+
+    it.effect("a body over the limit without Content-Length is a 413 while reading", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const form = yield* server.fetchRaw(
+          streamed("application/x-www-form-urlencoded", `username=${accounts.member}&padding=${big}`)
+        )
+        assert.strictEqual(form.status, 413)
+        assert.deepStrictEqual(form.json, tooLarge)
+        const boundary = "zulipboundary"
+        const multipart = [
+          `--${boundary}\r\nContent-Disposition: form-data; name="username"\r\n\r\n${accounts.member}\r\n`,
+          `--${boundary}\r\nContent-Disposition: form-data; name="padding"\r\n\r\n${big}\r\n`,
+          `--${boundary}--\r\n`
+        ].join("")
+        const parts = yield* server.fetchRaw(streamed(`multipart/form-data; boundary=${boundary}`, multipart))
+        assert.strictEqual(parts.status, 413)
+        assert.deepStrictEqual(parts.json, tooLarge)
+      }))
+
+    it.effect("a body within the limit is fine, streamed or not", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const reply = yield* server.fetchRaw(streamed("application/x-www-form-urlencoded", `username=${accounts.member}`))
+        assert.strictEqual(reply.status, 200)
+        assert.strictEqual(reply.json.email, accounts.member)
+      }))
+  })
+})
+
+describe("defects", () => {
+  const logged: Array<string> = []
+  const capture = Logger.layer([Logger.make((options) => void logged.push(`${options.logLevel}: ${String(options.message)}`))])
+  // Users.me dies; everything else works.
+  const broken = (clock: Parameters<typeof demoLayer>[1]) =>
+    Layer.effect(
+      Users,
+      Effect.map(Users, (users) => Users.of({ ...users, me: () => Effect.die(new Error("boom")) }))
+    ).pipe(Layer.provideMerge(demoLayer("memory", clock)), Layer.provideMerge(capture))
+
+  layer(layerServer(broken))((it) => {
+    it.effect("an unexpected defect is a logged 500 with Zulip's body", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const hamlet = yield* server.login(accounts.member)
+        const reply = yield* server.fetch("GET", "/api/v1/users/me", { as: hamlet })
+        assert.strictEqual(reply.status, 500)
+        assert.strictEqual(reply.headers.get("content-type"), "application/json")
+        assert.deepStrictEqual(reply.json, { result: "error", msg: "Internal server error", code: "BAD_REQUEST" })
+        assert.isTrue(logged.some((line) => line.startsWith("Error: ") && line.includes("users.me")), logged.join("\n"))
+        const fine = yield* server.fetch("GET", "/api/v1/users", { as: hamlet })
+        assert.strictEqual(fine.status, 200)
+      }))
+  })
+})

@@ -1,0 +1,3 @@
+import { eventsContract } from "./support/EventsContract.ts"
+
+eventsContract("memory")

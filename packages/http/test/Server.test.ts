@@ -1,0 +1,271 @@
+/**
+ * GET /server_settings, the organization a request addresses, the server
+ * without the demo, and the request log.
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import { Organizations } from "@teamchat/core/services/Organizations"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as References from "effect/References"
+import { defaultHttpOptions } from "../src/Http.ts"
+import { accounts, basic, coreLayer, demoLayer, demoPassword, layerServer, makeManualClock, realmUrl, Server } from "./support/Harness.ts"
+import type { ManualClock } from "./support/Harness.ts"
+
+const authenticationMethods = (dev: boolean) => ({
+  password: true,
+  dev,
+  email: true,
+  ldap: false,
+  remoteuser: false,
+  github: false,
+  azuread: false,
+  gitlab: false,
+  apple: false,
+  google: false,
+  saml: false,
+  "openid connect": false
+})
+
+const serverFields = (dev: boolean) => ({
+  authentication_methods: authenticationMethods(dev),
+  zulip_version: "11.0-teamchat",
+  zulip_merge_base: "11.0",
+  zulip_feature_level: 416,
+  push_notifications_enabled: false,
+  is_incompatible: false
+})
+
+const demoRealmFields = {
+  email_auth_enabled: true,
+  require_email_format_usernames: true,
+  realm_url: realmUrl,
+  realm_name: "Zulip Dev",
+  realm_icon: "https://secure.gravatar.com/avatar/62429d594b6ffc712f54aee976a18b44?d=identicon",
+  realm_description: "<p>The Zulip development environment default organization.  It&#39;s great for testing!</p>",
+  realm_web_public_access_enabled: true,
+  external_authentication_methods: [],
+  realm_uri: realmUrl
+}
+
+const invalidSubdomain = { result: "error", msg: "Invalid subdomain", code: "NONEXISTENT_SUBDOMAIN" }
+
+/** The demo organization plus "other" at other.example:9991 and an internal one. */
+const twoOrganizations = (clock: ManualClock) =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const organizations = yield* Organizations
+    yield* organizations.create({
+      string_id: "other",
+      name: "Other Org",
+      url: "http://other.example:9991",
+      owner: { email: "boss@other.example", full_name: "Boss", password: "secret-password" }
+    })
+    yield* organizations.create({
+      string_id: "zulipinternal",
+      name: "System bots",
+      url: "http://internal.example",
+      owner: { email: "bot-owner@internal.example", full_name: "Bots" }
+    })
+  })).pipe(Layer.provideMerge(demoLayer("memory", clock)))
+
+describe("server settings", () => {
+  layer(layerServer((clock) => demoLayer("memory", clock)))((it) => {
+    it.effect("GET /server_settings for the demo organization, every key the mobile app parses", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const reply = yield* server.fetch("GET", "/api/v1/server_settings")
+        assert.strictEqual(reply.status, 200)
+        assert.strictEqual(reply.headers.get("content-type"), "application/json")
+        assert.deepStrictEqual(reply.json, { result: "success", msg: "", ...serverFields(true), ...demoRealmFields })
+        assert.isTrue(new URL(reply.json.realm_icon).protocol === "https:")
+        // A client that authenticates anyway (the python client does) gets the same.
+        const hamlet = yield* server.login(accounts.member)
+        const authenticated = yield* server.fetch("GET", "/api/v1/server_settings", { as: hamlet })
+        assert.deepStrictEqual(authenticated.json, reply.json)
+      }))
+
+    it.effect("an unknown host falls back to the only organization with users", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const reply = yield* server.fetch("GET", "/api/v1/server_settings", { origin: "http://127.0.0.1:9991" })
+        assert.strictEqual(reply.json.realm_name, "Zulip Dev")
+        const key = yield* server.fetch("POST", "/api/v1/fetch_api_key", {
+          origin: "http://127.0.0.1:9991",
+          form: { username: accounts.admin, password: demoPassword }
+        })
+        assert.strictEqual(key.status, 200)
+        // The Host header wins over the URL's host.
+        const byHeader = yield* server.fetch("GET", "/api/v1/server_settings", {
+          origin: "http://127.0.0.1:9991",
+          headers: { host: "localhost:9991" }
+        })
+        assert.strictEqual(byHeader.json.realm_url, realmUrl)
+      }))
+  })
+
+  layer(layerServer(twoOrganizations))((it) => {
+    it.effect("the organization is chosen by the Host header", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const other = yield* server.fetch("GET", "/api/v1/server_settings", { origin: "http://other.example:9991" })
+        assert.deepStrictEqual(other.json, {
+          result: "success",
+          msg: "",
+          ...serverFields(true),
+          email_auth_enabled: true,
+          require_email_format_usernames: true,
+          realm_url: "http://other.example:9991",
+          realm_name: "Other Org",
+          realm_icon: "https://secure.gravatar.com/avatar/795f3202b17cb6bc3d4b771d8c6c9eaf?d=identicon",
+          realm_description: "",
+          realm_web_public_access_enabled: false,
+          external_authentication_methods: [],
+          realm_uri: "http://other.example:9991"
+        })
+        const key = yield* server.fetch("POST", "/api/v1/fetch_api_key", {
+          origin: "http://OTHER.example:9991",
+          form: { username: "boss@other.example", password: "secret-password" }
+        })
+        assert.strictEqual(key.status, 200)
+        assert.strictEqual(key.json.email, "boss@other.example")
+        // Accounts of another organization cannot log in at this one.
+        const wrongRealm = yield* server.fetch("POST", "/api/v1/fetch_api_key", {
+          origin: "http://other.example:9991",
+          form: { username: accounts.admin, password: demoPassword }
+        })
+        assert.strictEqual(wrongRealm.status, 401)
+        assert.strictEqual(wrongRealm.json.code, "AUTHENTICATION_FAILED")
+      }))
+
+    it.effect("an unknown host with several organizations: no organization", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const settings = yield* server.fetch("GET", "/api/v1/server_settings", { origin: "http://127.0.0.1:9991" })
+        assert.strictEqual(settings.status, 200)
+        assert.deepStrictEqual(settings.json, { result: "success", msg: "", ...serverFields(true) })
+        for (
+          const [method, path, form] of [
+            ["POST", "/api/v1/fetch_api_key", { username: accounts.admin, password: demoPassword }],
+            ["POST", "/api/v1/dev_fetch_api_key", { username: accounts.admin }],
+            ["GET", "/api/v1/dev_list_users", undefined],
+            ["GET", "/api/v1/users", undefined]
+          ] as const
+        ) {
+          const reply = yield* server.fetch(method, path, { origin: "http://127.0.0.1:9991", form })
+          assert.strictEqual(reply.status, 404, path)
+          assert.deepStrictEqual(reply.json, invalidSubdomain, path)
+        }
+      }))
+  })
+})
+
+describe("without the demo", () => {
+  layer(layerServer((clock) => demoLayer("memory", clock), { demo: false }))((it) => {
+    it.effect("the dev endpoints do not exist", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        for (
+          const [method, path] of [["POST", "/api/v1/dev_fetch_api_key"], ["GET", "/api/v1/dev_list_users"]] as const
+        ) {
+          const reply = yield* server.fetch(method, path, { form: method === "POST" ? { username: accounts.admin } : undefined })
+          assert.strictEqual(reply.status, 404, path)
+          assert.deepStrictEqual(reply.json, { result: "error", msg: "Not Found", code: "BAD_REQUEST" })
+        }
+        const openapi = yield* server.fetch("GET", "/api/v1/openapi.json")
+        assert.isUndefined(openapi.json.paths["/api/v1/dev_fetch_api_key"])
+        const settings = yield* server.fetch("GET", "/api/v1/server_settings")
+        assert.deepStrictEqual(settings.json, { result: "success", msg: "", ...serverFields(false), ...demoRealmFields })
+        const login = yield* server.fetch("POST", "/api/v1/fetch_api_key", {
+          form: { username: accounts.admin, password: demoPassword }
+        })
+        assert.strictEqual(login.status, 200)
+      }))
+  })
+
+  layer(layerServer(() => coreLayer("memory")))((it) => {
+    it.effect("no organization at all", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const settings = yield* server.fetch("GET", "/api/v1/server_settings")
+        assert.deepStrictEqual(settings.json, { result: "success", msg: "", ...serverFields(true) })
+        const login = yield* server.fetch("POST", "/api/v1/fetch_api_key", { form: { username: "a@b.c", password: "p" } })
+        assert.deepStrictEqual(login.json, invalidSubdomain)
+      }))
+  })
+})
+
+describe("request log", () => {
+  const lines: Array<{ readonly message: unknown; readonly annotations: Record<string, unknown> }> = []
+  const capture = Logger.layer([
+    Logger.make((options) =>
+      void lines.push({
+        message: options.message,
+        annotations: { ...options.fiber.getRef(References.CurrentLogAnnotations) }
+      })
+    )
+  ])
+  layer(
+    layerServer((clock) => demoLayer("memory", clock).pipe(Layer.provideMerge(capture)), { log: true })
+  )((it) => {
+    it.effect("one line per request: method, path, status, duration, user; never credentials", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const hamlet = yield* server.login(accounts.member)
+        lines.length = 0
+        yield* server.fetch("GET", "/api/v1/users/me", { as: hamlet, query: { secret_looking: "x" } })
+        yield* server.fetch("POST", "/api/v1/fetch_api_key", {
+          query: { username: accounts.admin, password: demoPassword }
+        })
+        yield* server.fetch("GET", "/api/v1/nowhere")
+        yield* server.fetch("GET", "/api/v1/users/me", {
+          headers: { authorization: basic(accounts.member, "A".repeat(32)) }
+        })
+        const requests = lines.filter((line) => Array.isArray(line.message) && line.message[0] === "request")
+        assert.deepStrictEqual(
+          requests.map((line) => {
+            const { duration_ms, ...rest } = line.annotations
+            assert.isNumber(duration_ms)
+            return rest
+          }),
+          [
+            { method: "GET", path: "/api/v1/users/me", status: 200, user_id: hamlet.userId },
+            { method: "POST", path: "/api/v1/fetch_api_key", status: 200, user_id: null },
+            { method: "GET", path: "/api/v1/nowhere", status: 404, user_id: null },
+            { method: "GET", path: "/api/v1/users/me", status: 401, user_id: null }
+          ]
+        )
+        const everything = JSON.stringify(lines.map((line) => [line.message, line.annotations]))
+        for (const secret of [hamlet.apiKey, demoPassword, "Basic ", "A".repeat(32)]) {
+          assert.isFalse(everything.includes(secret), secret)
+        }
+      }))
+  })
+
+  layer(layerServer((clock) => demoLayer("memory", clock).pipe(Layer.provideMerge(capture))))((it) => {
+    it.effect("off by default", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        lines.length = 0
+        yield* server.fetch("GET", "/api/v1/server_settings")
+        assert.deepStrictEqual(lines, [])
+        assert.isFalse(defaultHttpOptions.log)
+      }))
+  })
+})
+
+describe("defaults", () => {
+  layer(Layer.empty)((it) => {
+    it.effect("defaultHttpOptions", () =>
+      Effect.sync(() => {
+        assert.deepStrictEqual(defaultHttpOptions, {
+          demo: false,
+          rateLimit: { requests: 200, windowSeconds: 60 },
+          anonymousRateLimit: { requests: 100, windowSeconds: 60 },
+          maxBodyBytes: 25 * 1024 * 1024,
+          version: { zulip_version: "11.0-teamchat", zulip_feature_level: 416, zulip_merge_base: "11.0" },
+          log: false
+        })
+        assert.isNumber(makeManualClock().now())
+      }))
+  })
+})
