@@ -326,10 +326,13 @@ export const layer = (config: ServerConfig, options: Options = {}) =>
       const ready = config.demo
         ? Layer.effectDiscard(seedDemo(url, output)).pipe(Layer.provideMerge(core))
         : core
-      const routes = HttpRouter.serve(layerRoutes(httpOptions(config, options.http)), {
+      // The core goes to the routes, not to `serve`: every request runs in
+      // the server's context merged with its route's, and the merge copies
+      // both, so the server's own context is kept small.
+      const routes = HttpRouter.serve(layerRoutes(httpOptions(config, options.http)).pipe(Layer.provide(ready)), {
         disableLogger: true,
         disableListenLog: true
-      }).pipe(Layer.provide(ready))
+      })
       const announce = Layer.effectDiscard(Effect.gen(function*() {
         server.off("request", starting)
         const base = HttpServer.formatAddress(address)

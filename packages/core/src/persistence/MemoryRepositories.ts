@@ -44,8 +44,13 @@ export const realmRepo = Layer.effect(
 /** @category layers */
 export const userRepo = Layer.effect(
   UserRepo,
-  MemoryDatabase.useSync((db) =>
-    UserRepo.of({
+  MemoryDatabase.useSync((db) => {
+    // API key lookups run on every authenticated request. Users found by key
+    // are remembered, and a remembered user is used only while it is still
+    // the current row of the table, so the index needs no upkeep on insert,
+    // update or rollback (restore), and never disagrees with a scan.
+    const byApiKey = new Map<string, User>()
+    return UserRepo.of({
       insert: (make) =>
         Effect.sync(() => {
           const id = userId(db.nextId("users"))
@@ -64,10 +69,23 @@ export const userRepo = Layer.effect(
           return undefined
         }),
       findByApiKey: (apiKey) =>
-        Effect.sync(() => Array.from(db.tables.users.values()).find((u) => u.api_key === apiKey)),
+        Effect.sync(() => {
+          const users = db.tables.users
+          const known = byApiKey.get(apiKey)
+          if (known !== undefined && users.get(known.id) === known) return known
+          for (const user of users.values()) {
+            if (user.api_key === apiKey) {
+              byApiKey.set(apiKey, user)
+              return user
+            }
+          }
+          if (known !== undefined) byApiKey.delete(apiKey)
+          return undefined
+        }),
       listByRealm: (realm) =>
         Effect.sync(() => byId(Array.from(db.tables.users.values()).filter((u) => u.realm_id === realm)))
-    }))
+    })
+  })
 )
 
 const edge = (a: number, b: number) => `${a}:${b}`

@@ -82,20 +82,44 @@ export const canAccessDeliveryEmail = (viewer: User | undefined, target: User): 
   }
 }
 
+// Join dates are formatted on every view of a user; bounded.
+const isoDates = new Map<number, string>()
+
 /**
  * Zulip's `isoformat()` text for a UTC instant: microseconds and `+00:00`.
  *
  * @category formatting
  */
-export const isoDate = (millis: number): string => new Date(millis).toISOString().replace(/\.(\d{3})Z$/, ".$1000+00:00")
+export const isoDate = (millis: number): string => {
+  let text = isoDates.get(millis)
+  if (text === undefined) {
+    // `toISOString` always ends in `.sssZ`.
+    const iso = new Date(millis).toISOString()
+    text = `${iso.slice(0, -1)}000+00:00`
+    if (isoDates.size >= 10_000) isoDates.clear()
+    isoDates.set(millis, text)
+  }
+  return text
+}
+
+// Gravatar hashes by address; bounded, as addresses come and go.
+const gravatarHashes = new Map<string, string>()
+
+const gravatarHash = (email: string): string => {
+  let hash = gravatarHashes.get(email)
+  if (hash === undefined) {
+    hash = createHash("md5").update(email.toLowerCase()).digest("hex")
+    if (gravatarHashes.size >= 10_000) gravatarHashes.clear()
+    gravatarHashes.set(email, hash)
+  }
+  return hash
+}
 
 /** @category formatting */
-export const avatarUrl = (user: User, _realm: Realm): string => {
+export const avatarUrl = (user: User, _realm: Realm): string =>
   // Uploaded avatars arrive with the uploads feature; until then every user
   // has the third-party (gravatar) avatar derived from the real address.
-  const hash = createHash("md5").update(user.delivery_email.toLowerCase()).digest("hex")
-  return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${user.avatar_version}`
-}
+  `https://secure.gravatar.com/avatar/${gravatarHash(user.delivery_email)}?d=identicon&version=${user.avatar_version}`
 
 /** @category views */
 export const toApiUser = (realm: Realm, viewer: User | undefined, user: User, options: ViewOptions): ApiUser => {

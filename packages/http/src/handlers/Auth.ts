@@ -5,19 +5,13 @@
  * @since 0.1.0
  */
 import { Authentication } from "@teamchat/core/services/Authentication"
-import { Organizations } from "@teamchat/core/services/Organizations"
-import { Users } from "@teamchat/core/services/Users"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Api } from "../api/Api.ts"
 import * as Envelope from "../internal/Envelope.ts"
 import * as RealmResolution from "../internal/Realm.ts"
 
-const makeRealmOf = Effect.map(
-  Effect.context<Organizations | Users>(),
-  (services) => (request: Parameters<typeof RealmResolution.resolve>[0]) =>
-    RealmResolution.resolve(request).pipe(Effect.provideContext(services))
-)
+const makeRealmOf = RealmResolution.make
 
 /** @category handlers */
 export const layer = HttpApiBuilder.group(

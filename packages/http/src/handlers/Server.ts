@@ -9,8 +9,6 @@
 import type { Realm } from "@teamchat/core/domain/Realm"
 import { renderDescription } from "@teamchat/core/internal/renderDescription"
 import { Channels } from "@teamchat/core/services/Channels"
-import { Organizations } from "@teamchat/core/services/Organizations"
-import { Users } from "@teamchat/core/services/Users"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { createHash } from "node:crypto"
@@ -19,9 +17,20 @@ import { HttpConfig } from "../internal/Config.ts"
 import * as Envelope from "../internal/Envelope.ts"
 import * as RealmResolution from "../internal/Realm.ts"
 
+const icons = new Map<string, string>()
+
 /** Zulip's default organization icon: the gravatar identicon of its string id. */
-export const realmIcon = (realm: Realm): string =>
-  `https://secure.gravatar.com/avatar/${createHash("md5").update(realm.string_id.toLowerCase()).digest("hex")}?d=identicon`
+export const realmIcon = (realm: Realm): string => {
+  let icon = icons.get(realm.string_id)
+  if (icon === undefined) {
+    icon = `https://secure.gravatar.com/avatar/${
+      createHash("md5").update(realm.string_id.toLowerCase()).digest("hex")
+    }?d=identicon`
+    if (icons.size >= 1024) icons.clear()
+    icons.set(realm.string_id, icon)
+  }
+  return icon
+}
 
 const authenticationMethods = (passwordEnabled: boolean, demo: boolean) => ({
   password: passwordEnabled,
@@ -45,35 +54,37 @@ export const layer = HttpApiBuilder.group(
   Effect.fn(function*(handlers) {
     const config = yield* HttpConfig
     const channels = yield* Channels
-    const services = yield* Effect.context<Organizations | Users>()
+    const resolveRealm = yield* RealmResolution.make
+    const respond = Envelope.respond(Api.groups.server.endpoints.settings)
+    const server = (realm: Realm | undefined) => ({
+      authentication_methods: authenticationMethods(realm?.settings.email_auth_enabled ?? true, config.demo),
+      zulip_version: config.version.zulip_version,
+      zulip_merge_base: config.version.zulip_merge_base,
+      zulip_feature_level: config.version.zulip_feature_level,
+      push_notifications_enabled: false,
+      is_incompatible: false
+    })
+    const withRealm = (realm: Realm, webPublic: boolean) =>
+      respond({
+        ...server(realm),
+        email_auth_enabled: realm.settings.email_auth_enabled,
+        require_email_format_usernames: true,
+        realm_url: realm.url,
+        realm_name: realm.name,
+        realm_icon: realmIcon(realm),
+        realm_description: renderDescription(realm.description),
+        realm_web_public_access_enabled: webPublic,
+        external_authentication_methods: [],
+        realm_uri: realm.url
+      })
     return handlers.handle("settings", ({ request }) =>
-      Effect.gen(function*() {
-        const realm = yield* RealmResolution.resolve(request).pipe(
-          Effect.catchTag("NonexistentSubdomain", () => Effect.succeed(undefined)),
-          Effect.provideContext(services)
-        )
-        const server = {
-          authentication_methods: authenticationMethods(realm?.settings.email_auth_enabled ?? true, config.demo),
-          zulip_version: config.version.zulip_version,
-          zulip_merge_base: config.version.zulip_merge_base,
-          zulip_feature_level: config.version.zulip_feature_level,
-          push_notifications_enabled: false,
-          is_incompatible: false
-        }
-        if (realm === undefined) return yield* Envelope.succeed(server)
-        const webPublic = realm.settings.enable_spectator_access && (yield* channels.hasWebPublicChannels(realm.id))
-        return yield* Envelope.succeed({
-          ...server,
-          email_auth_enabled: realm.settings.email_auth_enabled,
-          require_email_format_usernames: true,
-          realm_url: realm.url,
-          realm_name: realm.name,
-          realm_icon: realmIcon(realm),
-          realm_description: renderDescription(realm.description),
-          realm_web_public_access_enabled: webPublic,
-          external_authentication_methods: [],
-          realm_uri: realm.url
-        })
+      Effect.matchEffect(resolveRealm(request), {
+        onFailure: (error) =>
+          error._tag === "NonexistentSubdomain" ? respond(server(undefined)) : Effect.fail(error),
+        onSuccess: (realm) =>
+          realm.settings.enable_spectator_access
+            ? Effect.flatMap(channels.hasWebPublicChannels(realm.id), (webPublic) => withRealm(realm, webPublic))
+            : withRealm(realm, false)
       }))
   })
 )

@@ -24,21 +24,24 @@ export const layer = HttpApiBuilder.group(
   "users",
   Effect.fn(function*(handlers) {
     const users = yield* Users
+    const endpoints = Api.groups.users.endpoints
+    const respondList = Envelope.respond(endpoints.list)
+    const respondMe = Envelope.respond(endpoints.me)
+    const respondGet = Envelope.respond(endpoints.get)
     return handlers.handleAll({
       list: ({ query }) =>
         Effect.flatMap(CurrentViewer, (viewer) =>
           users.list(viewer.realm, viewer.user, {
             ...viewOptions(query),
             ...(query.user_ids === undefined ? {} : { userIds: query.user_ids })
-          })).pipe(Effect.map((members) => ({ members })), Envelope.wrap),
-      me: () => Effect.flatMap(CurrentPrincipal, (principal) => users.me(principal)).pipe(Envelope.wrap),
+          })).pipe(Effect.flatMap((members) => respondList({ members }))),
+      me: () => Effect.flatMap(CurrentPrincipal, (principal) => Effect.flatMap(users.me(principal), respondMe)),
       get: ({ params, query }) =>
         Effect.flatMap(CurrentPrincipal, (principal) =>
           userIdPattern.test(params.user_id_or_email)
             ? users.getById(principal, Number(params.user_id_or_email), viewOptions(query))
             : users.getByEmail(principal, params.user_id_or_email, viewOptions(query))).pipe(
-            Effect.map((user) => ({ user })),
-            Envelope.wrap
+            Effect.flatMap((user) => respondGet({ user }))
           )
     })
   })

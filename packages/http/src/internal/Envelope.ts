@@ -6,7 +6,11 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as Schema from "effect/Schema"
+import type * as SchemaAST from "effect/SchemaAST"
 import { IgnoredParameters } from "./IgnoredParameters.ts"
 
 const envelopeFields = {
@@ -40,14 +44,188 @@ export type Envelope<A> = A & {
   readonly ignored_parameters_unsupported?: ReadonlyArray<string>
 }
 
+const envelope = <A extends object>(data: A, ignored: ReadonlyArray<string>): Envelope<A> =>
+  ignored.length === 0
+    ? { result: "success", msg: "", ...data } as Envelope<A>
+    : { result: "success", msg: "", ...data, ignored_parameters_unsupported: ignored } as Envelope<A>
+
 /** Wraps handler data in the success envelope of the current request. */
 export const succeed = <A extends object>(data: A): Effect.Effect<Envelope<A>, never, IgnoredParameters> =>
-  IgnoredParameters.useSync((ignored) =>
-    ignored.length === 0
-      ? { result: "success", msg: "", ...data } as Envelope<A>
-      : { result: "success", msg: "", ...data, ignored_parameters_unsupported: ignored } as Envelope<A>)
+  IgnoredParameters.useSync((ignored) => envelope(data, ignored))
 
 /** `Effect.flatMap(self, succeed)` */
 export const wrap = <A extends object, E, R>(
   self: Effect.Effect<A, E, R>
 ): Effect.Effect<Envelope<A>, E, R | IgnoredParameters> => Effect.flatMap(self, succeed)
+
+// ---------------------------------------------------------------------------
+// The JSON response, without HttpApi's generic encoder
+// ---------------------------------------------------------------------------
+
+/**
+ * Whether a value certainly encodes to itself under a schema: then HttpApi's
+ * response (the JSON text of the encoded value) is the JSON text of the value
+ * itself. `false` only means "not certain".
+ */
+type Identity = (value: unknown) => boolean
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => {
+  if (typeof value !== "object" || value === null) return false
+  const proto = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
+}
+
+/** Only own, enumerable, string keys: what both JSON.stringify and the schema see. */
+const plainKeys = (value: object): ReadonlyArray<string> | undefined => {
+  const keys = Object.keys(value)
+  return Object.getOwnPropertyNames(value).length === keys.length && Object.getOwnPropertySymbols(value).length === 0
+    ? keys
+    : undefined
+}
+
+type Representation = { readonly representation?: { readonly id?: unknown } } | undefined
+
+const isIntCheck = (checks: SchemaAST.AST["checks"]): boolean =>
+  checks !== undefined && checks.length === 1 && checks[0]!._tag === "Filter" &&
+  (checks[0]!.annotations as Representation)?.representation?.id === "effect/schema/isInt"
+
+/** Kinds whose values are JSON scalars; unions of these are unambiguous. */
+const scalarTags = new Set(["String", "Boolean", "Number", "Literal", "Null", "Union"])
+
+/**
+ * The identity check of a schema made only of the node kinds handled here
+ * (no transformations, no checks but `Int`); `undefined` for anything else.
+ */
+const identity = (ast: SchemaAST.AST): Identity | undefined => {
+  if (ast.encoding !== undefined || (ast as { readonly encodingChecks?: unknown }).encodingChecks !== undefined) {
+    return undefined
+  }
+  const context = ast.context
+  if (context !== undefined && context.constructorDefault !== undefined) return undefined
+  switch (ast._tag) {
+    case "String":
+      return ast.checks === undefined ? (value) => typeof value === "string" : undefined
+    case "Boolean":
+      return ast.checks === undefined ? (value) => typeof value === "boolean" : undefined
+    case "Number":
+      if (ast.checks === undefined) return (value) => typeof value === "number" && Number.isFinite(value)
+      return isIntCheck(ast.checks) ? (value) => Number.isSafeInteger(value) : undefined
+    case "Null":
+      return ast.checks === undefined ? (value) => value === null : undefined
+    case "Literal": {
+      const literal = ast.literal
+      return ast.checks === undefined && typeof literal !== "bigint" ? (value) => value === literal : undefined
+    }
+    case "Union": {
+      if (ast.checks !== undefined || (ast.options?.mode ?? "anyOf") !== "anyOf") return undefined
+      if (!ast.types.every((member) => scalarTags.has(member._tag))) return undefined
+      const members = ast.types.map(identity)
+      if (members.some((member) => member === undefined)) return undefined
+      const checks = members as ReadonlyArray<Identity>
+      return (value) => checks.some((check) => check(value))
+    }
+    case "Arrays": {
+      if (ast.checks !== undefined || ast.elements.length !== 0 || ast.rest.length !== 1) return undefined
+      const element = identity(ast.rest[0]!)
+      if (element === undefined) return undefined
+      return (value) => {
+        if (!Array.isArray(value) || Object.getPrototypeOf(value) !== Array.prototype) return false
+        for (let i = 0; i < value.length; i++) if (!element(value[i])) return false
+        return true
+      }
+    }
+    case "Objects": {
+      if (ast.checks !== undefined) return undefined
+      if (ast.propertySignatures.length === 0 && ast.indexSignatures.length === 1) {
+        const index = ast.indexSignatures[0]!
+        if (index.parameter._tag !== "String" || index.parameter.checks !== undefined) return undefined
+        const item = identity(index.type)
+        if (item === undefined) return undefined
+        return (value) => {
+          if (!isPlainObject(value)) return false
+          const keys = plainKeys(value)
+          if (keys === undefined) return false
+          for (const key of keys) if (!item(value[key])) return false
+          return true
+        }
+      }
+      if (ast.indexSignatures.length !== 0) return undefined
+      const fields: Array<{ readonly name: string; readonly optional: boolean; readonly check: Identity }> = []
+      for (const ps of ast.propertySignatures) {
+        if (typeof ps.name !== "string") return undefined
+        const check = identity(ps.type)
+        if (check === undefined) return undefined
+        fields.push({ name: ps.name, optional: ps.type.context?.isOptional === true, check })
+      }
+      return (value) => {
+        if (!isPlainObject(value)) return false
+        const keys = plainKeys(value)
+        if (keys === undefined) return false
+        // The value's keys must be the schema's, in the schema's order (the
+        // encoded object's order), optional ones possibly left out.
+        let k = 0
+        for (const field of fields) {
+          if (keys[k] !== field.name) {
+            if (field.optional) continue
+            return false
+          }
+          if (!field.check(value[field.name])) return false
+          k++
+        }
+        return k === keys.length
+      }
+    }
+    default:
+      return undefined
+  }
+}
+
+type Respond = (value: object) => HttpServerResponse.HttpServerResponse | undefined
+
+const responders = new WeakMap<HttpApiEndpoint.Top, Respond | null>()
+
+/**
+ * The response HttpApi would encode for a success value of `endpoint`,
+ * built directly when the endpoint has one plain JSON success schema
+ * (status 200) the value certainly encodes to itself; `undefined` otherwise.
+ */
+const responder = (endpoint: HttpApiEndpoint.Top): Respond | undefined => {
+  let respond = responders.get(endpoint)
+  if (respond === undefined) {
+    respond = null
+    const schemas = Array.from(endpoint.success as Iterable<Schema.Top>)
+    const schema = schemas.length === 1 ? schemas[0]! : undefined
+    // A plain struct without annotations (so no status, encoding, headers or
+    // streaming): HttpApi's defaults apply, status 200 and JSON.
+    if (
+      schema !== undefined && !HttpApiSchema.isWithHeaders(schema) && schema.ast._tag === "Objects" &&
+      schema.ast.annotations === undefined && schema.ast.context === undefined
+    ) {
+      const check = identity(schema.ast)
+      if (check !== undefined) {
+        respond = (value) =>
+          check(value)
+            ? HttpServerResponse.text(JSON.stringify(value), { status: 200, contentType: "application/json" })
+            : undefined
+      }
+    }
+    responders.set(endpoint, respond)
+  }
+  return respond ?? undefined
+}
+
+/**
+ * `succeed` for a handler of `endpoint`, answered with the very response
+ * HttpApi would send for the envelope, without its generic schema encoder
+ * when the envelope certainly encodes to itself (the hot endpoints).
+ */
+export const respond = (endpoint: HttpApiEndpoint.Top) => {
+  const fast = responder(endpoint)
+  return <A extends object>(
+    data: A
+  ): Effect.Effect<Envelope<A> | HttpServerResponse.HttpServerResponse, never, IgnoredParameters> =>
+    IgnoredParameters.useSync((ignored) => {
+      const value = envelope(data, ignored)
+      return fast?.(value) ?? value
+    })
+}

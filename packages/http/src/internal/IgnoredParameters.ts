@@ -33,8 +33,15 @@ export const declaredNames = (endpoint: HttpApiEndpoint.Top): ReadonlySet<string
   return names
 }
 
+const none: ReadonlyArray<string> = Object.freeze([])
+
 /** Sent minus declared, in Python's `sorted` order (code points). */
-export const compute = (sent: Iterable<string>, declared: ReadonlySet<string>): ReadonlyArray<string> =>
-  Array.from(new Set(sent))
-    .filter((name) => !declared.has(name))
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+export const compute = (sent: Iterable<string>, declared: ReadonlySet<string>): ReadonlyArray<string> => {
+  let ignored: Set<string> | undefined
+  for (const name of sent) {
+    if (declared.has(name)) continue
+    if (ignored === undefined) ignored = new Set()
+    ignored.add(name)
+  }
+  return ignored === undefined ? none : Array.from(ignored).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+}

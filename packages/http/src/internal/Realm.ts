@@ -9,53 +9,116 @@ import type { Realm } from "@teamchat/core/domain/Realm"
 import { NonexistentSubdomain } from "@teamchat/core/errors/Errors"
 import { Organizations } from "@teamchat/core/services/Organizations"
 import { Users } from "@teamchat/core/services/Users"
+import type * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 
 /** Zulip's organization for its own system bots; never chosen by default. */
 const internalStringId = "zulipinternal"
 
-const normalizeHost = (host: string): string | undefined => {
+/**
+ * Memoizes a string function in a bounded map: hosts come from clients, so
+ * the map is emptied whenever it grows past `max` entries.
+ */
+const memo = <A>(f: (input: string) => A, max = 1024): (input: string) => A => {
+  const cache = new Map<string, A>()
+  return (input) => {
+    let value = cache.get(input)
+    if (value === undefined && !cache.has(input)) {
+      value = f(input)
+      if (cache.size >= max) cache.clear()
+      cache.set(input, value)
+    }
+    return value as A
+  }
+}
+
+const normalizeHost = memo((host: string): string | undefined => {
   try {
     return new URL(`http://${host.trim()}`).host.toLowerCase()
   } catch {
     return undefined
   }
-}
+})
 
-const hostOfUrl = (url: string): string | undefined => {
+const hostOfUrl = memo((url: string): string | undefined => {
   try {
     return new URL(url).host.toLowerCase()
   } catch {
     return undefined
   }
-}
+})
+
+const absoluteUrl = /^[a-z][a-z0-9+.-]*:\/\//i
 
 /** The request's host: the `Host` header, else the host of an absolute request URL. */
 export const requestHost = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
   const header = request.headers.host
   if (header !== undefined && header !== "") return normalizeHost(header)
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(request.originalUrl) ? hostOfUrl(request.originalUrl) : undefined
+  return absoluteUrl.test(request.originalUrl) ? hostOfUrl(request.originalUrl) : undefined
 }
 
 const anyUser = { clientGravatar: true, includeCustomProfileFields: false } as const
 
-/** @internal */
-export const resolve = Effect.fnUntraced(function*(request: HttpServerRequest.HttpServerRequest) {
-  const organizations = yield* Organizations
-  const users = yield* Users
-  const realms = yield* organizations.list
+/** The organization of a request, found with the services at hand. */
+export type Resolve = (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<Realm, NonexistentSubdomain>
+
+const resolveWith = (
+  realms: ReadonlyArray<Realm>,
+  request: HttpServerRequest.HttpServerRequest,
+  hasUsers: (realm: Realm) => Effect.Effect<boolean>
+): Effect.Effect<Realm, NonexistentSubdomain> => {
   const host = requestHost(request)
   if (host !== undefined) {
     const match = realms.find((realm) => hostOfUrl(realm.url) === host)
-    if (match !== undefined) return match
+    if (match !== undefined) return Effect.succeed(match)
   }
+  const candidates = realms.filter((realm) => realm.string_id !== internalStringId)
   const populated: Array<Realm> = []
-  for (const realm of realms) {
-    if (realm.string_id === internalStringId) continue
-    const members = yield* Effect.orDie(users.list(realm, undefined, anyUser))
-    if (members.length > 0) populated.push(realm)
+  const check = (i: number): Effect.Effect<Realm, NonexistentSubdomain> => {
+    for (; i < candidates.length; i++) {
+      const realm = candidates[i]!
+      const answer = hasUsers(realm)
+      if (Exit.isExit(answer)) {
+        if (Exit.isSuccess(answer) && answer.value) populated.push(realm)
+        else if (Exit.isFailure(answer)) return Effect.failCause(answer.cause as Cause.Cause<never>)
+        continue
+      }
+      const next = i + 1
+      return Effect.flatMap(answer, (has) => {
+        if (has) populated.push(realm)
+        return check(next)
+      })
+    }
+    return populated.length === 1 ? Effect.succeed(populated[0]!) : Effect.fail(new NonexistentSubdomain())
   }
-  if (populated.length === 1) return populated[0]!
-  return yield* new NonexistentSubdomain()
+  return check(0)
+}
+
+/**
+ * A resolver over the given services. Users are never deleted, so once an
+ * organization is seen with users it keeps them: that answer is remembered
+ * (per organization record: id, string id and creation time), and only
+ * organizations not yet seen with users are looked at again.
+ *
+ * @internal
+ */
+export const make: Effect.Effect<Resolve, never, Organizations | Users> = Effect.gen(function*() {
+  const organizations = yield* Organizations
+  const users = yield* Users
+  const populated = new Set<string>()
+  const keyOf = (realm: Realm) => `${realm.id}:${realm.date_created}:${realm.string_id}`
+  const known = Effect.succeed(true)
+  const hasUsers = (realm: Realm): Effect.Effect<boolean> => {
+    const key = keyOf(realm)
+    if (populated.has(key)) return known
+    return Effect.map(Effect.orDie(users.list(realm, undefined, anyUser)), (members) => {
+      if (members.length === 0) return false
+      if (populated.size >= 10_000) populated.clear()
+      populated.add(key)
+      return true
+    })
+  }
+  return (request) => Effect.flatMap(organizations.list, (realms) => resolveWith(realms, request, hasUsers))
 })

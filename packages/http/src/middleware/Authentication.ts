@@ -30,8 +30,10 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import type * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
+import type { unhandled } from "effect/Types"
 import { ErrorResponses } from "../internal/Errors.ts"
 import * as RealmResolution from "../internal/Realm.ts"
 import { RateLimiter } from "./RateLimit.ts"
@@ -53,11 +55,19 @@ export class CurrentViewer extends Context.Service<CurrentViewer, Viewer>()(
   "@teamchat/http/middleware/Authentication/CurrentViewer"
 ) {}
 
+/**
+ * HTTP Basic, documented as `HttpApiSecurity.basic` is (`type: http`,
+ * `scheme: basic`). The middleware parses the header itself, with Zulip's
+ * rules, so HttpApi's own Basic decoding would be wasted work on every request;
+ * the generic HTTP scheme only slices the header.
+ */
+const basicSecurity = HttpApiSecurity.http({ scheme: "basic" })
+
 /** Requires HTTP Basic credentials. @category middleware */
 export class Authentication extends HttpApiMiddleware.Service<Authentication, {
   provides: CurrentPrincipal
 }>()("@teamchat/http/middleware/Authentication", {
-  security: { basic: HttpApiSecurity.basic },
+  security: { basic: basicSecurity },
   error: ErrorResponses
 }) {
   /** @category layers */
@@ -70,7 +80,7 @@ export class Authentication extends HttpApiMiddleware.Service<Authentication, {
 export class OptionalAuthentication extends HttpApiMiddleware.Service<OptionalAuthentication, {
   provides: CurrentViewer
 }>()("@teamchat/http/middleware/Authentication/OptionalAuthentication", {
-  security: { basic: HttpApiSecurity.basic },
+  security: { basic: basicSecurity },
   error: ErrorResponses
 }) {
   /** @category layers */
@@ -85,41 +95,78 @@ export class OptionalAuthentication extends HttpApiMiddleware.Service<OptionalAu
 
 const base64 = /^[A-Za-z0-9+/]*={0,2}$/
 const utf8 = new TextDecoder("utf-8", { fatal: true })
+/** The common shape, `Basic <base64>`, which needs no trimming or splitting. */
+const plainBasic = /^Basic [A-Za-z0-9+/]+={0,2}$/
 
-/** `undefined` when the request carries no credentials at all. */
-const parseAuthorization = (
-  header: string | undefined
-): Effect.Effect<{ readonly email: string; readonly apiKey: string } | undefined, ZulipError.ZulipError> => {
-  if (header === undefined || header === "") return Effect.succeed(undefined)
-  const parts = header.trim().split(/\s+/)
-  if (parts.length !== 2) return Effect.fail(new InvalidBasicAuthHeader())
-  const [scheme, encoded] = parts as [string, string]
-  if (scheme.toLowerCase() !== "basic") return Effect.fail(new BasicAuthRequired())
-  if (encoded.length % 4 !== 0 || !base64.test(encoded)) return Effect.fail(new InvalidBasicAuthHeader())
+interface Credentials {
+  readonly email: string
+  readonly apiKey: string
+}
+
+// Clients send the same header on every request; valid ones are remembered
+// (bounded). Errors are not: each failure gets its own error value.
+const parsed = new Map<string, Credentials>()
+
+/**
+ * The credentials of an `Authorization` header, `undefined` when the request
+ * carries none at all, or the error to answer with.
+ */
+const parseAuthorization = (header: string | undefined): Credentials | ZulipError.ZulipError | undefined => {
+  if (header === undefined || header === "") return undefined
+  const known = parsed.get(header)
+  if (known !== undefined) return known
+  const result = parseHeader(header)
+  if (isCredentials(result)) {
+    if (parsed.size >= 1024) parsed.clear()
+    parsed.set(header, result)
+  }
+  return result
+}
+
+const parseHeader = (header: string): Credentials | ZulipError.ZulipError => {
+  let encoded: string
+  if (plainBasic.test(header)) {
+    encoded = header.slice(6)
+  } else {
+    const parts = header.trim().split(/\s+/)
+    if (parts.length !== 2) return new InvalidBasicAuthHeader()
+    const [scheme, rest] = parts as [string, string]
+    if (scheme.toLowerCase() !== "basic") return new BasicAuthRequired()
+    encoded = rest
+  }
+  if (encoded.length % 4 !== 0 || !base64.test(encoded)) return new InvalidBasicAuthHeader()
   let decoded: string
   try {
     decoded = utf8.decode(Buffer.from(encoded, "base64"))
   } catch {
-    return Effect.fail(new InvalidBasicAuthHeader())
+    return new InvalidBasicAuthHeader()
   }
   // Zulip splits on every colon: a second one makes the header invalid.
-  const fields = decoded.split(":")
-  if (fields.length !== 2) return Effect.fail(new InvalidBasicAuthHeader())
-  return Effect.succeed({ email: fields[0]!, apiKey: fields[1]! })
+  const colon = decoded.indexOf(":")
+  if (colon === -1 || decoded.indexOf(":", colon + 1) !== -1) return new InvalidBasicAuthHeader()
+  return { email: decoded.slice(0, colon), apiKey: decoded.slice(colon + 1) }
 }
+
+const isCredentials = (parsed: Credentials | ZulipError.ZulipError): parsed is Credentials => "apiKey" in parsed
 
 const makeAuthenticate = Effect.gen(function*() {
   const core = yield* CoreAuthentication
   const limiter = yield* RateLimiter
-  return Effect.fnUntraced(function*(request: HttpServerRequest.HttpServerRequest, credentials: {
-    readonly email: string
-    readonly apiKey: string
-  }) {
-    const principal = yield* core.basic(credentials.email, credentials.apiKey)
+  const recorded = (request: HttpServerRequest.HttpServerRequest) => (principal: Principal) => {
     RequestLog.setUser(request, principal.user.id)
-    yield* limiter.user(principal.user.id)
     return principal
-  })
+  }
+  const limited = (request: HttpServerRequest.HttpServerRequest) => (principal: Principal) => {
+    RequestLog.setUser(request, principal.user.id)
+    return Effect.as(limiter.user(principal.user.id), principal)
+  }
+  return (
+    request: HttpServerRequest.HttpServerRequest,
+    credentials: Credentials
+  ): Effect.Effect<Principal, ZulipError.ZulipError, HttpServerRequest.HttpServerRequest> =>
+    limiter.limitsUsers
+      ? Effect.flatMap(core.basic(credentials.email, credentials.apiKey), limited(request))
+      : Effect.map(core.basic(credentials.email, credentials.apiKey), recorded(request))
 })
 
 const authenticationLayer: Layer.Layer<Authentication, never, CoreAuthentication | RateLimiter> = Layer.effect(
@@ -127,12 +174,15 @@ const authenticationLayer: Layer.Layer<Authentication, never, CoreAuthentication
   Effect.map(makeAuthenticate, (authenticate) =>
     Authentication.of({
       basic: (httpEffect) =>
-        Effect.gen(function*() {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const credentials = yield* parseAuthorization(request.headers.authorization)
-          if (credentials === undefined) return yield* new Unauthorized()
-          const principal = yield* authenticate(request, credentials)
-          return yield* Effect.provideService(httpEffect, CurrentPrincipal, principal)
+        Effect.contextWith((context: Context.Context<HttpServerRequest.HttpServerRequest>) => {
+          const request = Context.getUnsafe(context, HttpServerRequest.HttpServerRequest)
+          const credentials = parseAuthorization(request.headers.authorization)
+          if (credentials === undefined) return Effect.fail(new Unauthorized())
+          if (!isCredentials(credentials)) return Effect.fail(credentials)
+          return Effect.flatMap(
+            authenticate(request, credentials),
+            (principal) => Effect.provideService(httpEffect, CurrentPrincipal, principal)
+          )
         })
     }))
 )
@@ -146,20 +196,28 @@ const optionalAuthenticationLayer: Layer.Layer<
   Effect.gen(function*() {
     const authenticate = yield* makeAuthenticate
     const limiter = yield* RateLimiter
-    const services = yield* Effect.context<Organizations | Users>()
+    const resolveRealm = yield* RealmResolution.make
     return OptionalAuthentication.of({
       basic: (httpEffect) =>
-        Effect.gen(function*() {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const credentials = yield* parseAuthorization(request.headers.authorization)
+        Effect.contextWith((context: Context.Context<HttpServerRequest.HttpServerRequest>) => {
+          const request = Context.getUnsafe(context, HttpServerRequest.HttpServerRequest)
+          const credentials = parseAuthorization(request.headers.authorization)
           if (credentials !== undefined) {
-            const { realm, user } = yield* authenticate(request, credentials)
-            return yield* Effect.provideService(httpEffect, CurrentViewer, { realm, user })
+            if (!isCredentials(credentials)) return Effect.fail(credentials)
+            return Effect.flatMap(
+              authenticate(request, credentials),
+              ({ realm, user }) => Effect.provideService(httpEffect, CurrentViewer, { realm, user })
+            )
           }
-          const realm = yield* RealmResolution.resolve(request).pipe(Effect.provideContext(services))
-          if (!realm.settings.enable_spectator_access) return yield* new Unauthorized()
-          yield* limiter.address
-          return yield* Effect.provideService(httpEffect, CurrentViewer, { realm, user: undefined })
+          return Effect.flatMap(resolveRealm(request), (realm): Effect.Effect<
+            HttpServerResponse.HttpServerResponse,
+            ZulipError.ZulipError | unhandled,
+            HttpServerRequest.HttpServerRequest
+          > => {
+            if (!realm.settings.enable_spectator_access) return Effect.fail(new Unauthorized())
+            const viewing = Effect.provideService(httpEffect, CurrentViewer, { realm, user: undefined })
+            return limiter.limitsAddresses ? Effect.andThen(limiter.address, viewing) : viewing
+          })
         })
     })
   })

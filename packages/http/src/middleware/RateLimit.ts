@@ -49,6 +49,10 @@ export class RateLimiter extends Context.Service<RateLimiter, {
   user(userId: number): Effect.Effect<void, RateLimitHit, HttpServerRequest.HttpServerRequest>
   /** Applies the address rule to the current (unauthenticated) request. */
   address: Effect.Effect<void, RateLimitHit, HttpServerRequest.HttpServerRequest>
+  /** Whether `user` limits anything (false: it always succeeds, setting no headers). */
+  readonly limitsUsers: boolean
+  /** Whether `address` limits anything (false: it always succeeds, setting no headers). */
+  readonly limitsAddresses: boolean
 }>()("@teamchat/http/middleware/RateLimit/RateLimiter") {
   /**
    * `user` limits authenticated users, `anonymous` unauthenticated clients by
@@ -126,11 +130,17 @@ export class RateLimiter extends Context.Service<RateLimiter, {
               )
             ))
 
+        const userRule = rules.user
+        const addressRule = rules.anonymous
         return RateLimiter.of({
           check,
-          user: (userId) => enforce(`user:${userId}`, rules.user),
-          address: Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-            enforce(`address:${Option.getOrElse(request.remoteAddress, () => "unknown")}`, rules.anonymous))
+          user: userRule === false ? () => Effect.void : (userId) => enforce(`user:${userId}`, userRule),
+          address: addressRule === false
+            ? Effect.void
+            : Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+              enforce(`address:${Option.getOrElse(request.remoteAddress, () => "unknown")}`, addressRule)),
+          limitsUsers: userRule !== false,
+          limitsAddresses: addressRule !== false
         })
       })
     )
@@ -149,6 +159,9 @@ export class RateLimit extends HttpApiMiddleware.Service<RateLimit>()("@teamchat
   /** @category layers */
   static readonly layer: Layer.Layer<RateLimit, never, RateLimiter> = Layer.effect(
     RateLimit,
-    Effect.map(RateLimiter, (limiter) => (httpEffect) => Effect.andThen(limiter.address, httpEffect))
+    Effect.map(
+      RateLimiter,
+      (limiter) => (httpEffect) => limiter.limitsAddresses ? Effect.andThen(limiter.address, httpEffect) : httpEffect
+    )
   )
 }

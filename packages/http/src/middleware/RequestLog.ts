@@ -27,8 +27,13 @@ const users = new WeakMap<object, number>()
 const keyOf = (request: HttpServerRequest.HttpServerRequest): object | undefined =>
   typeof request.source === "object" && request.source !== null ? request.source : undefined
 
+// Only a logging router reads the users back; until one is built in this
+// process, recording them would be wasted work on every request.
+let recording = false
+
 /** Records the authenticated user of a request, for its log line. */
 export const setUser = (request: HttpServerRequest.HttpServerRequest, userId: number): void => {
+  if (!recording) return
   const key = keyOf(request)
   if (key !== undefined) users.set(key, userId)
 }
@@ -41,6 +46,39 @@ const pathOf = (url: string): string => {
   return end === -1 ? url : url.slice(0, end)
 }
 
+const recover = (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown> => {
+  if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
+  // The router fails this way on paths it cannot even decode.
+  if (Cause.findErrorOption(cause).pipe(Option.exists(isRouteNotFound))) {
+    return Effect.succeed(toResponse(notFound()))
+  }
+  return Effect.as(
+    Effect.logError("Unhandled error while serving a request", cause),
+    toResponse(new InternalServerError())
+  )
+}
+
+const logged = (
+  httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, unknown>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, unknown> =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const start = yield* Clock.currentTimeMillis
+    const response: HttpServerResponse.HttpServerResponse = yield* Effect.catchCause(httpEffect, recover)
+    const end = yield* Clock.currentTimeMillis
+    const key = keyOf(request)
+    yield* Effect.logInfo("request").pipe(
+      Effect.annotateLogs({
+        method: request.method,
+        path: pathOf(request.url),
+        status: response.status,
+        duration_ms: end - start,
+        user_id: (key === undefined ? undefined : users.get(key)) ?? null
+      })
+    )
+    return response
+  })
+
 /**
  * The global router middleware: catches defects anywhere below it (logged,
  * answered with a Zulip 500) and logs one line per request when `log` is on.
@@ -48,38 +86,17 @@ const pathOf = (url: string): string => {
  * @category layers
  */
 export const layer = (options: { readonly log: boolean }): Layer.Layer<never, never, HttpRouter.HttpRouter> =>
-  HttpRouter.middleware(
-    (httpEffect) =>
-      Effect.gen(function*() {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const start = yield* Clock.currentTimeMillis
-        const response: HttpServerResponse.HttpServerResponse = yield* httpEffect.pipe(
-          Effect.catchCause((cause) => {
-            if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
-            // The router fails this way on paths it cannot even decode.
-            if (Cause.findErrorOption(cause).pipe(Option.exists(isRouteNotFound))) {
-              return Effect.succeed(toResponse(notFound()))
-            }
-            return Effect.as(
-              Effect.logError("Unhandled error while serving a request", cause),
-              toResponse(new InternalServerError())
-            )
-          })
-        )
-        if (options.log) {
-          const end = yield* Clock.currentTimeMillis
-          const key = keyOf(request)
-          yield* Effect.logInfo("request").pipe(
-            Effect.annotateLogs({
-              method: request.method,
-              path: pathOf(request.url),
-              status: response.status,
-              duration_ms: end - start,
-              user_id: (key === undefined ? undefined : users.get(key)) ?? null
-            })
-          )
-        }
-        return response
-      }) as Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled>,
-    { global: true }
-  )
+  options.log
+    ? HttpRouter.middleware(
+      Effect.sync(() => {
+        recording = true
+        return (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, unknown>) =>
+          logged(httpEffect) as Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled>
+      }),
+      { global: true }
+    )
+    : HttpRouter.middleware(
+      (httpEffect) =>
+        Effect.catchCause(httpEffect, recover) as Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled>,
+      { global: true }
+    )

@@ -17,6 +17,7 @@
  */
 import { BadRequest } from "@teamchat/core/errors/Errors"
 import * as ByteSize from "effect/ByteSize"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
@@ -38,24 +39,44 @@ export class RequestParams extends HttpApiMiddleware.Service<RequestParams, {
 }) {
   /** @category layers */
   static readonly layer = (options: { readonly maxBodyBytes: number }): Layer.Layer<RequestParams> =>
-    Layer.succeed(RequestParams, (httpEffect, { endpoint }) =>
-      Effect.gen(function*() {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const query = yield* HttpServerRequest.ParsedSearchParams
+    Layer.succeed(RequestParams, (httpEffect, { endpoint }) => {
+      // Runs once per endpoint, when the routes are built.
+      const declared = IgnoredParameters.declaredNames(endpoint)
+      const withParams = (merged: Record<string, string>, ignored: ReadonlyArray<string>) =>
+        Effect.updateContext(
+          httpEffect,
+          (context: Context.Context<never>) =>
+            Context.add(
+              Context.add(context, HttpServerRequest.ParsedSearchParams, merged),
+              IgnoredParameters.IgnoredParameters,
+              ignored
+            )
+        )
+      const withBody = (
+        merged: Record<string, string>,
+        body: ReadonlyArray<readonly [string, string]>
+      ) => {
+        for (const [key, value] of body) merged[key] = value
+        return withParams(merged, IgnoredParameters.compute(Object.keys(merged), declared))
+      }
+      type Requires = HttpServerRequest.HttpServerRequest | HttpServerRequest.ParsedSearchParams
+      return Effect.contextWith((context: Context.Context<Requires>) => {
+        const request = Context.getUnsafe(context, HttpServerRequest.HttpServerRequest)
+        const query = Context.getUnsafe(context, HttpServerRequest.ParsedSearchParams)
         const merged: Record<string, string> = Object.create(null)
-        for (const [key, value] of Object.entries(query)) {
+        for (const key in query) {
+          if (!Object.hasOwn(query, key)) continue
+          const value = query[key]!
           const last = typeof value === "string" ? value : value[value.length - 1]
           if (last !== undefined) merged[key] = last
         }
-        const body = yield* readBody(request, options.maxBodyBytes)
-        for (const [key, value] of body) merged[key] = value
-        const ignored = IgnoredParameters.compute(Object.keys(merged), IgnoredParameters.declaredNames(endpoint))
-        return yield* httpEffect.pipe(
-          Effect.provideService(HttpServerRequest.ParsedSearchParams, merged),
-          Effect.provideService(IgnoredParameters.IgnoredParameters, ignored)
-        )
+        const body = readBody(request, options.maxBodyBytes)
+        if (body === undefined) {
+          return withParams(merged, IgnoredParameters.compute(Object.keys(merged), declared))
+        }
+        return Effect.flatMap(body, (fields) => withBody(merged, fields))
       })
-    )
+    })
 }
 
 const mediaType = (request: HttpServerRequest.HttpServerRequest): string =>
@@ -72,16 +93,19 @@ const fromServerError = (maxBodyBytes: number) => (error: HttpServerError.HttpSe
 const fromMultipartError = (maxBodyBytes: number) => (error: Multipart.MultipartError) =>
   error.reason._tag === "Parse" || error.reason._tag === "InternalError" ? malformed() : tooLarge(maxBodyBytes)
 
-/** The form fields of the body, in order; empty for methods and types Zulip does not read. */
+/**
+ * The form fields of the body, in order; `undefined` (nothing to read) for
+ * methods and types Zulip does not read.
+ */
 const readBody = (
   request: HttpServerRequest.HttpServerRequest,
   maxBodyBytes: number
-): Effect.Effect<ReadonlyArray<readonly [string, string]>, PayloadTooLarge | BadRequest> => {
-  if (!HttpMethod.hasBody(request.method)) return Effect.succeed([])
+): Effect.Effect<ReadonlyArray<readonly [string, string]>, PayloadTooLarge | BadRequest> | undefined => {
+  if (!HttpMethod.hasBody(request.method)) return undefined
   const type = mediaType(request)
   const isForm = type === "application/x-www-form-urlencoded"
   const isMultipart = type === "multipart/form-data"
-  if (!isForm && !isMultipart) return Effect.succeed([])
+  if (!isForm && !isMultipart) return undefined
   const declaredLength = Number(request.headers["content-length"])
   if (Number.isFinite(declaredLength) && declaredLength > maxBodyBytes) return Effect.fail(tooLarge(maxBodyBytes))
   const read: Effect.Effect<ReadonlyArray<readonly [string, string]>, PayloadTooLarge | BadRequest> = isForm
