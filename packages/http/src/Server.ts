@@ -306,17 +306,16 @@ export const layer = (config: ServerConfig, options: Options = {}) =>
       response.end(JSON.stringify({ result: "error", msg: "The server is starting; try again in a moment.", code: "SERVER_STARTING" }))
     }
     server.on("request", starting)
-    const nodeServer = Layer.mergeAll(
-      Layer.effect(HttpServer.HttpServer)(
-        NodeHttpServer.make(() => server, {
-          port: config.port,
-          host: config.host,
-          gracefulShutdownTimeout: options.gracefulShutdownTimeout ?? "10 seconds"
-        }).pipe(
-          Effect.mapError((error) => new CannotListen({ host: config.host, port: config.port, cause: error.cause }))
-        )
-      ),
-      NodeHttpServer.layerHttpServices
+    // The server alone: the routes get the HTTP platform services from
+    // `layerRoutes`, and every request copies the context of `serve`.
+    const nodeServer = Layer.effect(HttpServer.HttpServer)(
+      NodeHttpServer.make(() => server, {
+        port: config.port,
+        host: config.host,
+        gracefulShutdownTimeout: options.gracefulShutdownTimeout ?? "10 seconds"
+      }).pipe(
+        Effect.mapError((error) => new CannotListen({ host: config.host, port: config.port, cause: error.cause }))
+      )
     )
     const app = Layer.unwrap(Effect.gen(function*() {
       const address = (yield* HttpServer.HttpServer).address

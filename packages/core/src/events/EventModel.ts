@@ -78,11 +78,26 @@ export type ClientCapability = typeof ClientCapabilities[number]
 /** @category models */
 export type Capabilities = Readonly<Record<ClientCapability, boolean>>
 
-/** Reads `client_capabilities` as sent (unknown keys and non-true values are false). @category constructors */
+/** One frozen `Capabilities` per combination, shared by every queue registered with it. */
+const internedCapabilities = new Map<number, Capabilities>()
+
+/**
+ * Reads `client_capabilities` as sent (unknown keys and non-true values are
+ * false). Equal sets of capabilities give the same (frozen) object.
+ *
+ * @category constructors
+ */
 export const capabilitiesFrom = (raw: Readonly<Record<string, unknown>> | undefined): Capabilities => {
-  const out: Partial<Record<ClientCapability, boolean>> = {}
-  for (const key of ClientCapabilities) out[key] = raw?.[key] === true
-  return out as Capabilities
+  let bits = 0
+  for (let i = 0; i < ClientCapabilities.length; i++) if (raw?.[ClientCapabilities[i]!] === true) bits |= 1 << i
+  let capabilities = internedCapabilities.get(bits)
+  if (capabilities === undefined) {
+    const out: Partial<Record<ClientCapability, boolean>> = {}
+    for (let i = 0; i < ClientCapabilities.length; i++) out[ClientCapabilities[i]!] = (bits & (1 << i)) !== 0
+    capabilities = Object.freeze(out as Capabilities)
+    internedCapabilities.set(bits, capabilities)
+  }
+  return capabilities
 }
 
 /**

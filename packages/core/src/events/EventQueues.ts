@@ -8,10 +8,12 @@
  * - `last_event_id` acknowledges: an id older than the newest acknowledged
  *   one is "already pruned"; events up to it are dropped, and unless it was
  *   an event of this queue (or -1 at first) "Event N was not in this queue".
- * - A blocking poll waits on a per-poll Deferred indexed by user id (no
- *   per-queue timer beyond its heartbeat deadline). It returns as soon as a
- *   matching event commits, on this process or another one (LISTEN/NOTIFY),
- *   or with a heartbeat after 45–55 s.
+ * - A blocking poll waits on a `Waiter` indexed by queue, user and
+ *   organization: no fiber, timer or span of its own (its heartbeat is an
+ *   entry of `Deadlines`, one sleeping fiber per clock for all polls). It
+ *   returns as soon as a matching event commits, on this process or another
+ *   one (LISTEN/NOTIFY), or with a heartbeat after 45–55 s. The
+ *   `EventQueues.getEvents` span covers the request's work, not the wait.
  * - A newer poll on the same queue finishes the older one, which returns
  *   the queue's current contents.
  * - A queue expires `lifespan` seconds after the last poll that blocked (or
@@ -23,10 +25,8 @@
 import { randomUUID } from "node:crypto"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import { isGuest } from "../domain/Role.ts"
 import {
@@ -44,6 +44,7 @@ import type { ClientEvent, IncludeSubscribers, NarrowTerm, QueueOptions, QueueRe
 import { accepts, capabilitiesFrom, heartbeat, isExpired, present } from "./EventModel.ts"
 import { EventStore } from "./EventStore.ts"
 import type { Signal } from "./EventStore.ts"
+import * as Deadlines from "./Deadlines.ts"
 
 /** Timings; tests shorten them. @category configuration */
 export interface EventQueuesConfig {
@@ -104,6 +105,9 @@ export type RegisterQueueError = NarrowOperatorNotSupported | NarrowOperandNotSu
 /** @category errors */
 export type GetEventsError = BadEventQueueId | EventPruned | EventNotInQueue | MissingQueueId | MissingLastEventId | RegisterQueueError
 
+/** The narrow of the queues registered without one (shared). */
+const noNarrow: ReadonlyArray<NarrowTerm> = Object.freeze([])
+
 const narrowOperators = new Set(["channel", "stream", "topic", "sender", "is"])
 const narrowIsOperands = new Set(["dm", "private", "starred", "unread", "mentioned", "alerted", "resolved"])
 
@@ -123,15 +127,89 @@ export const checkNarrow = (
 const includeSubscribers = (value: RegisterQueueParams["include_subscribers"]): IncludeSubscribers =>
   value === true ? "true" : value === false || value === undefined ? "false" : value
 
-type Wake = "events" | "superseded" | "deleted"
+/** Why a waiting poll woke up (bits, so that none is lost while it is not suspended). */
+const Woke = {
+  /** The poll has not started waiting yet (`onWake` starts it). */
+  start: 1,
+  events: 2,
+  heartbeat: 4,
+  superseded: 8,
+  deleted: 16
+} as const
 
-interface Waiter {
-  readonly queueId: string
-  /** When the poll started waiting (milliseconds). */
+/** `Waiter.state` bits. */
+const State = {
+  /** Indexed (so its removal, and maybe `markUnblocked`, is due). */
+  added: 1,
+  /** Ended by a newer poll or by deletion: the queue's blocked state is not this poll's any more. */
+  superseded: 2
+} as const
+
+/** What a waiting poll needs of its queue (not the whole record: the store keeps that). */
+type WaitingQueue = Pick<QueueRecord, "id" | "realm_id" | "user_id" | "cursor_id" | "heartbeat_id" | "options">
+
+/** What a `Waiter` runs, shared by every waiter of one `EventQueues`. */
+interface WaiterHost {
+  /** Handles the `woke` bits: starts the wait, answers, or waits again. */
+  onWake(w: Waiter): Effect.Effect<GetEventsResult, BadEventQueueId>
+  /** Unindexes the waiter (however the poll ends). */
+  release(w: Waiter): Effect.Effect<void>
+}
+
+/**
+ * A waiting poll, and everything it keeps while it waits: no fiber, timer
+ * or span of its own, and no closure over the request. It is indexed by
+ * queue, user and organization, and is an entry of `Deadlines` (its
+ * heartbeat). Signals set bits in `woke` and resume the poll's fiber if it
+ * is suspended in `wait`; the poll runs `Effect.onExit(wait, release)`.
+ */
+class Waiter implements Deadlines.Entry {
+  deadline = 0
+  index = -1
+  wheel: Deadlines.Entry["wheel"] = undefined
+  /** `Woke` bits not yet handled. */
+  woke: number = Woke.start
+  /** `State` bits. */
+  state = 0
+  /** Resumes the poll while it is suspended in `wait`. */
+  resume: ((effect: Effect.Effect<GetEventsResult, BadEventQueueId>) => void) | undefined = undefined
+  /** The queue as last read. */
+  queue: WaitingQueue
+  /** When the poll started waiting (wall-clock milliseconds). */
   readonly since: number
-  readonly userId: number
-  readonly realmId: number
-  wake: Deferred.Deferred<Wake>
+  /** The heartbeat's clock and delay (milliseconds). */
+  readonly clock: Clock.Clock
+  readonly delay: number
+  readonly host: WaiterHost
+  /** Suspends until a bit is set in `woke` (at once if one is), then continues with `host.onWake`. */
+  readonly wait: Effect.Effect<GetEventsResult, BadEventQueueId>
+  readonly release: () => Effect.Effect<void>
+  constructor(host: WaiterHost, queue: WaitingQueue, since: number, clock: Clock.Clock, delay: number) {
+    this.host = host
+    this.queue = queue
+    this.since = since
+    this.clock = clock
+    this.delay = delay
+    this.wait = Effect.callback((resume) => {
+      if (this.woke !== 0) resume(this.next())
+      else this.resume = resume
+    })
+    this.release = () => this.host.release(this)
+  }
+  next(): Effect.Effect<GetEventsResult, BadEventQueueId> {
+    return Effect.suspend(() => this.host.onWake(this))
+  }
+  wake(bit: number): void {
+    this.woke |= bit
+    const resume = this.resume
+    if (resume !== undefined) {
+      this.resume = undefined
+      resume(this.next())
+    }
+  }
+  fire(): void {
+    this.wake(Woke.heartbeat)
+  }
 }
 
 /** @category services */
@@ -169,55 +247,54 @@ export class EventQueues extends Context.Service<EventQueues, {
         set.delete(w)
         if (set.size === 0) map.delete(key)
       }
-      const wake = (w: Waiter, reason: Wake) => {
-        Deferred.doneUnsafe(w.wake, Effect.succeed(reason))
-      }
       const onSignal = (signal: Signal) => {
         if (signal._tag === "queue") {
           const w = byQueue.get(signal.queue)
           // A supersession sent before this poll started was meant for an older one.
-          if (w !== undefined && (signal.reason === "deleted" || signal.at >= w.since)) wake(w, signal.reason)
+          if (w !== undefined && (signal.reason === "deleted" || signal.at >= w.since)) w.wake(Woke[signal.reason])
           return
         }
         if (signal.users === null) {
-          for (const w of byRealm.get(signal.realm) ?? []) wake(w, "events")
+          const waiting = byRealm.get(signal.realm)
+          if (waiting !== undefined) for (const w of waiting) w.wake(Woke.events)
           return
         }
         for (const user of signal.users) {
-          for (const w of byUser.get(user) ?? []) if (w.realmId === signal.realm) wake(w, "events")
+          const waiting = byUser.get(user)
+          if (waiting !== undefined) for (const w of waiting) if (w.queue.realm_id === signal.realm) w.wake(Woke.events)
         }
       }
       yield* store.onSignal(onSignal)
 
-      const addWaiter = (queue: QueueRecord, since: number) =>
-        Effect.sync(() => {
-          const w: Waiter = {
-            queueId: queue.id,
-            since,
-            userId: queue.user_id,
-            realmId: queue.realm_id,
-            wake: Deferred.makeUnsafe<Wake>()
-          }
-          const previous = byQueue.get(queue.id)
-          if (previous !== undefined) wake(previous, "superseded")
-          byQueue.set(queue.id, w)
-          addTo(byUser, w.userId, w)
-          addTo(byRealm, w.realmId, w)
-          return w
-        })
-      const removeWaiter = (w: Waiter) =>
-        Effect.sync(() => {
-          if (byQueue.get(w.queueId) === w) byQueue.delete(w.queueId)
-          removeFrom(byUser, w.userId, w)
-          removeFrom(byRealm, w.realmId, w)
-        })
+      // One sleeping fiber per clock for every poll's heartbeat.
+      const deadlines = yield* Deadlines.make
+
+      const addWaiter = (w: Waiter) => {
+        const queue = w.queue
+        const previous = byQueue.get(queue.id)
+        if (previous !== undefined) previous.wake(Woke.superseded)
+        byQueue.set(queue.id, w)
+        addTo(byUser, queue.user_id, w)
+        addTo(byRealm, queue.realm_id, w)
+        w.state |= State.added
+      }
+      const removeWaiter = (w: Waiter) => {
+        deadlines.cancel(w)
+        w.resume = undefined
+        if ((w.state & State.added) === 0) return
+        w.state &= ~State.added
+        const queue = w.queue
+        if (byQueue.get(queue.id) === w) byQueue.delete(queue.id)
+        removeFrom(byUser, queue.user_id, w)
+        removeFrom(byRealm, queue.realm_id, w)
+      }
 
       // -----------------------------------------------------------------------
       // queues
 
       const register = Effect.fn("EventQueues.register")(function*(principal: Principal, params: RegisterQueueParams) {
         const config = yield* EventQueuesConfig
-        const narrow = params.narrow ?? []
+        const narrow = params.narrow ?? noNarrow
         yield* checkNarrow(narrow)
         const allPublic = params.all_public_streams ?? false
         if (allPublic && isGuest(principal.user.role)) return yield* new UserNotAuthorizedForQuery()
@@ -269,7 +346,7 @@ export class EventQueues extends Context.Service<EventQueues, {
       })
 
       /** Events of the queue after its cursor, in id order, the pending heartbeat included. */
-      const contents = Effect.fnUntraced(function*(queue: QueueRecord, upTo?: number) {
+      const contents = Effect.fnUntraced(function*(queue: WaitingQueue, upTo?: number) {
         const logged = yield* store.read(queue.realm_id, queue.user_id, queue.cursor_id, upTo)
         const events = logged.filter((e) => accepts(queue.options, e)).map((e) => present(queue.options, e))
         const hb = queue.heartbeat_id
@@ -299,59 +376,88 @@ export class EventQueues extends Context.Service<EventQueues, {
         return next
       })
 
-      const reload = (queue: QueueRecord) =>
+      const reload = (queue: WaitingQueue): Effect.Effect<WaitingQueue> =>
         Effect.map(store.findQueue(queue.id), (found) => found ?? queue)
 
-      /** Waits for events on a queue with nothing pending; returns what to send. */
-      const block = Effect.fnUntraced(function*(principal: Principal, queue: QueueRecord) {
+      /** Returns what is pending, or waits for a wake-up. */
+      const waitLoop = (w: Waiter): Effect.Effect<GetEventsResult, BadEventQueueId> =>
+        Effect.flatMap(contents(w.queue), (events) => events.length > 0 ? Effect.succeed({ events }) : w.wait)
+
+      const host: WaiterHost = {
+        onWake: (w) => {
+          const woke = w.woke
+          const queueId = w.queue.id
+          if ((woke & Woke.start) !== 0) {
+            w.woke = woke & ~Woke.start
+            addWaiter(w)
+            deadlines.schedule(w, w.clock, w.delay)
+            return Effect.andThen(store.markBlocked(queueId, w.since, w.since + w.delay + 5_000), waitLoop(w))
+          }
+          if ((woke & Woke.deleted) !== 0) {
+            w.state |= State.superseded
+            return Effect.fail(new BadEventQueueId({ queue_id: queueId }))
+          }
+          if ((woke & Woke.superseded) !== 0) {
+            w.state |= State.superseded
+            return Effect.flatMap(store.findQueue(queueId), (latest) =>
+              latest === undefined || latest.user_id !== w.queue.user_id
+                ? Effect.fail(new BadEventQueueId({ queue_id: queueId }))
+                : Effect.map(contents(latest), (events) => ({ events })))
+          }
+          if ((woke & Woke.events) !== 0) {
+            // New events, maybe none this queue takes: look, and wait again if so.
+            w.woke = woke & ~Woke.events
+            return Effect.flatMap(reload(w.queue), (latest) => {
+              w.queue = latest
+              return waitLoop(w)
+            })
+          }
+          // The heartbeat: a fresh id from the log's sequence.
+          const current = w.queue
+          return Effect.flatMap(store.nextId(current.realm_id), (id) =>
+            Effect.andThen(
+              store.setHeartbeat(current.id, id),
+              Effect.flatMap(reload(current), (latest) =>
+                Effect.map(contents({ ...latest, heartbeat_id: id }), (events) => ({ events })))
+            ))
+        },
+        release: (w) => {
+          const state = w.state
+          removeWaiter(w)
+          // A newer poll (here or elsewhere) owns the queue's blocked state now.
+          return (state & State.added) === 0 || (state & State.superseded) !== 0 || byQueue.has(w.queue.id)
+            ? Effect.void
+            : store.markUnblocked(w.queue.id)
+        }
+      }
+
+      /**
+       * Waits for events on a queue with nothing pending; returns what to
+       * send. While it waits, the poll's fiber holds one `Waiter` and one
+       * finalizer: signals and the shared heartbeat timer resume it.
+       */
+      const block = Effect.fnUntraced(function*(queue: QueueRecord) {
         const config = yield* EventQueuesConfig
         const delay = yield* Random.nextIntBetween(config.heartbeatMinMs, config.heartbeatMaxMs)
-        const start = yield* Clock.currentTimeMillis
-        const deadline = start + delay
-        const waiter = yield* addWaiter(queue, start)
-        let superseded = false
-        return yield* Effect.gen(function*() {
-          yield* store.markBlocked(queue.id, start, deadline + 5_000)
-          let current = queue
-          while (true) {
-            const pending = yield* contents(current)
-            if (pending.length > 0) return pending
-            const now = yield* Clock.currentTimeMillis
-            const woke = now >= deadline
-              ? Option.none<Wake>()
-              : yield* Effect.timeoutOption(Deferred.await(waiter.wake), deadline - now)
-            if (Option.isNone(woke)) {
-              const id = yield* store.nextId(current.realm_id)
-              yield* store.setHeartbeat(current.id, id)
-              return yield* contents({ ...(yield* reload(current)), heartbeat_id: id })
-            }
-            switch (woke.value) {
-              case "deleted":
-                superseded = true
-                return yield* new BadEventQueueId({ queue_id: queue.id })
-              case "superseded": {
-                superseded = true
-                const latest = yield* store.findQueue(queue.id)
-                if (latest === undefined || latest.user_id !== principal.user.id) {
-                  return yield* new BadEventQueueId({ queue_id: queue.id })
-                }
-                return yield* contents(latest)
-              }
-              case "events":
-                waiter.wake = Deferred.makeUnsafe<Wake>()
-                current = yield* reload(current)
-            }
-          }
-        }).pipe(
-          Effect.ensuring(Effect.andThen(
-            removeWaiter(waiter),
-            // A newer poll (here or elsewhere) owns the queue's blocked state now.
-            Effect.suspend(() => superseded || byQueue.has(queue.id) ? Effect.void : store.markUnblocked(queue.id))
-          ))
-        )
+        const clock = yield* Clock.Clock
+        const waiting: WaitingQueue = {
+          id: queue.id,
+          realm_id: queue.realm_id,
+          user_id: queue.user_id,
+          cursor_id: queue.cursor_id,
+          heartbeat_id: queue.heartbeat_id,
+          options: queue.options
+        }
+        const w = new Waiter(host, waiting, clock.currentTimeMillisUnsafe(), clock, delay)
+        return Effect.onExit(w.wait, w.release)
       })
 
-      const getEvents = Effect.fn("EventQueues.getEvents")(function*(principal: Principal, params: GetEventsParams) {
+      /**
+       * Everything but the wait, in a span of its own: the wait (up to a
+       * minute, with thousands of polls at once) keeps no span, stack or
+       * generator alive.
+       */
+      const prepare = Effect.fn("EventQueues.getEvents")(function*(principal: Principal, params: GetEventsParams) {
         const dontBlock = params.dont_block ?? false
         if (params.queue_id === undefined) {
           if (!dontBlock) return yield* new MissingQueueId()
@@ -366,15 +472,19 @@ export class EventQueues extends Context.Service<EventQueues, {
         // here or in another process.
         const now = yield* Clock.currentTimeMillis
         const local = byQueue.get(queue.id)
-        if (local !== undefined) wake(local, "superseded")
+        if (local !== undefined) local.wake(Woke.superseded)
         else if (queue.blocked_until > now) {
           yield* store.signal({ _tag: "queue", queue: queue.id, reason: "superseded", at: now })
         }
         const pending = yield* contents(queue)
         if (pending.length > 0 || dontBlock) return { events: pending } satisfies GetEventsResult
-        const events = yield* block(principal, queue)
-        return { events } satisfies GetEventsResult
+        return queue
       })
+
+      const getEvents = (principal: Principal, params: GetEventsParams): Effect.Effect<GetEventsResult, GetEventsError> =>
+        Effect.flatMap(prepare(principal, params), afterPrepare)
+      const afterPrepare = (prepared: GetEventsResult | QueueRecord): Effect.Effect<GetEventsResult, BadEventQueueId> =>
+        "events" in prepared ? Effect.succeed(prepared) : Effect.flatten(block(prepared))
 
       const deleteQueue = Effect.fn("EventQueues.deleteQueue")(function*(principal: Principal, queueId: string) {
         yield* access(principal, queueId)

@@ -11,19 +11,24 @@
  * @since 0.1.0
  */
 import type { GetEventsParams, RegisterQueueParams } from "@teamchat/core/events/EventQueues"
-import { EventQueues } from "@teamchat/core/events/EventQueues"
+import { EventQueues, EventQueuesConfig } from "@teamchat/core/events/EventQueues"
 import { Register } from "@teamchat/core/events/Register"
 import type { ServerInfo } from "@teamchat/core/events/Register"
 import type { Principal } from "@teamchat/core/services/Users"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Api } from "../api/Api.ts"
 import { MobileIdleQueueTimeoutSecs } from "../api/Events.ts"
 import type { QueueParams } from "../api/Events.ts"
 import { HttpConfig } from "../internal/Config.ts"
 import * as Envelope from "../internal/Envelope.ts"
-import { CurrentPrincipal } from "../middleware/Authentication.ts"
+import { Authentication, CurrentPrincipal } from "../middleware/Authentication.ts"
+import { RequestParams } from "../middleware/RequestParams.ts"
+import { ZulipErrors } from "../middleware/ZulipErrors.ts"
 
 /** What `Register.register` always answers, beside the requested state. */
 type RegisterBody = Record<string, unknown> & {
@@ -54,8 +59,7 @@ const queueParams = (query: QueueQuery, alias?: number): RegisterQueueParams => 
   queue_lifespan_secs: lifespanOf(query, alias)
 })
 
-/** @category handlers */
-export const layer = HttpApiBuilder.group(
+const group = HttpApiBuilder.group(
   Api,
   "events",
   Effect.fn(function*(handlers) {
@@ -75,17 +79,17 @@ export const layer = HttpApiBuilder.group(
             Effect.map((state) => state as RegisterBody),
             Envelope.wrap
           ),
-      get: ({ query: { dont_block, last_event_id, lifespan_secs, queue_id, ...query } }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) => {
-          const params: GetEventsParams = queue_id === undefined
-            ? {
-              dont_block,
-              // GET /events defaults client_gravatar to false, unlike POST /register.
-              register: { ...queueParams(query, lifespan_secs), client_gravatar: query.client_gravatar ?? false }
-            }
-            : { queue_id, last_event_id, dont_block }
-          return queues.getEvents(principal, params)
-        }).pipe(Envelope.wrap),
+      // A blocking poll keeps this effect while it waits: it holds only `params`.
+      get: ({ query }) => {
+        const params: GetEventsParams = query.queue_id === undefined
+          ? {
+            dont_block: query.dont_block,
+            // GET /events defaults client_gravatar to false, unlike POST /register.
+            register: { ...queueParams(query, query.lifespan_secs), client_gravatar: query.client_gravatar ?? false }
+          }
+          : { queue_id: query.queue_id, last_event_id: query.last_event_id, dont_block: query.dont_block }
+        return Envelope.wrap(Effect.flatMap(CurrentPrincipal, (principal) => queues.getEvents(principal, params)))
+      },
       delete: ({ query }) =>
         Effect.flatMap(CurrentPrincipal, (principal) => queues.deleteQueue(principal, query.queue_id)).pipe(
           Effect.as({}),
@@ -93,4 +97,31 @@ export const layer = HttpApiBuilder.group(
         )
     })
   })
+)
+
+/**
+ * The group, built in a context of only what its routes use. HttpApi merges
+ * the context a group was built in into every request's context (a copy
+ * of both): for GET /events, where thousands of polls wait at once, that
+ * copy is kept small. The type checks that nothing the routes need is left
+ * out; `Clock` and `EventQueuesConfig` are kept when provided.
+ *
+ * @category handlers
+ */
+export const layer = Layer.effectContext(
+  Effect.updateContext(
+    Layer.build(group),
+    (context: Context.Context<Layer.Services<typeof group> | Scope.Scope>) =>
+      Context.pick(
+        Scope.Scope,
+        Register,
+        EventQueues,
+        HttpConfig,
+        RequestParams,
+        ZulipErrors,
+        Authentication,
+        Clock.Clock,
+        EventQueuesConfig
+      )(context)
+  )
 )
