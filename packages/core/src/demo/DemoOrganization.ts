@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import type { ChannelId, UserId } from "../domain/Ids.ts"
 import type { Realm } from "../domain/Realm.ts"
 import { EmailVisibilities } from "../domain/Role.ts"
+import { Transactor } from "../persistence/Transactor.ts"
 import { Channels } from "../services/Channels.ts"
 import { Organizations } from "../services/Organizations.ts"
 import { Users } from "../services/Users.ts"
@@ -21,6 +22,13 @@ import * as DemoData from "./DemoData.ts"
  * @category seeding
  */
 export const seed = Effect.fn("DemoOrganization.seed")(function*(url: string) {
+  const tx = yield* Transactor
+  // All or nothing: a seed interrupted half-way (Ctrl-C at first start) must
+  // not leave a partial organization that later starts would not re-seed.
+  return yield* tx.withTransaction(seedAll(url))
+})
+
+const seedAll = Effect.fnUntraced(function*(url: string) {
   const organizations = yield* Organizations
   const users = yield* Users
   const channels = yield* Channels
