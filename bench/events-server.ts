@@ -26,7 +26,7 @@ import * as http from "node:http"
 import * as v8 from "node:v8"
 import type { AddressInfo } from "node:net"
 import { createInterface } from "node:readline"
-import * as Server from "../packages/http/src/Server.ts"
+import { startTeamchat } from "./teamchat.ts"
 
 const kind = process.argv[2]
 const lines = createInterface({ input: process.stdin })
@@ -58,16 +58,7 @@ let url: string
 let stop: () => Promise<void>
 
 if (kind === "teamchat") {
-  const running = await Server.start({
-    port: 0,
-    host: "127.0.0.1",
-    database: { _tag: "Memory" },
-    demo: true,
-    externalUrl: undefined,
-    rateLimit: false,
-    logLevel: "Warn",
-    logFormat: "logfmt"
-  }, { http: { log: false }, output: () => {} })
+  const running = await startTeamchat()
   url = running.url
   stop = running.close
 } else if (kind === "bare") {

@@ -13,7 +13,7 @@
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { createInterface } from "node:readline"
-import * as Server from "../packages/http/src/Server.ts"
+import { startTeamchat } from "./teamchat.ts"
 
 interface BareInput {
   readonly status: number
@@ -30,16 +30,7 @@ let stop: () => Promise<void>
 let url: string
 
 if (kind === "teamchat") {
-  const running = await Server.start({
-    port: 0,
-    host: "127.0.0.1",
-    database: { _tag: "Memory" },
-    demo: true,
-    externalUrl: undefined,
-    rateLimit: false,
-    logLevel: "Warn",
-    logFormat: "logfmt"
-  }, { http: { log: false }, output: () => {} })
+  const running = await startTeamchat()
   url = running.url
   stop = running.close
 } else if (kind === "bare") {
