@@ -11,9 +11,9 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { RealmId, UserId } from "../domain/Ids.ts"
-import { loadAccessContext, metadataViewers, subscribersOf, usersWhoCanAccess } from "../internal/access.ts"
+import { makeAccessLoader, metadataViewers, subscribersOf, usersWhoCanAccess } from "../internal/access.ts"
 import type { AccessContext } from "../internal/access.ts"
-import { ChannelRepo, GroupRepo, RealmRepo, SubscriptionRepo, UserRepo } from "../persistence/Repositories.ts"
+import { RealmRepo } from "../persistence/Repositories.ts"
 import type { Audience, CapabilityCondition, EventPayload, NewLoggedEvent } from "./EventModel.ts"
 import { EventStore } from "./EventStore.ts"
 
@@ -35,24 +35,16 @@ export class Events extends Context.Service<Events, {
   static readonly layer = Layer.effect(
     Events,
     Effect.gen(function*() {
+      const loadAccess = yield* makeAccessLoader
       const store = yield* EventStore
       const realms = yield* RealmRepo
-      const users = yield* UserRepo
-      const groups = yield* GroupRepo
-      const channels = yield* ChannelRepo
-      const subscriptions = yield* SubscriptionRepo
 
       const load = (realmId: RealmId) =>
         Effect.gen(function*() {
           const realm = yield* realms.findById(realmId)
           if (realm === undefined) return yield* Effect.die(new Error(`realm ${realmId} missing`))
-          return yield* loadAccessContext(realm)
-        }).pipe(
-          Effect.provideService(UserRepo, users),
-          Effect.provideService(GroupRepo, groups),
-          Effect.provideService(ChannelRepo, channels),
-          Effect.provideService(SubscriptionRepo, subscriptions)
-        )
+          return yield* loadAccess(realm)
+        })
 
       const resolve = (ctx: () => Effect.Effect<AccessContext>, audience: Audience) =>
         Effect.gen(function*(): Effect.fn.Return<ReadonlyArray<UserId> | null> {

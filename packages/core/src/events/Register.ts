@@ -25,11 +25,11 @@ import type { GroupId } from "../domain/Ids.ts"
 import { isAdministrator, isGuest, isModeratorOrAbove, isOwner } from "../domain/Role.ts"
 import type { User } from "../domain/User.ts"
 import { DisplaySettingsLegacy, NotificationSettingsLegacy } from "../domain/UserSettings.ts"
-import { canAccessUser, canSeeChannel, loadAccessContext } from "../internal/access.ts"
+import { canAccessUser, canSeeChannel, makeAccessLoader } from "../internal/access.ts"
 import type { AccessContext } from "../internal/access.ts"
 import { activeSubscriberIds } from "../internal/subscriptionEvents.ts"
 import { hasGroupPermission } from "../permissions/GroupMembership.ts"
-import { AlertWordRepo, ChannelRepo, GroupRepo, SubscriptionRepo, UserRepo } from "../persistence/Repositories.ts"
+import { AlertWordRepo, SubscriptionRepo } from "../persistence/Repositories.ts"
 import { Organizations } from "../services/Organizations.ts"
 import type { Principal } from "../services/Users.ts"
 import { UserSettings } from "../services/UserSettings.ts"
@@ -117,12 +117,10 @@ export class Register extends Context.Service<Register, {
   static readonly layer = Layer.effect(
     Register,
     Effect.gen(function*() {
+      const loadAccess = yield* makeAccessLoader
       const queues = yield* EventQueues
       const settings = yield* UserSettings
       const organizations = yield* Organizations
-      const users = yield* UserRepo
-      const groups = yield* GroupRepo
-      const channels = yield* ChannelRepo
       const subscriptions = yield* SubscriptionRepo
       const alertWords = yield* AlertWordRepo
 
@@ -133,12 +131,7 @@ export class Register extends Context.Service<Register, {
         server: ServerInfo
       ) {
         const { realm } = principal
-        const ctx = yield* loadAccessContext(realm).pipe(
-          Effect.provideService(UserRepo, users),
-          Effect.provideService(GroupRepo, groups),
-          Effect.provideService(ChannelRepo, channels),
-          Effect.provideService(SubscriptionRepo, subscriptions)
-        )
+        const ctx = yield* loadAccess(realm)
         const user = ctx.state.usersById.get(principal.user.id) ?? principal.user
         const ids = yield* organizations.systemGroups(realm.id)
         const policy: PostPolicyGroups = {

@@ -14,6 +14,7 @@ import { hasContentAccess, hasMetadataAccess } from "../permissions/ChannelAcces
 import type { ChannelAccessInput } from "../permissions/ChannelAccess.ts"
 import { membershipCheck } from "../permissions/GroupMembership.ts"
 import { ChannelRepo, SubscriptionRepo } from "../persistence/Repositories.ts"
+import type { GroupRepo, UserRepo } from "../persistence/Repositories.ts"
 import { loadOrganizationState } from "./organizationState.ts"
 import type { OrganizationState } from "./organizationState.ts"
 
@@ -99,3 +100,13 @@ export const canReadChannel = (ctx: AccessContext, user: User, channel: Channel)
  * events to these users): metadata access.
  */
 export const canSeeSubscribers = canSeeChannel
+
+/**
+ * `loadAccessContext` bound once to the repositories of the layer that builds
+ * it, so services call `loadAccess(realm)` instead of providing four
+ * repositories at every call.
+ */
+export const makeAccessLoader = Effect.map(
+  Effect.context<UserRepo | GroupRepo | ChannelRepo | SubscriptionRepo>(),
+  (context) => (realm: Realm): Effect.Effect<AccessContext> => Effect.provideContext(loadAccessContext(realm), context)
+)

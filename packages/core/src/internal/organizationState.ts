@@ -36,3 +36,10 @@ export const loadOrganizationState = Effect.fnUntraced(function*(realm: Realm) {
 })
 
 export type LoadOrganizationState = (realmId: RealmId) => Effect.Effect<OrganizationState>
+
+/** `loadOrganizationState` bound once to the layer's repositories. */
+export const makeOrganizationStateLoader = Effect.map(
+  Effect.context<UserRepo | GroupRepo>(),
+  (context) => (realm: Realm): Effect.Effect<OrganizationState> =>
+    Effect.provideContext(loadOrganizationState(realm), context)
+)

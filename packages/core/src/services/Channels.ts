@@ -15,16 +15,16 @@ import type { TopicsPolicy } from "../domain/Realm.ts"
 import { isAdministrator, isGuest } from "../domain/Role.ts"
 import type { User } from "../domain/User.ts"
 import { BadRequest, CannotAdministerChannel, InvalidUserId, StreamDoesNotExist } from "../errors/Errors.ts"
-import { loadOrganizationState } from "../internal/organizationState.ts"
+import { makeOrganizationStateLoader } from "../internal/organizationState.ts"
 import type { OrganizationState } from "../internal/organizationState.ts"
 import { renderDescription } from "../internal/renderDescription.ts"
 import { hasContentAccess, hasMetadataAccess, isChannelAdministrator } from "../permissions/ChannelAccess.ts"
 import { membershipCheck } from "../permissions/GroupMembership.ts"
 import { Events } from "../events/Events.ts"
 import { Audience } from "../events/EventModel.ts"
-import { loadAccessContext } from "../internal/access.ts"
+import { makeAccessLoader } from "../internal/access.ts"
 import { activeSubscriberIds, subscriptionAddEvents } from "../internal/subscriptionEvents.ts"
-import { ChannelRepo, GroupRepo, RealmRepo, SubscriptionRepo, UserRepo } from "../persistence/Repositories.ts"
+import { ChannelRepo, RealmRepo, SubscriptionRepo, UserRepo } from "../persistence/Repositories.ts"
 import { Transactor } from "../persistence/Transactor.ts"
 import { toApiChannel } from "../views/ChannelView.ts"
 import type { ApiChannel, PostPolicyGroups } from "../views/ChannelView.ts"
@@ -97,10 +97,11 @@ export class Channels extends Context.Service<Channels, {
   static readonly layer = Layer.effect(
     Channels,
     Effect.gen(function*() {
+      const loadAccess = yield* makeAccessLoader
+      const loadState = yield* makeOrganizationStateLoader
       const channels = yield* ChannelRepo
       const subscriptions = yield* SubscriptionRepo
       const users = yield* UserRepo
-      const groups = yield* GroupRepo
       const organizations = yield* Organizations
       const realms = yield* RealmRepo
       const events = yield* Events
@@ -110,13 +111,8 @@ export class Channels extends Context.Service<Channels, {
         Effect.gen(function*() {
           const realm = yield* realms.findById(realmId)
           if (realm === undefined) return yield* Effect.die(new Error(`realm ${realmId} missing`))
-          return { realm, ctx: yield* loadAccessContext(realm) }
-        }).pipe(
-          Effect.provideService(UserRepo, users),
-          Effect.provideService(GroupRepo, groups),
-          Effect.provideService(ChannelRepo, channels),
-          Effect.provideService(SubscriptionRepo, subscriptions)
-        )
+          return { realm, ctx: yield* loadAccess(realm) }
+        })
 
       const postPolicyGroups = Effect.fnUntraced(function*(realmId: RealmId) {
         const ids = yield* organizations.systemGroups(realmId)
@@ -261,10 +257,7 @@ export class Channels extends Context.Service<Channels, {
 
       const list = Effect.fn("Channels.list")(function*(principal: Principal, options: ListChannelsOptions) {
         const { realm, user } = principal
-        const state = yield* loadOrganizationState(realm).pipe(
-          Effect.provideService(UserRepo, users),
-          Effect.provideService(GroupRepo, groups)
-        )
+        const state = yield* loadState(realm)
         const all = yield* channels.listByRealm(realm.id)
         const subs = yield* subscriptions.listByRealm(realm.id)
         const subscribedBy = (u: User) => new Set(subs.filter((s) => s.active && s.user_id === u.id).map((s) => s.channel_id))

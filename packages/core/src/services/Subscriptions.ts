@@ -14,12 +14,12 @@ import type { User } from "../domain/User.ts"
 import { BadRequest, InsufficientPermission, InvalidChannelId, NoSuchUser, StreamNameDoesNotExist } from "../errors/Errors.ts"
 import { Events } from "../events/Events.ts"
 import { Audience } from "../events/EventModel.ts"
-import { canReadChannel, canSeeChannel, loadAccessContext } from "../internal/access.ts"
+import { canReadChannel, canSeeChannel, makeAccessLoader } from "../internal/access.ts"
 import type { AccessContext } from "../internal/access.ts"
 import { activeSubscriberIds, subscriptionAddEvents, subscriptionRemoveEvents } from "../internal/subscriptionEvents.ts"
 import { canAddSubscribers, canRemoveSubscribers } from "../permissions/ChannelAccess.ts"
 import { hasGroupPermission, membershipCheck } from "../permissions/GroupMembership.ts"
-import { ChannelRepo, GroupRepo, RealmRepo, SubscriptionRepo, UserRepo } from "../persistence/Repositories.ts"
+import { RealmRepo, SubscriptionRepo } from "../persistence/Repositories.ts"
 import { Transactor } from "../persistence/Transactor.ts"
 import { toApiSubscription } from "../views/ChannelView.ts"
 import type { ApiSubscription, PostPolicyGroups } from "../views/ChannelView.ts"
@@ -123,12 +123,10 @@ export class Subscriptions extends Context.Service<Subscriptions, {
   static readonly layer = Layer.effect(
     Subscriptions,
     Effect.gen(function*() {
+      const loadAccess = yield* makeAccessLoader
       const channelsService = yield* Channels
       const organizations = yield* Organizations
-      const channels = yield* ChannelRepo
       const subscriptions = yield* SubscriptionRepo
-      const users = yield* UserRepo
-      const groups = yield* GroupRepo
       const realms = yield* RealmRepo
       const events = yield* Events
       const tx = yield* Transactor
@@ -136,13 +134,8 @@ export class Subscriptions extends Context.Service<Subscriptions, {
       const context = (principal: Principal) =>
         Effect.gen(function*() {
           const realm = (yield* realms.findById(principal.realm.id)) ?? principal.realm
-          return yield* loadAccessContext(realm)
-        }).pipe(
-          Effect.provideService(UserRepo, users),
-          Effect.provideService(GroupRepo, groups),
-          Effect.provideService(ChannelRepo, channels),
-          Effect.provideService(SubscriptionRepo, subscriptions)
-        )
+          return yield* loadAccess(realm)
+        })
 
       const policyGroups = Effect.fnUntraced(function*(principal: Principal) {
         const ids = yield* organizations.systemGroups(principal.realm.id)

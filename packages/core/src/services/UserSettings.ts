@@ -43,8 +43,8 @@ import type { NameEmpty } from "../errors/Errors.ts"
 import { Events } from "../events/Events.ts"
 import type { Publication } from "../events/Events.ts"
 import { Audience } from "../events/EventModel.ts"
-import { loadAccessContext, usersWhoCanAccess } from "../internal/access.ts"
-import { ChannelRepo, GroupRepo, RealmRepo, SubscriptionRepo, UserRepo, UserSettingsRepo } from "../persistence/Repositories.ts"
+import { makeAccessLoader, usersWhoCanAccess } from "../internal/access.ts"
+import { RealmRepo, UserRepo, UserSettingsRepo } from "../persistence/Repositories.ts"
 import { Transactor } from "../persistence/Transactor.ts"
 import { canAccessDeliveryEmail } from "../views/UserView.ts"
 import { checkFullName, Users } from "./Users.ts"
@@ -97,11 +97,9 @@ export class UserSettings extends Context.Service<UserSettings, {
   static readonly layer = Layer.effect(
     UserSettings,
     Effect.gen(function*() {
+      const loadAccess = yield* makeAccessLoader
       const repo = yield* UserSettingsRepo
       const userRepo = yield* UserRepo
-      const groups = yield* GroupRepo
-      const channels = yield* ChannelRepo
-      const subscriptions = yield* SubscriptionRepo
       const realms = yield* RealmRepo
       const usersService = yield* Users
       const events = yield* Events
@@ -294,12 +292,7 @@ export class UserSettings extends Context.Service<UserSettings, {
 
       /** realm_user updates when a user's email visibility changes (new_email, then delivery_email). */
       const visibilityEvents = Effect.fnUntraced(function*(realm: Principal["realm"], before: User, after: User) {
-        const ctx = yield* loadAccessContext(realm).pipe(
-          Effect.provideService(UserRepo, userRepo),
-          Effect.provideService(GroupRepo, groups),
-          Effect.provideService(ChannelRepo, channels),
-          Effect.provideService(SubscriptionRepo, subscriptions)
-        )
+        const ctx = yield* loadAccess(realm)
         const viewers = usersWhoCanAccess(ctx, after).map((id) => ctx.state.usersById.get(id)!)
         const out: Array<Publication> = []
         if (before.email !== after.email) {

@@ -26,15 +26,15 @@ import {
   NoSuchUser,
   OnlyOwner
 } from "../errors/Errors.ts"
-import { loadOrganizationState } from "../internal/organizationState.ts"
+import { makeOrganizationStateLoader } from "../internal/organizationState.ts"
 import type { OrganizationState } from "../internal/organizationState.ts"
 import { isFullMember, removesOnlyOwner } from "../permissions/Roles.ts"
 import { Events } from "../events/Events.ts"
 import type { Publication } from "../events/Events.ts"
 import { Audience } from "../events/EventModel.ts"
-import { loadAccessContext, metadataViewers, usersWhoCanAccess } from "../internal/access.ts"
+import { makeAccessLoader, metadataViewers, usersWhoCanAccess } from "../internal/access.ts"
 import type { AccessContext } from "../internal/access.ts"
-import { ChannelRepo, GroupRepo, RealmRepo, SubscriptionRepo, UserRepo } from "../persistence/Repositories.ts"
+import { GroupRepo, RealmRepo, SubscriptionRepo, UserRepo } from "../persistence/Repositories.ts"
 import { Transactor } from "../persistence/Transactor.ts"
 import { canAccessDeliveryEmail, inaccessibleUser, toApiUser, toOwnUser } from "../views/UserView.ts"
 import type { ApiUser, OwnUser, ViewOptions } from "../views/UserView.ts"
@@ -120,17 +120,16 @@ export class Users extends Context.Service<Users, {
   static readonly layer = Layer.effect(
     Users,
     Effect.gen(function*() {
+      const loadAccess = yield* makeAccessLoader
+      const loadState = yield* makeOrganizationStateLoader
       const users = yield* UserRepo
       const realms = yield* RealmRepo
       const groups = yield* GroupRepo
       const subscriptions = yield* SubscriptionRepo
-      const channelRepo = yield* ChannelRepo
       const events = yield* Events
       const tx = yield* Transactor
       const hasher = yield* PasswordHasher
       const keys = yield* KeyGenerator
-      const provide = <A, E>(effect: Effect.Effect<A, E, UserRepo | GroupRepo>) =>
-        effect.pipe(Effect.provideService(UserRepo, users), Effect.provideService(GroupRepo, groups))
 
       const systemGroupIds = Effect.fnUntraced(function*(realmId: RealmId) {
         const all = yield* groups.listByRealm(realmId)
@@ -161,12 +160,7 @@ export class Users extends Context.Service<Users, {
       })
 
       const accessContext = (realm: Realm) =>
-        loadAccessContext(realm).pipe(
-          Effect.provideService(UserRepo, users),
-          Effect.provideService(GroupRepo, groups),
-          Effect.provideService(ChannelRepo, channelRepo),
-          Effect.provideService(SubscriptionRepo, subscriptions)
-        )
+        loadAccess(realm)
 
       /**
        * realm_user add, as Zulip's notify_created_user: the person with the
@@ -372,7 +366,7 @@ export class Users extends Context.Service<Users, {
         viewer: User | undefined,
         options: ViewOptions & { readonly userIds?: ReadonlyArray<number> }
       ) {
-        const state = yield* provide(loadOrganizationState(realm))
+        const state = yield* loadState(realm)
         const visible = yield* accessibleUsers(state, viewer)
         let selected = visible
         if (options.userIds !== undefined) {
@@ -389,7 +383,7 @@ export class Users extends Context.Service<Users, {
       })
 
       const findVisible = Effect.fnUntraced(function*(principal: Principal, match: (u: User) => boolean) {
-        const state = yield* provide(loadOrganizationState(principal.realm))
+        const state = yield* loadState(principal.realm)
         const visible = yield* accessibleUsers(state, principal.user)
         const user = visible.find(match)
         if (user === undefined) return yield* new NoSuchUser()
