@@ -14,8 +14,10 @@ import type { Benchmark, BenchOptions, Metric } from "./harness.ts"
 import { eventsBenchmark } from "./events.ts"
 import { defaultOptions } from "./harness.ts"
 import { httpBenchmark } from "./http.ts"
+import { messagesBenchmark } from "./messages.ts"
+import { scheduledBenchmark } from "./scheduled.ts"
 
-const benchmarks: ReadonlyArray<Benchmark> = [httpBenchmark, eventsBenchmark]
+const benchmarks: ReadonlyArray<Benchmark> = [httpBenchmark, eventsBenchmark, messagesBenchmark, scheduledBenchmark]
 
 const usage = () =>
   `usage: node bench/run.ts [${benchmarks.map((b) => b.name).join("|")}…] ` +

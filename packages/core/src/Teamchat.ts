@@ -16,9 +16,15 @@ import { AlertWords } from "./services/AlertWords.ts"
 import { Authentication } from "./services/Authentication.ts"
 import { Channels } from "./services/Channels.ts"
 import { KeyGenerator } from "./services/KeyGenerator.ts"
+import { MessageFlags } from "./services/MessageFlags.ts"
+import { Messages } from "./services/Messages.ts"
+import { NotificationBot } from "./services/NotificationBot.ts"
 import { Organizations } from "./services/Organizations.ts"
 import { PasswordHasher } from "./services/PasswordHasher.ts"
+import { ScheduledDelivery } from "./services/ScheduledDelivery.ts"
+import { ScheduledMessages } from "./services/ScheduledMessages.ts"
 import { Subscriptions } from "./services/Subscriptions.ts"
+import { Topics } from "./services/Topics.ts"
 import { Users } from "./services/Users.ts"
 import { UserSettings } from "./services/UserSettings.ts"
 
@@ -33,13 +39,36 @@ export type Services =
   | AlertWords
   | EventQueues
   | Register
+  | Messages
+  | MessageFlags
+  | Topics
+  | ScheduledMessages
+  | ScheduledDelivery
+  | NotificationBot
+
+/**
+ * Messages and what sends through it: scheduled messages, their delivery
+ * (the worker itself is `ScheduledDelivery.layerWorker`, started by servers)
+ * and the Notification Bot.
+ */
+const layerMessaging = ScheduledDelivery.layer.pipe(
+  Layer.provideMerge(Layer.mergeAll(ScheduledMessages.layer, NotificationBot.layer)),
+  Layer.provideMerge(Messages.layer)
+)
 
 /**
  * The services, requiring persistence, key generation and password hashing.
  *
  * @category layers
  */
-export const layerServices = Layer.mergeAll(Register.layer, Subscriptions.layer, AlertWords.layer).pipe(
+export const layerServices = Layer.mergeAll(
+  Register.layer,
+  Subscriptions.layer,
+  AlertWords.layer,
+  layerMessaging,
+  MessageFlags.layer,
+  Topics.layer
+).pipe(
   Layer.provideMerge(Layer.mergeAll(Authentication.layer, Channels.layer, UserSettings.layer, EventQueues.layer)),
   Layer.provideMerge(Organizations.layer),
   Layer.provideMerge(Users.layer)

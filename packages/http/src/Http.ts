@@ -37,6 +37,8 @@ import { Api, ApiProduction } from "./api/Api.ts"
 import * as AlertWordsHandlers from "./handlers/AlertWords.ts"
 import * as AuthHandlers from "./handlers/Auth.ts"
 import * as EventsHandlers from "./handlers/Events.ts"
+import * as MessagesHandlers from "./handlers/Messages.ts"
+import * as ScheduledMessagesHandlers from "./handlers/ScheduledMessages.ts"
 import * as ServerHandlers from "./handlers/Server.ts"
 import * as SettingsHandlers from "./handlers/Settings.ts"
 import * as StreamsHandlers from "./handlers/Streams.ts"
@@ -104,7 +106,9 @@ const handlers = Layer.mergeAll(
   EventsHandlers.layer,
   SubscriptionsHandlers.layer,
   SettingsHandlers.layer,
-  AlertWordsHandlers.layer
+  AlertWordsHandlers.layer,
+  ScheduledMessagesHandlers.layer,
+  MessagesHandlers.layer
 )
 
 const notFoundRoute = HttpRouter.add("*", "*", toResponse(notFound()))

@@ -18,6 +18,7 @@ import * as DemoData from "@teamchat/core/demo/DemoData"
 import * as DemoOrganization from "@teamchat/core/demo/DemoOrganization"
 import * as Persistence from "@teamchat/core/persistence/Persistence"
 import { Organizations } from "@teamchat/core/services/Organizations"
+import { ScheduledDelivery } from "@teamchat/core/services/ScheduledDelivery"
 import * as Teamchat from "@teamchat/core/Teamchat"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -322,9 +323,11 @@ export const layer = (config: ServerConfig, options: Options = {}) =>
       const port = "port" in address ? address.port : config.port
       const url = config.externalUrl ?? defaultExternalUrl(port)
       const core = layerCore(config.database, { secrets: options.secrets, output })
-      const ready = config.demo
+      const seeded = config.demo
         ? Layer.effectDiscard(seedDemo(url, output)).pipe(Layer.provideMerge(core))
         : core
+      // The scheduled-message worker runs as long as the routes do.
+      const ready = ScheduledDelivery.layerWorker.pipe(Layer.provideMerge(seeded))
       // The core goes to the routes, not to `serve`: every request runs in
       // the server's context merged with its route's, and the merge copies
       // both, so the server's own context is kept small.

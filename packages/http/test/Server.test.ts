@@ -42,7 +42,7 @@ const demoRealmFields = {
   realm_url: realmUrl,
   realm_name: "Zulip Dev",
   realm_icon: "https://secure.gravatar.com/avatar/62429d594b6ffc712f54aee976a18b44?d=identicon",
-  realm_description: "<p>The Zulip development environment default organization.  It&#39;s great for testing!</p>",
+  realm_description: "<p>The Zulip development environment default organization.  It's great for testing!</p>",
   realm_web_public_access_enabled: true,
   external_authentication_methods: [],
   realm_uri: realmUrl

@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import type { ChannelId, RealmId, UserId } from "../domain/Ids.ts"
+import { EmptyTopicDisplayName, flagNames } from "../domain/Message.ts"
 
 /**
  * An event as sent to clients, without its id (the log assigns it). Every
@@ -276,13 +277,70 @@ export const accepts = (options: QueueOptions, event: Pick<LoggedEvent, "type" |
 }
 
 /**
+ * What a `message` event carries for the per-queue views besides the message
+ * as `apply_markdown`/`client_gravatar` clients see it. The keys start with
+ * `~` and never reach a client.
+ */
+export interface MessageEventExtras {
+  /** The Markdown source, for queues registered with `apply_markdown: false`. */
+  readonly rawContent: string
+  /** Whether `avatar_url` is null for `client_gravatar` queues. */
+  readonly gravatarNullable: boolean
+  /** The sending client's queue, which gets `local_message_id`. */
+  readonly queueId?: string | undefined
+  readonly localId?: string | undefined
+}
+
+/**
+ * A `message` event as stored once for every recipient with the same flags.
+ *
+ * @category constructors
+ */
+export const messageEvent = (
+  message: Readonly<Record<string, unknown>>,
+  flags: number,
+  extras: MessageEventExtras
+): EventPayload => ({
+  type: "message",
+  message,
+  flags: flagNames(flags),
+  "~raw_content": extras.rawContent,
+  "~gravatar_nullable": extras.gravatarNullable,
+  ...(extras.queueId !== undefined && extras.localId !== undefined
+    ? { "~queue_id": extras.queueId, "~local_id": extras.localId }
+    : {})
+})
+
+const presentMessage = (options: QueueOptions, payload: EventPayload, queueId: string | undefined): EventPayload => {
+  const {
+    "~raw_content": raw,
+    "~gravatar_nullable": nullable,
+    "~queue_id": senderQueue,
+    "~local_id": localId,
+    ...rest
+  } = payload as EventPayload & Record<`~${string}`, unknown>
+  let message = rest.message as Record<string, unknown>
+  if (!options.apply_markdown && typeof raw === "string") {
+    message = { ...message, content: raw, content_type: "text/x-markdown" }
+  }
+  if (options.client_gravatar && nullable === true) message = { ...message, avatar_url: null }
+  if (!options.client_capabilities.empty_topic_name && message.type === "stream" && message.subject === "") {
+    message = { ...message, subject: EmptyTopicDisplayName }
+  }
+  const out: Record<string, unknown> = { ...rest, message }
+  if (queueId !== undefined && senderQueue === queueId) out.local_message_id = localId
+  return out as EventPayload
+}
+
+/**
  * The event as this queue's client sees it: `subscribers` in subscription
  * `add` events only for queues registered with `include_subscribers`.
  *
  * @category views
  */
-export const present = (options: QueueOptions, event: LoggedEvent): ClientEvent => {
+export const present = (options: QueueOptions, event: LoggedEvent, queueId?: string): ClientEvent => {
   let payload: EventPayload = event.payload
+  if (event.type === "message") payload = presentMessage(options, payload, queueId)
   if (event.type === "subscription" && payload.op === "add" && options.include_subscribers === "false") {
     const subs = payload.subscriptions as ReadonlyArray<Record<string, unknown>>
     payload = {

@@ -348,7 +348,7 @@ export class EventQueues extends Context.Service<EventQueues, {
       /** Events of the queue after its cursor, in id order, the pending heartbeat included. */
       const contents = Effect.fnUntraced(function*(queue: WaitingQueue, upTo?: number) {
         const logged = yield* store.read(queue.realm_id, queue.user_id, queue.cursor_id, upTo)
-        const events = logged.filter((e) => accepts(queue.options, e)).map((e) => present(queue.options, e))
+        const events = logged.filter((e) => accepts(queue.options, e)).map((e) => present(queue.options, e, queue.id))
         const hb = queue.heartbeat_id
         if (hb !== null && hb > queue.cursor_id && (upTo === undefined || hb <= upTo)) {
           events.push(heartbeat(hb))

@@ -29,7 +29,8 @@ import { canAccessUser, canSeeChannel, makeAccessLoader } from "../internal/acce
 import type { AccessContext } from "../internal/access.ts"
 import { activeSubscriberIds } from "../internal/subscriptionEvents.ts"
 import { hasGroupPermission } from "../permissions/GroupMembership.ts"
-import { AlertWordRepo, SubscriptionRepo } from "../persistence/Repositories.ts"
+import { messageState } from "../internal/messageState.ts"
+import { AlertWordRepo, MessageRepo, SubscriptionRepo } from "../persistence/Repositories.ts"
 import { Organizations } from "../services/Organizations.ts"
 import type { Principal } from "../services/Users.ts"
 import { UserSettings } from "../services/UserSettings.ts"
@@ -123,6 +124,7 @@ export class Register extends Context.Service<Register, {
       const organizations = yield* Organizations
       const subscriptions = yield* SubscriptionRepo
       const alertWords = yield* AlertWordRepo
+      const messageRepo = yield* MessageRepo
 
       const initialState = Effect.fn("Register.initialState")(function*(
         principal: Principal,
@@ -148,7 +150,6 @@ export class Register extends Context.Service<Register, {
           state.custom_profile_field_types = CustomProfileFieldTypes
         }
         if (want("drafts")) state.drafts = []
-        if (want("message")) state.max_message_id = -1
         if (want("muted_topics") && !(options.eventTypes?.includes("user_topic") ?? false)) state.muted_topics = []
         if (want("muted_users")) state.muted_users = []
         if (want("presence")) {
@@ -177,11 +178,9 @@ export class Register extends Context.Service<Register, {
             available_notification_sounds: (yield* settings.get(user)).available_notification_sounds
           }
         }
-        if (want("recent_private_conversations")) state.recent_private_conversations = []
         if (want("reminders")) state.reminders = []
         if (want("saved_snippets")) state.saved_snippets = []
         if (want("scheduled_messages")) state.scheduled_messages = []
-        if (want("starred_messages")) state.starred_messages = []
         if (want("stream")) {
           state.streams = ctx.channels
             .filter((c) => (caps.archived_channels || !c.is_archived) && canSeeChannel(ctx, user, c))
@@ -196,9 +195,13 @@ export class Register extends Context.Service<Register, {
         if (want("default_stream_groups")) state.realm_default_stream_groups = []
         if (want("stop_words")) state.stop_words = []
         if (want("subscription")) Object.assign(state, yield* subscriptionState(ctx, user, options, policy))
-        if (want("update_message_flags") && want("message")) {
-          state.unread_msgs = { count: 0, pms: [], streams: [], huddles: [], mentions: [], old_unreads_missing: false }
-        }
+        Object.assign(state, yield* messageState(
+          messageRepo,
+          user.id,
+          yield* subscriptions.listByUser(user.id),
+          want,
+          caps.empty_topic_name
+        ))
         if (want("user_settings")) state.user_settings = yield* settings.get(user)
         if (!caps.user_settings_object) {
           const values = yield* settings.get(user)

@@ -1,12 +1,18 @@
 /**
- * Channel descriptions as HTML. A placeholder until the Markdown renderer
- * lands: text is escaped and wrapped in a paragraph, so nothing unsafe passes.
+ * Channel (and organization) descriptions as HTML, rendered like Zulip
+ * renders them: the message Markdown dialect without inline image previews.
+ * No names are resolved here (mentions and channel links stay text) and
+ * nothing is notified. Blank descriptions render to the empty string.
  *
  * @internal
  */
+import { renderMarkdown } from "../markdown/internal/pipeline.ts"
+
 const escapes: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" }
 
 export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => escapes[c]!)
 
+const noNames = { users: [], groups: [], channels: [] } as const
+
 export const renderDescription = (source: string): string =>
-  source.trim().length === 0 ? "" : `<p>${escapeHtml(source.trim())}</p>`
+  renderMarkdown(source, noNames, { previews: false }).html

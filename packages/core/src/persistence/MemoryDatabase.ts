@@ -8,7 +8,9 @@
 import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
 import type { Channel, Subscription } from "../domain/Channel.ts"
+import type { Message } from "../domain/Message.ts"
 import type { Realm } from "../domain/Realm.ts"
+import type { ScheduledMessage } from "../domain/ScheduledMessage.ts"
 import type { User } from "../domain/User.ts"
 import type { UserGroup } from "../domain/UserGroup.ts"
 
@@ -28,7 +30,11 @@ export interface MemoryTables {
   userSettings: Map<number, Readonly<Record<string, unknown>>>
   /** Alert words by user id, in insertion order. */
   alertWords: Map<number, ReadonlyArray<string>>
-  sequences: Record<"realms" | "users" | "groups" | "channels", number>
+  messages: Map<number, Message>
+  /** Flags by message id, per user id (Zulip's UserMessage rows). */
+  userMessages: Map<number, Map<number, number>>
+  scheduledMessages: Map<number, ScheduledMessage>
+  sequences: Record<"realms" | "users" | "groups" | "channels" | "messages" | "scheduledMessages", number>
 }
 
 const emptyTables = (): MemoryTables => ({
@@ -41,7 +47,10 @@ const emptyTables = (): MemoryTables => ({
   subscriptions: new Map(),
   userSettings: new Map(),
   alertWords: new Map(),
-  sequences: { realms: 0, users: 0, groups: 0, channels: 0 }
+  messages: new Map(),
+  userMessages: new Map(),
+  scheduledMessages: new Map(),
+  sequences: { realms: 0, users: 0, groups: 0, channels: 0, messages: 0, scheduledMessages: 0 }
 })
 
 /** @category services */
@@ -69,6 +78,9 @@ export class MemoryDatabase extends Context.Service<MemoryDatabase, {
         subscriptions: new Map(tables.subscriptions),
         userSettings: new Map(tables.userSettings),
         alertWords: new Map(tables.alertWords),
+        messages: new Map(tables.messages),
+        userMessages: new Map(Array.from(tables.userMessages, ([user, rows]) => [user, new Map(rows)])),
+        scheduledMessages: new Map(tables.scheduledMessages),
         sequences: { ...tables.sequences }
       }),
       // Sequences are not restored: like SQL sequences, ids handed out by a

@@ -6,13 +6,23 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { Channel, Subscription } from "../domain/Channel.ts"
-import { channelId, groupId, realmId, userId } from "../domain/Ids.ts"
-import type { GroupId, UserId } from "../domain/Ids.ts"
+import { channelId, groupId, messageId, realmId, userId } from "../domain/Ids.ts"
+import type { GroupId, MessageId, UserId } from "../domain/Ids.ts"
+import type { Message, UserMessage } from "../domain/Message.ts"
 import type { Realm } from "../domain/Realm.ts"
 import type { User } from "../domain/User.ts"
 import type { UserGroup } from "../domain/UserGroup.ts"
 import { MemoryDatabase } from "./MemoryDatabase.ts"
-import { AlertWordRepo, ChannelRepo, GroupRepo, RealmRepo, SubscriptionRepo, UserRepo, UserSettingsRepo } from "./Repositories.ts"
+import {
+  AlertWordRepo,
+  ChannelRepo,
+  GroupRepo,
+  MessageRepo,
+  RealmRepo,
+  SubscriptionRepo,
+  UserRepo,
+  UserSettingsRepo
+} from "./Repositories.ts"
 
 const byId = <A extends { readonly id: number }>(rows: Iterable<A>): Array<A> =>
   Array.from(rows).sort((a, b) => a.id - b.id)
@@ -211,6 +221,15 @@ export const alertWordRepo = Layer.effect(
   MemoryDatabase.useSync((db) =>
     AlertWordRepo.of({
       list: (user) => Effect.sync(() => db.tables.alertWords.get(user) ?? []),
+      listByUsers: (users) =>
+        Effect.sync(() => {
+          const out = new Map<UserId, ReadonlyArray<string>>()
+          for (const user of users) {
+            const words = db.tables.alertWords.get(user)
+            if (words !== undefined && words.length > 0) out.set(user, words)
+          }
+          return out
+        }),
       add: (user, words) =>
         Effect.sync(() => {
           const current = [...(db.tables.alertWords.get(user) ?? [])]
@@ -230,6 +249,143 @@ export const alertWordRepo = Layer.effect(
     }))
 )
 
+/** Unique ids, ascending: the order SQL `ORDER BY id` gives for an `IN` list. */
+const ascendingIds = (ids: Iterable<number>): Array<number> => Array.from(new Set(ids)).sort((a, b) => a - b)
+
+/** @category layers */
+export const messageRepo = Layer.effect(
+  MessageRepo,
+  MemoryDatabase.useSync((db) => {
+    /** The user's rows, created on first write (snapshots copy each user's map, so in-place writes are safe). */
+    const rowsOf = (user: number): Map<number, number> => {
+      let rows = db.tables.userMessages.get(user)
+      if (rows === undefined) {
+        rows = new Map()
+        db.tables.userMessages.set(user, rows)
+      }
+      return rows
+    }
+    return MessageRepo.of({
+      insert: (row, recipients) =>
+        Effect.sync(() => {
+          const message: Message = { ...row, id: messageId(db.nextId("messages")) }
+          db.tables.messages.set(message.id, message)
+          for (const r of recipients) rowsOf(r.user_id).set(message.id, r.flags)
+          return message
+        }),
+      findById: (id) => Effect.sync(() => db.tables.messages.get(id)),
+      findByIds: (ids) =>
+        Effect.sync(() =>
+          ascendingIds(ids).flatMap((id) => {
+            const message = db.tables.messages.get(id)
+            return message === undefined ? [] : [message]
+          })
+        ),
+      userMessages: (user, ids) =>
+        Effect.sync(() => {
+          const rows = db.tables.userMessages.get(user)
+          if (rows === undefined) return []
+          return ascendingIds(ids).flatMap((id): Array<UserMessage> => {
+            const flags = rows.get(id)
+            return flags === undefined ? [] : [{ user_id: user, message_id: messageId(id), flags }]
+          })
+        }),
+      recipients: (message) =>
+        Effect.sync(() => {
+          const out: Array<UserMessage> = []
+          for (const [user, rows] of db.tables.userMessages) {
+            const flags = rows.get(message)
+            if (flags !== undefined) out.push({ user_id: userId(user), message_id: message, flags })
+          }
+          return out.sort((a, b) => a.user_id - b.user_id)
+        }),
+      insertUserMessages: (rows) =>
+        Effect.sync(() => {
+          for (const row of rows) {
+            const own = rowsOf(row.user_id)
+            if (!own.has(row.message_id)) own.set(row.message_id, row.flags)
+          }
+        }),
+      updateFlags: (user, ids, mask, add) =>
+        Effect.sync(() => {
+          const rows = db.tables.userMessages.get(user)
+          if (rows === undefined) return []
+          const changed: Array<MessageId> = []
+          for (const id of ascendingIds(ids)) {
+            const flags = rows.get(id)
+            if (flags === undefined) continue
+            const next = add ? flags | mask : flags & ~mask
+            if (next !== flags) {
+              rows.set(id, next)
+              changed.push(messageId(id))
+            }
+          }
+          return changed
+        }),
+      listByFlags: (user, mask, value) =>
+        Effect.sync(() => {
+          const rows = db.tables.userMessages.get(user)
+          if (rows === undefined) return []
+          const out: Array<{ readonly message: Message; readonly flags: number }> = []
+          for (const id of ascendingIds(rows.keys())) {
+            const flags = rows.get(id)!
+            const message = db.tables.messages.get(id)
+            if (message !== undefined && (flags & mask) === (value & mask)) out.push({ message, flags })
+          }
+          return out
+        }),
+      delete: (ids) =>
+        Effect.sync(() => {
+          for (const id of ids) {
+            db.tables.messages.delete(id)
+            for (const rows of db.tables.userMessages.values()) rows.delete(id)
+          }
+        }),
+      topicMessageIds: (channel, topic, limit) =>
+        Effect.sync(() => {
+          const wanted = topic.toLowerCase()
+          const out: Array<MessageId> = []
+          for (const m of db.tables.messages.values()) {
+            if (m.channel_id === channel && m.topic.toLowerCase() === wanted) out.push(m.id)
+          }
+          return out.sort((a, b) => b - a).slice(0, Math.max(0, limit))
+        }),
+      oldestInChannel: (channel) =>
+        Effect.sync(() => {
+          let oldest: MessageId | null = null
+          for (const m of db.tables.messages.values()) {
+            if (m.channel_id === channel && (oldest === null || m.id < oldest)) oldest = m.id
+          }
+          return oldest
+        }),
+      maxUserMessageId: (user) =>
+        Effect.sync(() => {
+          let max = -1
+          for (const id of db.tables.userMessages.get(user)?.keys() ?? []) {
+            if (db.tables.messages.has(id) && id > max) max = id
+          }
+          return max
+        }),
+      recentDmConversations: (user, limit) =>
+        Effect.sync(() => {
+          const newest = new Map<string, { dm_user_ids: ReadonlyArray<UserId>; max_message_id: MessageId }>()
+          for (const id of db.tables.userMessages.get(user)?.keys() ?? []) {
+            const m = db.tables.messages.get(id)
+            if (m === undefined || m.type !== "private") continue
+            const key = m.dm_user_ids.join(",")
+            const known = newest.get(key)
+            if (known === undefined || known.max_message_id < m.id) {
+              newest.set(key, { dm_user_ids: m.dm_user_ids, max_message_id: m.id })
+            }
+          }
+          return Array.from(newest.values())
+            .sort((a, b) => b.max_message_id - a.max_message_id)
+            .slice(0, Math.max(0, limit))
+        })
+    })
+  })
+)
+
 /** Every memory repository and the memory Transactor, over one fresh database. @category layers */
 export const layer = Layer.mergeAll(
   realmRepo,
@@ -238,5 +394,6 @@ export const layer = Layer.mergeAll(
   channelRepo,
   subscriptionRepo,
   userSettingsRepo,
-  alertWordRepo
+  alertWordRepo,
+  messageRepo
 )

@@ -17,6 +17,7 @@ import type {
   AlertWordRepo,
   ChannelRepo,
   GroupRepo,
+  MessageRepo,
   RealmRepo,
   SubscriptionRepo,
   UserRepo,
@@ -24,7 +25,9 @@ import type {
 } from "./Repositories.ts"
 import { Events } from "../events/Events.ts"
 import * as EventStore from "../events/EventStore.ts"
+import * as ScheduledMessageRepo from "./ScheduledMessageRepo.ts"
 import * as SqlRepositories from "./SqlRepositories.ts"
+import { MessageSearch } from "../narrow/MessageSearch.ts"
 import { Transactor } from "./Transactor.ts"
 
 /**
@@ -42,6 +45,9 @@ export type Persistence =
   | SubscriptionRepo
   | UserSettingsRepo
   | AlertWordRepo
+  | ScheduledMessageRepo.ScheduledMessageRepo
+  | MessageRepo
+  | MessageSearch
   | Transactor
   | EventStore.EventStore
   | Events
@@ -54,7 +60,7 @@ export type Persistence =
  */
 export const layerMemory: Layer.Layer<Persistence> = Events.layer.pipe(
   Layer.provideMerge(EventStore.layerMemory),
-  Layer.provideMerge(Layer.mergeAll(MemoryRepositories.layer, Transactor.layerMemory)),
+  Layer.provideMerge(Layer.mergeAll(MemoryRepositories.layer, ScheduledMessageRepo.layerMemory, MessageSearch.layerMemory, Transactor.layerMemory)),
   Layer.provide(MemoryDatabase.layer)
 )
 
@@ -65,7 +71,7 @@ export const layerMemory: Layer.Layer<Persistence> = Events.layer.pipe(
  * @category layers
  */
 export const layerSql: Layer.Layer<Persistence, MigrationError | SqlError, SqlClient.SqlClient> = Events.layer.pipe(
-  Layer.provideMerge(Layer.mergeAll(SqlRepositories.layer, Transactor.layerSql, EventStore.layerSql)),
+  Layer.provideMerge(Layer.mergeAll(SqlRepositories.layer, ScheduledMessageRepo.layerSql, MessageSearch.layerSql, Transactor.layerSql, EventStore.layerSql)),
   Layer.provide(Migrations.layer)
 )
 

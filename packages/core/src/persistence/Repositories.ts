@@ -11,7 +11,8 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { Channel, Subscription } from "../domain/Channel.ts"
-import type { ChannelId, GroupId, RealmId, UserId } from "../domain/Ids.ts"
+import type { ChannelId, GroupId, MessageId, RealmId, UserId } from "../domain/Ids.ts"
+import type { Message, UserMessage } from "../domain/Message.ts"
 import type { Realm } from "../domain/Realm.ts"
 import type { User } from "../domain/User.ts"
 import type { GroupMembership, UserGroup } from "../domain/UserGroup.ts"
@@ -96,8 +97,64 @@ export class UserSettingsRepo extends Context.Service<UserSettingsRepo, {
 export class AlertWordRepo extends Context.Service<AlertWordRepo, {
   /** The user's alert words, in the order they were added. */
   list(userId: UserId): Effect.Effect<ReadonlyArray<string>>
+  /** The alert words of several users (users without any are left out). */
+  listByUsers(userIds: ReadonlyArray<UserId>): Effect.Effect<ReadonlyMap<UserId, ReadonlyArray<string>>>
   /** Adds words not present yet (compared case-insensitively). */
   add(userId: UserId, words: ReadonlyArray<string>): Effect.Effect<void>
   /** Removes words, compared case-insensitively. */
   remove(userId: UserId, words: ReadonlyArray<string>): Effect.Effect<void>
 }>()("teamchat/core/persistence/AlertWordRepo") {}
+
+/**
+ * Messages and their per-user rows (flags). Narrowed, anchored reads are the
+ * `MessageSearch` port's (see `narrow/`).
+ *
+ * @category services
+ */
+export class MessageRepo extends Context.Service<MessageRepo, {
+  /** Inserts the message and one row per recipient. */
+  insert(
+    message: Insert<Message>,
+    recipients: ReadonlyArray<{ readonly user_id: UserId; readonly flags: number }>
+  ): Effect.Effect<Message>
+  findById(id: MessageId): Effect.Effect<Message | undefined>
+  /** The messages that exist among `ids`, by id. */
+  findByIds(ids: ReadonlyArray<MessageId>): Effect.Effect<ReadonlyArray<Message>>
+  /** The user's rows among `ids`, by message id. */
+  userMessages(userId: UserId, ids: ReadonlyArray<MessageId>): Effect.Effect<ReadonlyArray<UserMessage>>
+  /** Every row of a message, by user id. */
+  recipients(messageId: MessageId): Effect.Effect<ReadonlyArray<UserMessage>>
+  /** Inserts rows that do not exist yet (e.g. `historical` rows when starring channel history). */
+  insertUserMessages(rows: ReadonlyArray<UserMessage>): Effect.Effect<void>
+  /**
+   * Sets (`add`) or clears the bits of `mask` on the user's rows among `ids`;
+   * returns the ids whose flags changed, ascending.
+   */
+  updateFlags(userId: UserId, ids: ReadonlyArray<MessageId>, mask: number, add: boolean): Effect.Effect<ReadonlyArray<MessageId>>
+  /**
+   * The user's rows with every bit of `mask` equal to the same bits of
+   * `value`, ascending by message id, with their messages. E.g. unread:
+   * mask=read, value=0; starred: mask=starred, value=starred.
+   */
+  listByFlags(
+    userId: UserId,
+    mask: number,
+    value: number
+  ): Effect.Effect<ReadonlyArray<{ readonly message: Message; readonly flags: number }>>
+  /** Deletes messages and their rows. */
+  delete(ids: ReadonlyArray<MessageId>): Effect.Effect<void>
+  /** Ids of a channel topic (case-insensitive), newest first, at most `limit`. */
+  topicMessageIds(channelId: ChannelId, topic: string, limit: number): Effect.Effect<ReadonlyArray<MessageId>>
+  /** The oldest message id of a channel, null when it has none. */
+  oldestInChannel(channelId: ChannelId): Effect.Effect<MessageId | null>
+  /** The highest message id among the user's rows, -1 when none. */
+  maxUserMessageId(userId: UserId): Effect.Effect<number>
+  /**
+   * The user's direct-message conversations: for each, the participants and
+   * the newest message id, newest first, at most `limit`.
+   */
+  recentDmConversations(
+    userId: UserId,
+    limit: number
+  ): Effect.Effect<ReadonlyArray<{ readonly dm_user_ids: ReadonlyArray<UserId>; readonly max_message_id: MessageId }>>
+}>()("teamchat/core/persistence/MessageRepo") {}

@@ -15,13 +15,23 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { Channel, ChannelPermissionSettings, Subscription } from "../domain/Channel.ts"
-import { channelId, groupId, realmId, userId } from "../domain/Ids.ts"
+import { channelId, groupId, messageId, realmId, userId } from "../domain/Ids.ts"
 import type { ChannelId, FolderId, GroupId, MessageId, RealmId, UserId } from "../domain/Ids.ts"
+import type { Message, MessageType, UserMessage } from "../domain/Message.ts"
 import type { Realm, RealmSettings, TopicsPolicy } from "../domain/Realm.ts"
 import type { BotType, EmailVisibility, Role } from "../domain/Role.ts"
 import type { AvatarSource, User } from "../domain/User.ts"
 import type { GroupMembership, GroupPermissionSettings, UserGroup } from "../domain/UserGroup.ts"
-import { AlertWordRepo, ChannelRepo, GroupRepo, RealmRepo, SubscriptionRepo, UserRepo, UserSettingsRepo } from "./Repositories.ts"
+import {
+  AlertWordRepo,
+  ChannelRepo,
+  GroupRepo,
+  MessageRepo,
+  RealmRepo,
+  SubscriptionRepo,
+  UserRepo,
+  UserSettingsRepo
+} from "./Repositories.ts"
 import type { Insert } from "./Repositories.ts"
 
 // ---------------------------------------------------------------------------
@@ -482,6 +492,18 @@ export const alertWordRepo = Layer.effect(
         const rows = yield* sql<Row>`SELECT word FROM alert_words WHERE user_id = ${user} ORDER BY id`
         return rows.map((r) => str(r.word))
       }, Effect.orDie),
+      listByUsers: Effect.fn("AlertWordRepo.listByUsers")(function*(users: ReadonlyArray<UserId>) {
+        const out = new Map<UserId, Array<string>>()
+        if (users.length === 0) return out
+        const rows = yield* sql<Row>`SELECT user_id, word FROM alert_words WHERE ${sql.in("user_id", users)} ORDER BY id`
+        for (const r of rows) {
+          const id = userId(int(r.user_id))
+          let list = out.get(id)
+          if (list === undefined) out.set(id, list = [])
+          list.push(str(r.word))
+        }
+        return out
+      }, Effect.orDie),
       add: Effect.fn("AlertWordRepo.add")(function*(user: UserId, words: ReadonlyArray<string>) {
         for (const word of words) {
           yield* sql`
@@ -498,6 +520,202 @@ export const alertWordRepo = Layer.effect(
   })
 )
 
+// ---------------------------------------------------------------------------
+// Messages
+
+/** Every column but the generated `search_tsv`, which must never be written. */
+const messageColumns = (message: Insert<Message>) => ({
+  realm_id: message.realm_id,
+  sender_id: message.sender_id,
+  type: message.type,
+  channel_id: message.channel_id,
+  topic: message.topic,
+  dm_key: message.type === "private" ? message.dm_user_ids.join(",") : null,
+  dm_user_ids: jsonText(message.dm_user_ids),
+  content: message.content,
+  rendered_content: message.rendered_content,
+  date_sent: message.date_sent,
+  client: message.client,
+  has_attachment: message.has_attachment,
+  has_image: message.has_image,
+  has_link: message.has_link,
+  last_edit_time: message.last_edit_time
+})
+
+/**
+ * The columns a Message decodes from, qualified by `alias`; never `*`, so the
+ * tsvector stays in the database.
+ *
+ * @internal
+ */
+export const messageSelectList = (alias: string): string =>
+  [
+    "id",
+    "realm_id",
+    "sender_id",
+    "type",
+    "channel_id",
+    "topic",
+    "dm_user_ids",
+    "content",
+    "rendered_content",
+    "date_sent",
+    "client",
+    "has_attachment",
+    "has_image",
+    "has_link",
+    "last_edit_time"
+  ].map((column) => `${alias}.${column}`).join(", ")
+
+/** @internal */
+export const decodeMessage = (row: Row): Message => ({
+  id: messageId(int(row.id)),
+  realm_id: realmId(int(row.realm_id)),
+  sender_id: userId(int(row.sender_id)),
+  type: str(row.type) as MessageType,
+  channel_id: intOrNull(row.channel_id) as ChannelId | null,
+  topic: str(row.topic),
+  dm_user_ids: json<Array<unknown>>(row.dm_user_ids).map((id) => userId(int(id))),
+  content: str(row.content),
+  rendered_content: str(row.rendered_content),
+  date_sent: int(row.date_sent),
+  client: str(row.client),
+  has_attachment: bool(row.has_attachment),
+  has_image: bool(row.has_image),
+  has_link: bool(row.has_link),
+  last_edit_time: intOrNull(row.last_edit_time)
+})
+
+const decodeUserMessage = (row: Row): UserMessage => ({
+  user_id: userId(int(row.user_id)),
+  message_id: messageId(int(row.message_id)),
+  flags: int(row.flags)
+})
+
+/** @category layers */
+export const messageRepo = Layer.effect(
+  MessageRepo,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const columns = sql.literal(messageSelectList("m"))
+    return MessageRepo.of({
+      insert: Effect.fn("MessageRepo.insert")(
+        function*(
+          row: Insert<Message>,
+          recipients: ReadonlyArray<{ readonly user_id: UserId; readonly flags: number }>
+        ) {
+          const [inserted] = yield* sql<{ id: unknown }>`
+            INSERT INTO messages ${sql.insert(messageColumns(row))} RETURNING id`
+          const message: Message = { ...row, id: messageId(int(inserted!.id)) }
+          if (Arr.isReadonlyArrayNonEmpty(recipients)) {
+            yield* sql`
+              INSERT INTO user_messages ${
+              sql.insert(Arr.map(recipients, (r) => ({ user_id: r.user_id, message_id: message.id, flags: r.flags })))
+            }`
+          }
+          return message
+        },
+        Effect.orDie
+      ),
+      findById: Effect.fn("MessageRepo.findById")(function*(id: MessageId) {
+        const rows = yield* sql<Row>`SELECT ${columns} FROM messages m WHERE m.id = ${id}`
+        return first(rows.map(decodeMessage))
+      }, Effect.orDie),
+      findByIds: Effect.fn("MessageRepo.findByIds")(function*(ids: ReadonlyArray<MessageId>) {
+        if (ids.length === 0) return []
+        const rows = yield* sql<Row>`SELECT ${columns} FROM messages m WHERE ${sql.in("m.id", ids)} ORDER BY m.id`
+        return rows.map(decodeMessage)
+      }, Effect.orDie),
+      userMessages: Effect.fn("MessageRepo.userMessages")(function*(user: UserId, ids: ReadonlyArray<MessageId>) {
+        if (ids.length === 0) return []
+        const rows = yield* sql<Row>`
+          SELECT user_id, message_id, flags FROM user_messages
+          WHERE user_id = ${user} AND ${sql.in("message_id", ids)}
+          ORDER BY message_id`
+        return rows.map(decodeUserMessage)
+      }, Effect.orDie),
+      recipients: Effect.fn("MessageRepo.recipients")(function*(message: MessageId) {
+        const rows = yield* sql<Row>`
+          SELECT user_id, message_id, flags FROM user_messages WHERE message_id = ${message} ORDER BY user_id`
+        return rows.map(decodeUserMessage)
+      }, Effect.orDie),
+      insertUserMessages: Effect.fn("MessageRepo.insertUserMessages")(function*(rows: ReadonlyArray<UserMessage>) {
+        if (!Arr.isReadonlyArrayNonEmpty(rows)) return
+        yield* sql`
+          INSERT INTO user_messages ${
+          sql.insert(Arr.map(rows, (r) => ({ user_id: r.user_id, message_id: r.message_id, flags: r.flags })))
+        }
+          ON CONFLICT (user_id, message_id) DO NOTHING`
+      }, Effect.orDie),
+      updateFlags: Effect.fn("MessageRepo.updateFlags")(
+        function*(user: UserId, ids: ReadonlyArray<MessageId>, mask: number, add: boolean) {
+          if (ids.length === 0) return []
+          // Only rows whose bits actually change are touched and returned.
+          const rows = add
+            ? yield* sql<{ message_id: unknown }>`
+                UPDATE user_messages SET flags = flags | ${mask}::integer
+                WHERE user_id = ${user} AND ${sql.in("message_id", ids)}
+                  AND (flags & ${mask}::integer) <> ${mask}::integer
+                RETURNING message_id`
+            : yield* sql<{ message_id: unknown }>`
+                UPDATE user_messages SET flags = flags & ~(${mask}::integer)
+                WHERE user_id = ${user} AND ${sql.in("message_id", ids)}
+                  AND (flags & ${mask}::integer) <> 0
+                RETURNING message_id`
+          return rows.map((r) => messageId(int(r.message_id))).sort((a, b) => a - b)
+        },
+        Effect.orDie
+      ),
+      listByFlags: Effect.fn("MessageRepo.listByFlags")(function*(user: UserId, mask: number, value: number) {
+        const rows = yield* sql<Row>`
+          SELECT ${columns}, um.flags AS um_flags
+          FROM user_messages um JOIN messages m ON m.id = um.message_id
+          WHERE um.user_id = ${user} AND (um.flags & ${mask}::integer) = ${value & mask}::integer
+          ORDER BY m.id`
+        return rows.map((row) => ({ message: decodeMessage(row), flags: int(row.um_flags) }))
+      }, Effect.orDie),
+      delete: Effect.fn("MessageRepo.delete")(function*(ids: ReadonlyArray<MessageId>) {
+        if (ids.length === 0) return
+        yield* sql`DELETE FROM user_messages WHERE ${sql.in("message_id", ids)}`
+        yield* sql`DELETE FROM messages WHERE ${sql.in("id", ids)}`
+      }, Effect.orDie),
+      topicMessageIds: Effect.fn("MessageRepo.topicMessageIds")(
+        function*(channel: ChannelId, topic: string, limit: number) {
+          const rows = yield* sql<{ id: unknown }>`
+            SELECT id FROM messages
+            WHERE channel_id = ${channel} AND lower(topic) = lower(${topic})
+            ORDER BY id DESC LIMIT ${Math.max(0, limit)}`
+          return rows.map((r) => messageId(int(r.id)))
+        },
+        Effect.orDie
+      ),
+      oldestInChannel: Effect.fn("MessageRepo.oldestInChannel")(function*(channel: ChannelId) {
+        const rows = yield* sql<{ id: unknown }>`
+          SELECT id FROM messages WHERE channel_id = ${channel} ORDER BY id LIMIT 1`
+        return rows.length === 0 ? null : messageId(int(rows[0]!.id))
+      }, Effect.orDie),
+      maxUserMessageId: Effect.fn("MessageRepo.maxUserMessageId")(function*(user: UserId) {
+        const rows = yield* sql<{ id: unknown }>`
+          SELECT max(message_id) AS id FROM user_messages WHERE user_id = ${user}`
+        return intOrNull(rows[0]?.id) ?? -1
+      }, Effect.orDie),
+      recentDmConversations: Effect.fn("MessageRepo.recentDmConversations")(function*(user: UserId, limit: number) {
+        const rows = yield* sql<{ dm_key: unknown; max_id: unknown }>`
+          SELECT m.dm_key, max(m.id) AS max_id
+          FROM user_messages um JOIN messages m ON m.id = um.message_id
+          WHERE um.user_id = ${user} AND m.dm_key IS NOT NULL
+          GROUP BY m.dm_key
+          ORDER BY max_id DESC
+          LIMIT ${Math.max(0, limit)}`
+        return rows.map((r) => ({
+          dm_user_ids: str(r.dm_key).split(",").map((id) => userId(int(id))),
+          max_message_id: messageId(int(r.max_id))
+        }))
+      }, Effect.orDie)
+    })
+  })
+)
+
 /** Every SQL repository; needs a migrated database behind SqlClient. @category layers */
 export const layer = Layer.mergeAll(
   realmRepo,
@@ -506,5 +724,6 @@ export const layer = Layer.mergeAll(
   channelRepo,
   subscriptionRepo,
   userSettingsRepo,
-  alertWordRepo
+  alertWordRepo,
+  messageRepo
 )

@@ -34,7 +34,7 @@ import type { Publication } from "../events/Events.ts"
 import { Audience } from "../events/EventModel.ts"
 import { makeAccessLoader, metadataViewers, usersWhoCanAccess } from "../internal/access.ts"
 import type { AccessContext } from "../internal/access.ts"
-import { GroupRepo, RealmRepo, SubscriptionRepo, UserRepo } from "../persistence/Repositories.ts"
+import { GroupRepo, MessageRepo, RealmRepo, SubscriptionRepo, UserRepo } from "../persistence/Repositories.ts"
 import { Transactor } from "../persistence/Transactor.ts"
 import { canAccessDeliveryEmail, inaccessibleUser, toApiUser, toOwnUser } from "../views/UserView.ts"
 import type { ApiUser, OwnUser, ViewOptions } from "../views/UserView.ts"
@@ -128,6 +128,7 @@ export class Users extends Context.Service<Users, {
       const subscriptions = yield* SubscriptionRepo
       const events = yield* Events
       const tx = yield* Transactor
+      const messageRepo = yield* MessageRepo
       const hasher = yield* PasswordHasher
       const keys = yield* KeyGenerator
 
@@ -417,8 +418,8 @@ export class Users extends Context.Service<Users, {
         deactivate,
         reactivate,
         changeRole,
-        // max_message_id arrives with messages; -1 until then.
-        me: (principal) => Effect.succeed(toOwnUser(principal.realm, principal.user, -1)),
+        me: (principal) =>
+          Effect.map(messageRepo.maxUserMessageId(principal.user.id), (max) => toOwnUser(principal.realm, principal.user, max)),
         list,
         getById,
         getByEmail

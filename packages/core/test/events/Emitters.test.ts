@@ -120,7 +120,7 @@ layer(backends.memory())("emitters", (it) => {
           op: "update",
           property: "description",
           value: "Hi **there**",
-          rendered_description: "<p>Hi **there**</p>",
+          rendered_description: "<p>Hi <strong>there</strong></p>",
           stream_id: channel.id,
           name: "New"
         }

@@ -17,6 +17,8 @@ import { ZulipErrors } from "../middleware/ZulipErrors.ts"
 import { AlertWordsApi } from "./AlertWords.ts"
 import { AuthApi, DevApi } from "./Auth.ts"
 import { EventsApi } from "./Events.ts"
+import { MessagesApi } from "./Messages.ts"
+import { ScheduledMessagesApi } from "./ScheduledMessages.ts"
 import { ServerApi } from "./Server.ts"
 import { SettingsApi } from "./Settings.ts"
 import { StreamsApi } from "./Streams.ts"
@@ -39,6 +41,8 @@ const common = HttpApi.make("teamchat")
   .add(SubscriptionsApi)
   .add(SettingsApi)
   .add(AlertWordsApi)
+  .add(ScheduledMessagesApi)
+  .add(MessagesApi)
 
 /** The API with the demo-only `dev` group. @category api */
 export class Api extends common.add(DevApi)

@@ -1,0 +1,213 @@
+/**
+ * Scheduled-message delivery: 1,000 messages due in the same second.
+ *
+ * In this process, on an embedded PGlite (and on PostgreSQL when
+ * `TEST_DATABASE_URL` or `DATABASE_URL` is set: a fresh database is created
+ * there and dropped afterwards), the demo organization is seeded and King
+ * Hamlet schedules 1,000 messages to #Verona through the service
+ * (`ScheduledMessages.create`, validated like sends). Their delivery time is
+ * then set to the same second T, two seconds ahead, and the worker runs
+ * (`ScheduledDelivery.run`, as the server starts it). Each message's
+ * lateness is the time from T until its delivery transaction committed.
+ *
+ * Baseline, same run and database: the 1,000 message rows and their
+ * recipients' rows written with the repository's plain INSERTs, one
+ * transaction each (what a send stores, without validation, rendering,
+ * flags, events or the scheduled row's claim and update).
+ *
+ * Targets: all delivered within 5 s of T, p99 lateness under 1 s. The
+ * harness knows floors only, so they are reported as ratios that must reach
+ * 1 (5 s / time to the last delivery; 1 s / p99 lateness).
+ *
+ * `SCHEDULED_COUNT` changes the number of messages; `SCHEDULED_CONCURRENCY`
+ * the worker's parallel deliveries on PostgreSQL (default 4; PGlite has one
+ * connection, so 1).
+ */
+import * as DemoOrganization from "../packages/core/src/demo/DemoOrganization.ts"
+import type * as Persistence from "../packages/core/src/persistence/Persistence.ts"
+import { MessageRepo, SubscriptionRepo } from "../packages/core/src/persistence/Repositories.ts"
+import { Transactor } from "../packages/core/src/persistence/Transactor.ts"
+import { Channels } from "../packages/core/src/services/Channels.ts"
+import { Messages } from "../packages/core/src/services/Messages.ts"
+import { Organizations } from "../packages/core/src/services/Organizations.ts"
+import { ScheduledDelivery, ScheduledDeliveryConfig } from "../packages/core/src/services/ScheduledDelivery.ts"
+import { ScheduledMessages } from "../packages/core/src/services/ScheduledMessages.ts"
+import { Users } from "../packages/core/src/services/Users.ts"
+import * as Teamchat from "../packages/core/src/Teamchat.ts"
+import * as TestDatabase from "../packages/core/src/testing/TestDatabase.ts"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as References from "effect/References"
+import * as SqlClient from "effect/sql/SqlClient"
+import { PgliteClient } from "../packages/core/src/sql/PgliteClient.ts"
+import type { Benchmark, Metric } from "./harness.ts"
+
+const count = Number(process.env.SCHEDULED_COUNT ?? 1000)
+
+interface Result {
+  readonly scheduleMs: number
+  readonly lastMs: number
+  readonly p50Ms: number
+  readonly p99Ms: number
+  readonly baselineMs: number
+}
+
+const percentile = (sorted: ReadonlyArray<number>, p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!
+
+/** Records when each delivery's transaction commits. */
+const recordingMessages = (commits: Array<number>) =>
+  Layer.effect(
+    Messages,
+    Effect.gen(function*() {
+      const real = yield* Messages
+      const tx = yield* Transactor
+      return Messages.of({
+        ...real,
+        send: (principal, request, options) =>
+          Effect.tap(real.send(principal, request, options), () => tx.afterCommit(Effect.sync(() => void commits.push(Date.now()))))
+      })
+    })
+  )
+
+const measure = (concurrency: number, log: (line: string) => void) =>
+  Effect.gen(function*() {
+    yield* DemoOrganization.seed("http://localhost:9991")
+    const organizations = yield* Organizations
+    const realm = (yield* organizations.findByStringId("zulip"))!
+    const hamlet = (yield* (yield* Users).findByEmail(realm.id, "hamlet@zulip.com"))!
+    const principal = { user: hamlet, realm }
+    const verona = (yield* (yield* Channels).findByName(realm.id, "Verona"))!
+    const scheduled = yield* ScheduledMessages
+    const sql = yield* SqlClient.SqlClient
+
+    // Scheduling (the service path), far ahead; then all moved to one second.
+    const scheduleStart = Date.now()
+    const later = Math.floor(Date.now() / 1000) + 3600
+    for (let i = 0; i < count; i++) {
+      yield* scheduled.create(principal, {
+        type: "channel",
+        to: verona.id,
+        topic: `bench ${i % 10}`,
+        content: `Scheduled message **${i}**`,
+        scheduled_delivery_timestamp: later
+      }, { client: "website" })
+    }
+    const scheduleMs = Date.now() - scheduleStart
+    log(`scheduled ${count} messages in ${scheduleMs} ms`)
+    const due = Math.floor(Date.now() / 1000) + 2
+    yield* sql`UPDATE scheduled_messages SET scheduled_timestamp = ${due} WHERE NOT delivered`
+
+    // The worker, as the server runs it, with commit times recorded.
+    const commits: Array<number> = []
+    const delivery = yield* Layer.build(Layer.fresh(ScheduledDelivery.layer).pipe(Layer.provide(recordingMessages(commits))))
+    const worker = yield* Effect.forkChild(
+      Effect.provide(Effect.flatMap(ScheduledDelivery, (d) => d.run), delivery).pipe(
+        Effect.provideService(ScheduledDeliveryConfig, { ...ScheduledDeliveryConfig.defaultValue(), concurrency })
+      )
+    )
+    const deadline = due * 1000 + 60_000
+    while (commits.length < count) {
+      if (Date.now() > deadline) return yield* Effect.die(new Error(`only ${commits.length} of ${count} delivered after 60 s`))
+      yield* Effect.sleep("10 millis")
+    }
+    yield* Fiber.interrupt(worker)
+    const [{ n }] = yield* sql<{ n: unknown }>`SELECT count(*) AS n FROM scheduled_messages WHERE delivered`
+    if (Number(n) !== count) return yield* Effect.die(new Error(`${n} rows marked delivered, expected ${count}`))
+    const lateness = commits.map((t) => t - due * 1000).sort((a, b) => a - b)
+
+    // Baseline: the same rows with plain INSERTs, one transaction each.
+    const messages = yield* MessageRepo
+    const tx = yield* Transactor
+    const recipients = (yield* (yield* SubscriptionRepo).listByChannel(verona.id))
+      .filter((s) => s.active)
+      .map((s) => ({ user_id: s.user_id, flags: s.user_id === hamlet.id ? 1 : 0 }))
+    const baselineStart = Date.now()
+    for (let i = 0; i < count; i++) {
+      const content = `Scheduled message **${i}**`
+      yield* tx.withTransaction(messages.insert({
+        realm_id: realm.id,
+        sender_id: hamlet.id,
+        type: "stream",
+        channel_id: verona.id,
+        topic: `bench ${i % 10}`,
+        dm_user_ids: [],
+        content,
+        rendered_content: `<p>Scheduled message <strong>${i}</strong></p>`,
+        date_sent: due,
+        client: "website",
+        has_attachment: false,
+        has_image: false,
+        has_link: false,
+        last_edit_time: null
+      }, recipients))
+    }
+    const baselineMs = Date.now() - baselineStart
+    return {
+      scheduleMs,
+      lastMs: lateness[lateness.length - 1]!,
+      p50Ms: percentile(lateness, 0.5),
+      p99Ms: percentile(lateness, 0.99),
+      baselineMs
+    } satisfies Result
+  })
+
+const run = (
+  core: Layer.Layer<Teamchat.Services | Persistence.Persistence | SqlClient.SqlClient, unknown>,
+  concurrency: number,
+  log: (line: string) => void
+) =>
+  Effect.runPromise(
+    Effect.scoped(Effect.flatMap(Layer.build(core), (context) => Effect.provide(measure(concurrency, log), context))).pipe(
+      Effect.provideService(References.MinimumLogLevel, "Warn")
+    ) as Effect.Effect<Result, unknown>
+  )
+
+const metrics = (label: string, r: Result): ReadonlyArray<Metric> => [
+  { name: `${label}: scheduling ${count} (service)`, value: r.scheduleMs, unit: "ms" },
+  { name: `${label}: all ${count} delivered, after the due second`, value: r.lastMs, unit: "ms" },
+  { name: `${label}: p50 lateness`, value: r.p50Ms, unit: "ms" },
+  { name: `${label}: p99 lateness`, value: r.p99Ms, unit: "ms" },
+  { name: `${label}: baseline, ${count} plain message inserts`, value: r.baselineMs, unit: "ms" },
+  { name: `${label}: ratio baseline/delivery time`, value: r.baselineMs / Math.max(1, r.lastMs), unit: "" },
+  { name: `${label}: 5 s / time to the last delivery`, value: 5000 / Math.max(1, r.lastMs), unit: "", min: 1 },
+  { name: `${label}: 1 s / p99 lateness`, value: 1000 / Math.max(1, r.p99Ms), unit: "", min: 1 }
+]
+
+const describe = (label: string, r: Result) =>
+  `${label}: last delivery ${r.lastMs} ms after the due second, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms; ` +
+  `baseline inserts ${r.baselineMs} ms`
+
+export const scheduledBenchmark: Benchmark = {
+  name: "scheduling",
+  description: `${count} scheduled messages due in one second: time to deliver all, p99 lateness; vs plain inserts`,
+  run: async (_options, log) => {
+    const out: Array<Metric> = []
+    log(`PGlite (in memory), ${count} messages …`)
+    const pglite = await run(
+      Teamchat.layerSql(Teamchat.layerSecretsTest).pipe(Layer.provideMerge(PgliteClient.layer({}))),
+      1,
+      log
+    )
+    log(describe("PGlite", pglite))
+    out.push(...metrics("PGlite", pglite))
+    const admin = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL
+    if (admin !== undefined && admin !== "") {
+      const concurrency = Number(process.env.SCHEDULED_CONCURRENCY ?? 4)
+      log(`PostgreSQL (a fresh database via ${new URL(admin).host}), ${count} messages, ${concurrency} at once …`)
+      const postgres = await run(
+        Teamchat.layerSql(Teamchat.layerSecretsTest).pipe(
+          Layer.provideMerge(TestDatabase.postgresLayer({ adminUrl: admin }))
+        ),
+        concurrency,
+        log
+      )
+      log(describe("PostgreSQL", postgres))
+      out.push(...metrics("PostgreSQL", postgres))
+    } else {
+      log("PostgreSQL skipped (set TEST_DATABASE_URL or DATABASE_URL)")
+    }
+    return out
+  }
+}

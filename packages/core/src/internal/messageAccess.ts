@@ -1,0 +1,72 @@
+/**
+ * Which messages a user may read, as the narrow resolver and the message
+ * services need it: the channels whose history is open to the user, muted
+ * channels, and single-message access (Zulip's `access_message`).
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import type { ChannelId, MessageId } from "../domain/Ids.ts"
+import type { Message } from "../domain/Message.ts"
+import { isGuest } from "../domain/Role.ts"
+import type { User } from "../domain/User.ts"
+import type { NarrowContext } from "../narrow/Narrow.ts"
+import { canReadFullHistory, hasContentAccess } from "../permissions/ChannelAccess.ts"
+import type { MessageRepo, SubscriptionRepo } from "../persistence/Repositories.ts"
+import { accessInput } from "./access.ts"
+import type { AccessContext } from "./access.ts"
+
+/** Whether the user may read a channel's whole history without having received it. */
+export const canReadChannelHistory = (ctx: AccessContext, user: User, channelId: ChannelId): boolean => {
+  const channel = ctx.channelsById.get(channelId)
+  if (channel === undefined) return false
+  const input = accessInput(ctx, user, channel)
+  return hasContentAccess(input) && canReadFullHistory(input)
+}
+
+/**
+ * The message if the user may read it: a row of theirs, or channel history
+ * open to them; undefined otherwise (also for other organizations).
+ */
+export const accessibleMessage = Effect.fnUntraced(function*(
+  repo: MessageRepo["Service"],
+  ctx: AccessContext,
+  user: User,
+  id: MessageId
+) {
+  const message = yield* repo.findById(id)
+  if (message === undefined || message.realm_id !== ctx.state.realm.id) return undefined
+  const rows = yield* repo.userMessages(user.id, [id])
+  if (rows.length > 0) return { message, flags: rows[0]!.flags }
+  if (message.channel_id !== null && canReadChannelHistory(ctx, user, message.channel_id)) {
+    return { message, flags: undefined }
+  }
+  return undefined
+})
+
+/** What the narrow resolver needs to know about the viewer. */
+export const narrowContext = Effect.fnUntraced(function*(
+  ctx: AccessContext,
+  user: User,
+  repos: { readonly messages: MessageRepo["Service"]; readonly subscriptions: SubscriptionRepo["Service"] }
+) {
+  const muted = new Set<ChannelId>()
+  for (const sub of yield* repos.subscriptions.listByUser(user.id)) {
+    if (sub.active && sub.properties.is_muted) muted.add(sub.channel_id)
+  }
+  const history = new Set<ChannelId>()
+  for (const channel of ctx.channels) if (canReadChannelHistory(ctx, user, channel.id)) history.add(channel.id)
+  return {
+    viewerId: user.id,
+    users: ctx.state.users,
+    channels: ctx.channels,
+    mutedChannelIds: muted,
+    historyChannelIds: history,
+    canAccessPublicChannels: !isGuest(user.role),
+    accessibleMessage: (id: number) =>
+      Effect.map(
+        accessibleMessage(repos.messages, ctx, user, id as MessageId),
+        (found): Message | undefined => found?.message
+      )
+  } satisfies NarrowContext
+})

@@ -1,0 +1,270 @@
+/**
+ * Personal message flags: POST /messages/flags (by ids) and POST
+ * /messages/flags/narrow (a range of a narrow), with `update_message_flags`
+ * events to the user's queues.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type { ChannelId, MessageId, UserId } from "../domain/Ids.ts"
+import { messageId } from "../domain/Ids.ts"
+import type { Flag, Message } from "../domain/Message.ts"
+import { AllFlags, EditableFlags, flagBit, FlagBits, MentionBits, NonApiFlags } from "../domain/Message.ts"
+import * as Errors from "../errors/Errors.ts"
+import { Events } from "../events/Events.ts"
+import { Audience } from "../events/EventModel.ts"
+import { accessInput, makeAccessLoader } from "../internal/access.ts"
+import type { AccessContext } from "../internal/access.ts"
+import type { Anchor } from "../narrow/MessageSearch.ts"
+import { MessageSearch } from "../narrow/MessageSearch.ts"
+import { parseNarrow, resolveNarrow } from "../narrow/Narrow.ts"
+import type { NarrowParseError, NarrowResolveError } from "../narrow/Narrow.ts"
+import { canReadFullHistory, hasContentAccess } from "../permissions/ChannelAccess.ts"
+import { MessageRepo, RealmRepo, SubscriptionRepo } from "../persistence/Repositories.ts"
+import { Transactor } from "../persistence/Transactor.ts"
+import { narrowContext } from "../internal/messageAccess.ts"
+import type { Principal } from "./Users.ts"
+
+/** `add` or `remove`. @category models */
+export type FlagOperation = "add" | "remove"
+
+/** POST /messages/flags/narrow, decoded at the edge. @category models */
+export interface FlagsByNarrowRequest {
+  readonly anchor: Anchor
+  readonly include_anchor: boolean
+  readonly num_before: number
+  readonly num_after: number
+  /** The raw JSON value of `narrow` (null or [] for none). */
+  readonly narrow: unknown
+  readonly op: string
+  readonly flag: string
+}
+
+/** @category models */
+export interface FlagsByNarrowResult {
+  readonly processed_count: number
+  readonly updated_count: number
+  readonly first_processed_id: number | null
+  readonly last_processed_id: number | null
+  readonly found_oldest: boolean
+  readonly found_newest: boolean
+  readonly ignored_because_not_subscribed_channels?: ReadonlyArray<number>
+}
+
+/** At most this many messages per flags/narrow request (Zulip's bound on one transaction). */
+export const MaxFlagsNarrowMessages = 5000
+
+/**
+ * Zulip's clamping of a flags/narrow range: the total stays within 5000 and
+ * `num_before` keeps at least half of it when both sides ask for much.
+ *
+ * @category rules
+ */
+export const clampRange = (numBefore: number, numAfter: number): { numBefore: number; numAfter: number } => {
+  const before = Math.min(numBefore, Math.max(MaxFlagsNarrowMessages - numAfter, MaxFlagsNarrowMessages / 2))
+  return { numBefore: before, numAfter: Math.min(numAfter, MaxFlagsNarrowMessages - before) }
+}
+
+/** Checks a flag name and operation the way Zulip does, in its order. @category validation */
+export const checkFlagRequest = (
+  op: string,
+  flag: string
+): Effect.Effect<{ readonly op: FlagOperation; readonly flag: Flag }, Errors.InvalidFlag | Errors.FlagNotEditable | Errors.InvalidFlagOperation> => {
+  if (!(AllFlags as ReadonlyArray<string>).includes(flag) || NonApiFlags.has(flag as Flag)) {
+    return Effect.fail(new Errors.InvalidFlag({ flag }))
+  }
+  if (!EditableFlags.has(flag as Flag)) return Effect.fail(new Errors.FlagNotEditable({ flag }))
+  if (op !== "add" && op !== "remove") return Effect.fail(new Errors.InvalidFlagOperation({ operation: op }))
+  return Effect.succeed({ op, flag: flag as Flag })
+}
+
+/** What an `update_message_flags` remove-read event says of each message, so clients can restore unread counts. */
+const messageDetails = (mutedChannels: ReadonlySet<ChannelId>, userId: UserId, message: Message, flags: number) => {
+  const out: Record<string, unknown> = message.type === "private"
+    ? { type: "private", user_ids: message.dm_user_ids.filter((id) => id !== userId) }
+    : {
+      type: "stream",
+      stream_id: message.channel_id,
+      topic: message.topic,
+      unmuted_stream_msg: !mutedChannels.has(message.channel_id!)
+    }
+  if ((flags & MentionBits) !== 0) out.mentioned = true
+  return out
+}
+
+/** @category errors */
+export type FlagsError =
+  | Errors.InvalidFlag
+  | Errors.FlagNotEditable
+  | Errors.InvalidFlagOperation
+  | Errors.InvalidMessages
+
+/** @category services */
+export class MessageFlags extends Context.Service<MessageFlags, {
+  /** POST /messages/flags: returns the ids as given. */
+  update(
+    principal: Principal,
+    request: { readonly messages: ReadonlyArray<number>; readonly op: string; readonly flag: string }
+  ): Effect.Effect<{ readonly messages: ReadonlyArray<number> }, FlagsError>
+  /** POST /messages/flags/narrow. */
+  updateByNarrow(
+    principal: Principal,
+    request: FlagsByNarrowRequest
+  ): Effect.Effect<FlagsByNarrowResult, FlagsError | Errors.AnchorExcludedMidRange | NarrowParseError | NarrowResolveError>
+}>()("teamchat/core/services/MessageFlags") {
+  static readonly layer = Layer.effect(
+    MessageFlags,
+    Effect.gen(function*() {
+      const loadAccess = yield* makeAccessLoader
+      const messages = yield* MessageRepo
+      const search = yield* MessageSearch
+      const subscriptions = yield* SubscriptionRepo
+      const realms = yield* RealmRepo
+      const events = yield* Events
+      const tx = yield* Transactor
+
+      const contextOf = Effect.fnUntraced(function*(principal: Principal) {
+        const realm = (yield* realms.findById(principal.realm.id)) ?? principal.realm
+        return yield* loadAccess(realm)
+      })
+
+      /**
+       * Applies the change to messages the user may read; messages without a
+       * row get a `historical` one first (channel history read without
+       * having received it). Returns the ids whose flags changed.
+       */
+      const apply = Effect.fnUntraced(function*(
+        ctx: AccessContext,
+        principal: Principal,
+        ids: ReadonlyArray<MessageId>,
+        op: FlagOperation,
+        flag: Flag
+      ) {
+        const user = principal.user
+        const rows = yield* messages.userMessages(user.id, ids)
+        const have = new Set(rows.map((r) => r.message_id))
+        const missing = ids.filter((id) => !have.has(id))
+        if (missing.length > 0) {
+          const found = yield* messages.findByIds(missing)
+          if (found.length !== new Set(missing).size) return yield* new Errors.InvalidMessages()
+          for (const message of found) {
+            const channel = message.channel_id === null ? undefined : ctx.channelsById.get(message.channel_id)
+            if (channel === undefined || message.realm_id !== ctx.state.realm.id) return yield* new Errors.InvalidMessages()
+            const input = accessInput(ctx, user, channel)
+            if (!hasContentAccess(input) || !canReadFullHistory(input)) return yield* new Errors.InvalidMessages()
+          }
+          const base = FlagBits.read | FlagBits.historical
+          yield* messages.insertUserMessages(found.map((m) => ({
+            user_id: user.id,
+            message_id: m.id,
+            flags: op === "add" ? base | flagBit(flag) : base
+          })))
+        }
+        let targets: ReadonlyArray<MessageId> = ids
+        let ignored: ReadonlyArray<number> | undefined
+        const bit = flagBit(flag)
+        let details: Record<string, unknown> | undefined
+        if (flag === "read" && op === "remove") {
+          // Unread messages live only in subscribed channels.
+          const found = yield* messages.findByIds(ids)
+          const skipped = new Set<number>()
+          const kept = new Set<number>()
+          for (const m of found) {
+            if (m.channel_id !== null && ctx.subscriptions.get(user.id)?.has(m.channel_id) !== true) skipped.add(m.channel_id)
+            else kept.add(m.id)
+          }
+          targets = ids.filter((id) => kept.has(id))
+          ignored = Array.from(skipped).sort((a, b) => a - b)
+          const changed = yield* messages.updateFlags(user.id, targets, bit, false)
+          const byId = new Map(found.map((m) => [m.id as number, m]))
+          const flagsById = new Map((yield* messages.userMessages(user.id, changed)).map((r) => [r.message_id as number, r.flags]))
+          const muted = new Set<ChannelId>()
+          for (const sub of yield* subscriptions.listByUser(user.id)) if (sub.properties.is_muted) muted.add(sub.channel_id)
+          details = {}
+          for (const id of changed) details[String(id)] = messageDetails(muted, user.id, byId.get(id)!, flagsById.get(id) ?? 0)
+          return { changed, ignored, details }
+        }
+        const changed = yield* messages.updateFlags(user.id, targets, bit, op === "add")
+        return { changed, ignored, details }
+      })
+
+      const publish = (
+        principal: Principal,
+        op: FlagOperation,
+        flag: Flag,
+        changed: ReadonlyArray<MessageId>,
+        details: Record<string, unknown> | undefined
+      ) =>
+        changed.length === 0 ? Effect.void : events.publish(
+          principal.realm.id,
+          {
+            type: "update_message_flags",
+            op,
+            operation: op,
+            flag,
+            messages: changed,
+            all: false,
+            ...(details === undefined ? {} : { message_details: details })
+          },
+          Audience.users([principal.user.id])
+        )
+
+      const update = Effect.fn("MessageFlags.update")(function*(
+        principal: Principal,
+        request: { readonly messages: ReadonlyArray<number>; readonly op: string; readonly flag: string }
+      ) {
+        const { op, flag } = yield* checkFlagRequest(request.op, request.flag)
+        const ids = Array.from(new Set(request.messages.filter((n) => n > 0))).map(messageId)
+        if (request.messages.some((n) => n <= 0)) return yield* new Errors.InvalidMessages()
+        yield* tx.withTransaction(Effect.gen(function*() {
+          const ctx = yield* contextOf(principal)
+          const { changed, details } = yield* apply(ctx, principal, ids, op, flag)
+          yield* publish(principal, op, flag, changed, details)
+        }))
+        return { messages: request.messages }
+      })
+
+      const updateByNarrow = Effect.fn("MessageFlags.updateByNarrow")(function*(
+        principal: Principal,
+        request: FlagsByNarrowRequest
+      ) {
+        if (request.num_before > 0 && request.num_after > 0 && !request.include_anchor) {
+          return yield* new Errors.AnchorExcludedMidRange()
+        }
+        const { op, flag } = yield* checkFlagRequest(request.op, request.flag)
+        const { numBefore, numAfter } = clampRange(request.num_before, request.num_after)
+        const terms = yield* parseNarrow(request.narrow)
+        return yield* tx.withTransaction(Effect.gen(function*() {
+          const ctx = yield* contextOf(principal)
+          const narrow = yield* resolveNarrow(terms, yield* narrowContext(ctx, principal.user, { messages, subscriptions }))
+          const range = yield* search.fetchRange(
+            {
+              realmId: ctx.state.realm.id,
+              viewerId: principal.user.id,
+              narrow,
+              historyChannelIds: narrow.historyChannelIds
+            },
+            { anchor: request.anchor, numBefore, numAfter, includeAnchor: request.include_anchor }
+          )
+          const ids = range.messages.map((m) => m.message.id)
+          const { changed, details, ignored } = yield* apply(ctx, principal, ids, op, flag)
+          yield* publish(principal, op, flag, changed, details)
+          const result: FlagsByNarrowResult = {
+            processed_count: ids.length,
+            updated_count: changed.length,
+            first_processed_id: ids.length === 0 ? null : ids[0]!,
+            last_processed_id: ids.length === 0 ? null : ids[ids.length - 1]!,
+            found_oldest: range.found_oldest,
+            found_newest: range.found_newest,
+            ...(flag === "read" && op === "remove" ? { ignored_because_not_subscribed_channels: ignored ?? [] } : {})
+          }
+          return result
+        }))
+      })
+
+      return MessageFlags.of({ update, updateByNarrow })
+    })
+  )
+}

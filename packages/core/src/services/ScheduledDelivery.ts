@@ -1,0 +1,232 @@
+/**
+ * The delivery worker of scheduled messages.
+ *
+ * Exactly once: each delivery is one transaction that claims the row
+ * (`ScheduledMessageRepo.claimDue`, `FOR UPDATE SKIP LOCKED` on SQL), sends
+ * the message through `Messages.send` (a nested transaction), and marks the
+ * row delivered with the new message's id. A crash or interruption anywhere
+ * in between rolls all of it back, leaving the row pending for the next
+ * worker; two processes on one database never claim the same row. Events
+ * (the message, the `remove`) go out only after the commit.
+ *
+ * On time: instead of Zulip's once-a-minute loop, the worker sleeps until
+ * the earliest pending delivery time, at most `maxWaitMillis` (so rows
+ * scheduled by other processes are seen within that), and is woken at once
+ * when this process schedules or edits a message. Time is Effect's Clock.
+ *
+ * A delivery that cannot happen (realm or sender deactivated, more than 10
+ * minutes late after downtime, any error of the send itself) marks the row
+ * failed with Zulip's text, emits an `update`, and, unless the sender is
+ * deactivated, has the Notification Bot tell the sender.
+ *
+ * @since 0.1.0
+ */
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { directRecipientIds, LateCutoffSeconds, toApiScheduledMessage } from "../domain/ScheduledMessage.ts"
+import type { ScheduledMessage, ScheduledMessageId } from "../domain/ScheduledMessage.ts"
+import { RealmDeactivated, ScheduledMessageDeliveryLate, UserDeactivated } from "../errors/Errors.ts"
+import { Audience } from "../events/EventModel.ts"
+import { Events } from "../events/Events.ts"
+import { RealmRepo, UserRepo } from "../persistence/Repositories.ts"
+import { ScheduledMessageRepo } from "../persistence/ScheduledMessageRepo.ts"
+import { Transactor } from "../persistence/Transactor.ts"
+import { Messages } from "./Messages.ts"
+import { NotificationBot } from "./NotificationBot.ts"
+import { ScheduledMessages } from "./ScheduledMessages.ts"
+
+/** @category models */
+export interface ScheduledDeliveryConfig {
+  /** The longest the worker sleeps before looking for due rows again (ms). */
+  readonly maxWaitMillis: number
+  /** Deliveries run at once (each its own transaction; >1 helps on PostgreSQL only). */
+  readonly concurrency: number
+  /** How long a row whose delivery died (a defect, not a Zulip error) is left alone (ms). */
+  readonly retryAfterMillis: number
+}
+
+/** @category references */
+export const ScheduledDeliveryConfig = Context.Reference<ScheduledDeliveryConfig>(
+  "teamchat/core/services/ScheduledDelivery/Config",
+  { defaultValue: () => ({ maxWaitMillis: 1000, concurrency: 1, retryAfterMillis: 30_000 }) }
+)
+
+/** What happened to one claimed row. @category models */
+export type DeliveryOutcome =
+  | { readonly _tag: "Delivered"; readonly id: ScheduledMessageId; readonly messageId: number }
+  | { readonly _tag: "Failed"; readonly id: ScheduledMessageId; readonly reason: string }
+
+/**
+ * `<time:…>`, Zulip's global time syntax, of a delivery time.
+ *
+ * @category formatting
+ */
+export const globalTime = (seconds: number): string =>
+  `<time:${new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "+00:00")}>`
+
+/** The Notification Bot's message about a failed delivery. @category formatting */
+export const failureNotice = (scheduledTimestamp: number, reason: string): string =>
+  `The message you scheduled for ${globalTime(scheduledTimestamp)} was not sent because of the following error:\n\n` +
+  `> ${reason}\n\n[View scheduled messages](#scheduled)`
+
+/** @category services */
+export class ScheduledDelivery extends Context.Service<ScheduledDelivery, {
+  /**
+   * Claims and delivers (or fails) one due row in its own transaction;
+   * `undefined` when nothing is due (or every due row is claimed elsewhere).
+   */
+  readonly deliverOne: (skip?: ReadonlyArray<ScheduledMessageId>) => Effect.Effect<DeliveryOutcome | undefined>
+  /** Delivers everything due now; the outcomes, in order. Defects skip their row for `retryAfterMillis`. */
+  readonly runDue: Effect.Effect<ReadonlyArray<DeliveryOutcome>>
+  /** The worker loop; runs until interrupted. */
+  readonly run: Effect.Effect<never>
+}>()("teamchat/core/services/ScheduledDelivery") {
+  static readonly layer = Layer.effect(
+    ScheduledDelivery,
+    Effect.gen(function*() {
+      const repo = yield* ScheduledMessageRepo
+      const users = yield* UserRepo
+      const realms = yield* RealmRepo
+      const messages = yield* Messages
+      const bot = yield* NotificationBot
+      const scheduled = yield* ScheduledMessages
+      const events = yield* Events
+      const tx = yield* Transactor
+
+      const publish = (row: ScheduledMessage, event: Record<string, unknown>) =>
+        events.publish(row.realm_id, { type: "scheduled_messages", ...event }, Audience.users([row.sender_id]))
+
+      const fail = Effect.fnUntraced(function*(row: ScheduledMessage, reason: string, notify: boolean) {
+        const failed: ScheduledMessage = { ...row, failed: true, failure_message: reason }
+        yield* repo.update(failed)
+        yield* publish(failed, { op: "update", scheduled_message: toApiScheduledMessage(failed) })
+        if (notify) {
+          // Best effort: a notice that cannot be sent (it is a nested
+          // transaction) must not undo the failure record.
+          yield* bot.sendDirect(row.realm_id, row.sender_id, failureNotice(row.scheduled_timestamp, reason)).pipe(
+            Effect.catch((error) => Effect.logWarning("scheduled message failure notice not sent", error.msg)),
+            Effect.annotateLogs({ scheduled_message_id: row.id })
+          )
+        }
+        return { _tag: "Failed", id: row.id, reason } satisfies DeliveryOutcome as DeliveryOutcome
+      })
+
+      /** Inside the claiming transaction. */
+      const deliver = Effect.fnUntraced(function*(row: ScheduledMessage, nowMillis: number) {
+        const realm = yield* realms.findById(row.realm_id)
+        const sender = yield* users.findById(row.sender_id)
+        if (realm === undefined || realm.deactivated) return yield* fail(row, new RealmDeactivated().msg, true)
+        if (sender === undefined || !sender.is_active) return yield* fail(row, new UserDeactivated().msg, false)
+        if (nowMillis > (row.scheduled_timestamp + LateCutoffSeconds) * 1000) {
+          return yield* fail(row, new ScheduledMessageDeliveryLate().msg, true)
+        }
+        const sent = yield* Effect.result(messages.send(
+          { user: sender, realm },
+          row.type === "stream"
+            ? {
+              type: "stream",
+              to: row.channel_id ?? 0,
+              topic: row.topic,
+              content: row.content,
+              read_by_sender: row.read_by_sender
+            }
+            : { type: "private", to: directRecipientIds(row), content: row.content, read_by_sender: row.read_by_sender },
+          { client: row.client, dateSent: row.scheduled_timestamp }
+        ))
+        if (sent._tag === "Failure") return yield* fail(row, sent.failure.msg, true)
+        yield* repo.update({ ...row, delivered: true, delivered_message_id: sent.success.id })
+        yield* publish(row, { op: "remove", scheduled_message_id: row.id })
+        return { _tag: "Delivered", id: row.id, messageId: sent.success.id } satisfies DeliveryOutcome as DeliveryOutcome
+      })
+
+      /** One claim-and-deliver transaction; `claimed` names the row it took, also when it died. */
+      const attempt = (skip: ReadonlyArray<ScheduledMessageId>) => {
+        const claimed: { id?: ScheduledMessageId } = {}
+        const effect = tx.withTransaction(Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          const [row] = yield* repo.claimDue(Math.floor(now / 1000), 1, skip)
+          if (row === undefined) return undefined
+          claimed.id = row.id
+          return yield* deliver(row, now)
+        })).pipe(Effect.withSpan("ScheduledDelivery.deliverOne"))
+        return { effect, claimed }
+      }
+
+      // Rows whose delivery died (a defect), with the time they may be tried again.
+      const parked = new Map<ScheduledMessageId, number>()
+
+      const runDue = Effect.gen(function*() {
+        const config = yield* ScheduledDeliveryConfig
+        const outcomes: Array<DeliveryOutcome> = []
+        const worker = Effect.gen(function*() {
+          while (true) {
+            const now = yield* Clock.currentTimeMillis
+            for (const [id, until] of parked) if (until <= now) parked.delete(id)
+            const { claimed, effect } = attempt(Array.from(parked.keys()))
+            const exit = yield* Effect.exit(effect)
+            if (exit._tag === "Success") {
+              if (exit.value === undefined) return
+              outcomes.push(exit.value)
+              continue
+            }
+            if (Cause.hasInterruptsOnly(exit.cause)) return yield* Effect.interrupt
+            yield* Effect.logError("scheduled message delivery died; it stays pending", exit.cause).pipe(
+              Effect.annotateLogs({ scheduled_message_id: claimed.id ?? null })
+            )
+            if (claimed.id === undefined) return
+            parked.set(claimed.id, now + config.retryAfterMillis)
+          }
+        })
+        yield* Effect.all(Array.from({ length: Math.max(1, config.concurrency) }, () => worker), {
+          concurrency: "unbounded",
+          discard: true
+        })
+        return outcomes as ReadonlyArray<DeliveryOutcome>
+      }).pipe(Effect.withSpan("ScheduledDelivery.runDue"))
+
+      const run = Effect.gen(function*() {
+        const config = yield* ScheduledDeliveryConfig
+        while (true) {
+          // Taken first, so a change committed from here on wakes the sleep below.
+          const changed = yield* scheduled.nextChange
+          yield* runDue
+          const next = yield* repo.nextDue
+          const now = yield* Clock.currentTimeMillis
+          let wait = next === null ? config.maxWaitMillis : Math.min(config.maxWaitMillis, next * 1000 - now)
+          // Due rows that were not handled are claimed elsewhere or set aside:
+          // look again shortly rather than spin.
+          if (wait <= 0) wait = Math.min(config.maxWaitMillis, 50)
+          yield* Effect.raceFirst(Effect.sleep(wait), changed)
+        }
+      }).pipe(
+        // A failure of the loop itself (e.g. the database is unreachable)
+        // must not end delivery: log it and start over after a pause.
+        Effect.catchCause((cause) =>
+          Effect.logError("scheduled message worker failed; restarting", cause).pipe(
+            Effect.andThen(Effect.gen(function*() {
+              yield* Effect.sleep((yield* ScheduledDeliveryConfig).maxWaitMillis)
+            }))
+          )
+        ),
+        Effect.forever
+      ) as Effect.Effect<never>
+
+      return ScheduledDelivery.of({ deliverOne: (skip = []) => attempt(skip).effect, runDue, run })
+    })
+  )
+
+  /**
+   * The worker, running for the lifetime of the layer: what a server starts
+   * beside its routes (see `@teamchat/http/Server`). Embedders that serve
+   * the API through their own server add it to their core layer.
+   */
+  static readonly layerWorker: Layer.Layer<never, never, ScheduledDelivery> = Layer.effectDiscard(
+    Effect.gen(function*() {
+      const delivery: ScheduledDelivery["Service"] = yield* ScheduledDelivery
+      yield* Effect.forkScoped(delivery.run)
+    })
+  )
+}

@@ -1,0 +1,171 @@
+/**
+ * How a message looks through the API (GET /messages, `message` events):
+ * the fields the clients read (`client-surface.md`: type stream/private,
+ * `subject`, `display_recipient`, sender fields, `content_type`, flags,
+ * reactions, …).
+ *
+ * @since 0.1.0
+ */
+import type { Channel } from "../domain/Channel.ts"
+import type { ChannelId, UserId } from "../domain/Ids.ts"
+import type { Message } from "../domain/Message.ts"
+import { EmptyTopicDisplayName, flagNames } from "../domain/Message.ts"
+import type { Realm } from "../domain/Realm.ts"
+import { EmailVisibilities } from "../domain/Role.ts"
+import type { User } from "../domain/User.ts"
+import { escapeHtml } from "../internal/renderDescription.ts"
+import { avatarUrl } from "./UserView.ts"
+
+/** One participant of a direct message, as `display_recipient` lists it. @category models */
+export interface DisplayRecipientUser {
+  readonly id: number
+  readonly email: string
+  readonly full_name: string
+  readonly is_mirror_dummy: boolean
+}
+
+/** @category models */
+export interface ApiMessage {
+  readonly id: number
+  readonly sender_id: number
+  readonly sender_email: string
+  readonly sender_full_name: string
+  readonly sender_realm_str: string
+  readonly avatar_url: string | null
+  readonly client: string
+  readonly content: string
+  readonly content_type: "text/html" | "text/x-markdown"
+  readonly display_recipient: string | ReadonlyArray<DisplayRecipientUser>
+  readonly is_me_message: boolean
+  readonly reactions: ReadonlyArray<unknown>
+  readonly recipient_id: number
+  readonly subject: string
+  readonly topic_links: ReadonlyArray<unknown>
+  readonly submessages: ReadonlyArray<unknown>
+  readonly timestamp: number
+  readonly type: "stream" | "private"
+  readonly stream_id?: number
+  readonly last_edit_timestamp?: number
+  readonly flags?: ReadonlyArray<string>
+  /** Search narrows: the content and topic with matches in `<span class="highlight">`. */
+  readonly match_content?: string
+  readonly match_subject?: string
+}
+
+/** What the view reads besides the message. @category models */
+export interface MessageViewContext {
+  readonly realm: Realm
+  readonly usersById: ReadonlyMap<UserId, User>
+  readonly channelsById: ReadonlyMap<ChannelId, Channel>
+}
+
+/** @category models */
+export interface MessageViewOptions {
+  readonly applyMarkdown: boolean
+  readonly clientGravatar: boolean
+  /** false: the empty topic is shown as "general chat" (clients before feature level 334). */
+  readonly allowEmptyTopicName: boolean
+}
+
+/** Whether the sender's avatar may be sent as null to a `client_gravatar` client (the client computes it). */
+export const gravatarNullable = (sender: User): boolean =>
+  sender.avatar_source === "G" && sender.email_address_visibility === EmailVisibilities.everyone
+
+/** Zulip's /me convention. @category predicates */
+export const isMeMessage = (content: string): boolean => /^\/me( |$)/.test(content)
+
+/**
+ * A stable recipient id: Zulip numbers recipients separately; clients only
+ * compare them, so channels and conversations get disjoint stable numbers.
+ */
+const recipientId = (message: Message): number => {
+  if (message.channel_id !== null) return message.channel_id * 2
+  let hash = 0
+  for (const id of message.dm_user_ids) hash = (hash * 31 + id) % 1_000_000_007
+  return hash * 2 + 1
+}
+
+/** The participants of a direct message as `display_recipient` lists them, by id. */
+export const displayRecipients = (
+  message: Message,
+  usersById: ReadonlyMap<UserId, User>
+): ReadonlyArray<DisplayRecipientUser> =>
+  message.dm_user_ids.map((id) => {
+    const user = usersById.get(id)
+    return {
+      id,
+      email: user?.email ?? "",
+      full_name: user?.full_name ?? "Unknown user",
+      is_mirror_dummy: false
+    }
+  })
+
+/** The topic as a client sees it. @category views */
+export const displayTopic = (topic: string, allowEmptyTopicName: boolean): string =>
+  topic === "" && !allowEmptyTopicName ? EmptyTopicDisplayName : topic
+
+/**
+ * A message as the API returns it; `flags` (a stored flag set) is added when
+ * given (GET /messages; `message` events carry flags beside the message).
+ *
+ * @category views
+ */
+export const toApiMessage = (
+  message: Message,
+  context: MessageViewContext,
+  options: MessageViewOptions,
+  flags?: number
+): ApiMessage => {
+  const sender = context.usersById.get(message.sender_id)
+  const channel = message.channel_id === null ? undefined : context.channelsById.get(message.channel_id)
+  const out: Record<string, unknown> = {
+    id: message.id,
+    sender_id: message.sender_id,
+    sender_email: sender?.email ?? "",
+    sender_full_name: sender?.full_name ?? "Unknown user",
+    sender_realm_str: context.realm.string_id,
+    avatar_url: sender === undefined
+      ? null
+      : options.clientGravatar && gravatarNullable(sender)
+      ? null
+      : avatarUrl(sender, context.realm),
+    client: message.client,
+    content: options.applyMarkdown ? message.rendered_content : message.content,
+    content_type: options.applyMarkdown ? "text/html" : "text/x-markdown",
+    display_recipient: message.type === "stream" ? (channel?.name ?? "") : displayRecipients(message, context.usersById),
+    is_me_message: isMeMessage(message.content),
+    reactions: [],
+    recipient_id: recipientId(message),
+    subject: message.type === "stream" ? displayTopic(message.topic, options.allowEmptyTopicName) : "",
+    topic_links: [],
+    submessages: [],
+    timestamp: message.date_sent,
+    type: message.type
+  }
+  if (message.channel_id !== null) out.stream_id = message.channel_id
+  if (message.last_edit_time !== null) out.last_edit_timestamp = message.last_edit_time
+  if (flags !== undefined) out.flags = flagNames(flags)
+  return out as unknown as ApiMessage
+}
+
+const highlightWords = (text: string, words: ReadonlySet<string>): string =>
+  text.replace(/[\p{L}\p{N}_]+/gu, (word) =>
+    words.has(word.toLowerCase()) ? `<span class="highlight">${word}</span>` : word)
+
+/**
+ * Zulip's search highlighting: every searched word in the rendered content
+ * (text only, never inside a tag) and in the topic, wrapped in
+ * `<span class="highlight">`.
+ *
+ * @category views
+ */
+export const searchMatches = (
+  message: Message,
+  words: ReadonlyArray<string>
+): { readonly match_content: string; readonly match_subject: string } => {
+  const set = new Set(words.map((w) => w.toLowerCase()))
+  const content = message.rendered_content.split(/(<[^>]*>)/).map((part) =>
+    part.startsWith("<") ? part : highlightWords(part, set)
+  ).join("")
+  return { match_content: content, match_subject: highlightWords(escapeHtml(message.topic), set) }
+}

@@ -1,0 +1,148 @@
+/**
+ * The `messages` group: sending and reading messages, personal flags, and
+ * deleting a topic.
+ *
+ * - POST /messages sends a channel or direct message;
+ * - GET /messages reads a range of a narrow around an anchor;
+ * - GET /messages/{message_id} reads one message;
+ * - POST /messages/flags and /messages/flags/narrow change read, starred
+ *   and collapsed;
+ * - POST /streams/{stream_id}/delete_topic deletes a topic (administrators).
+ *
+ * Values that are not plain strings arrive as JSON text; `to`, `anchor` and
+ * `narrow` keep their raw form here and the core reads them, so its errors
+ * are Zulip's.
+ *
+ * @since 0.1.0
+ */
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
+import * as Schema from "effect/Schema"
+import * as Envelope from "../internal/Envelope.ts"
+import * as Params from "../internal/Params.ts"
+import { Authentication } from "../middleware/Authentication.ts"
+
+const DisplayRecipientUser = Schema.Struct({
+  id: Schema.Int,
+  email: Schema.String,
+  full_name: Schema.String,
+  is_mirror_dummy: Schema.Boolean
+})
+
+/** A message as GET /messages returns it. @category schemas */
+export const Message = Schema.Struct({
+  id: Schema.Int,
+  sender_id: Schema.Int,
+  sender_email: Schema.String,
+  sender_full_name: Schema.String,
+  sender_realm_str: Schema.String,
+  avatar_url: Schema.NullOr(Schema.String),
+  client: Schema.String,
+  content: Schema.String,
+  content_type: Schema.Literals(["text/html", "text/x-markdown"]),
+  display_recipient: Schema.Union([Schema.String, Schema.Array(DisplayRecipientUser)]),
+  is_me_message: Schema.Boolean,
+  reactions: Schema.Array(Schema.Unknown),
+  recipient_id: Schema.Int,
+  subject: Schema.String,
+  topic_links: Schema.Array(Schema.Unknown),
+  submessages: Schema.Array(Schema.Unknown),
+  timestamp: Schema.Int,
+  type: Schema.Literals(["stream", "private"]),
+  stream_id: Schema.optionalKey(Schema.Int),
+  last_edit_timestamp: Schema.optionalKey(Schema.Int),
+  flags: Schema.optionalKey(Schema.Array(Schema.String)),
+  match_content: Schema.optionalKey(Schema.String),
+  match_subject: Schema.optionalKey(Schema.String)
+})
+
+const SendType = Schema.Literals(["stream", "channel", "private", "direct"]).annotate({
+  description: "`channel` (or legacy `stream`) or `direct` (or legacy `private`)."
+})
+
+const NonNegative = Params.JsonInteger.check(Schema.isGreaterThanOrEqualTo(0))
+
+const rangeQuery = {
+  anchor: Schema.optionalKey(Schema.String.annotate({
+    description: "A message id, or `newest`, `oldest`, `first_unread`."
+  })),
+  include_anchor: Params.optionalBoolean(true),
+  num_before: NonNegative,
+  num_after: NonNegative,
+  narrow: Schema.optionalKey(Schema.String.annotate({
+    description: "JSON list of narrow terms: `[operator, operand]` pairs or `{operator, operand, negated}` objects."
+  }))
+}
+
+/** @category groups */
+export class MessagesApi extends HttpApiGroup.make("messages")
+  .add(
+    HttpApiEndpoint.post("send", "/messages", {
+      query: {
+        type: SendType,
+        to: Schema.String.annotate({
+          description: "Channel messages: a channel id or name. Direct messages: a JSON list of user ids (or emails)."
+        }),
+        topic: Schema.optionalKey(Schema.String),
+        subject: Schema.optionalKey(Schema.String.annotate({ description: "Legacy name of `topic`." })),
+        content: Schema.String,
+        queue_id: Schema.optionalKey(Schema.String),
+        local_id: Schema.optionalKey(Schema.String),
+        read_by_sender: Schema.optionalKey(Params.JsonBoolean)
+      },
+      success: Envelope.Success({ id: Schema.Int })
+    }).annotate(OpenApi.Summary, "Send a message"),
+    HttpApiEndpoint.get("list", "/messages", {
+      query: {
+        ...rangeQuery,
+        use_first_unread_anchor: Params.optionalBoolean(false, "Deprecated: `anchor=first_unread`."),
+        client_gravatar: Params.optionalBoolean(true),
+        apply_markdown: Params.optionalBoolean(true),
+        allow_empty_topic_name: Params.optionalBoolean(false)
+      },
+      success: Envelope.Success({
+        anchor: Schema.Number,
+        found_anchor: Schema.Boolean,
+        found_oldest: Schema.Boolean,
+        found_newest: Schema.Boolean,
+        history_limited: Schema.Boolean,
+        messages: Schema.Array(Message)
+      })
+    }).annotate(OpenApi.Summary, "Get messages"),
+    HttpApiEndpoint.get("get", "/messages/:message_id", {
+      params: { message_id: Schema.String },
+      query: {
+        apply_markdown: Params.optionalBoolean(true),
+        allow_empty_topic_name: Params.optionalBoolean(false)
+      },
+      success: Envelope.Success({ message: Message, raw_content: Schema.String })
+    }).annotate(OpenApi.Summary, "Get a message"),
+    HttpApiEndpoint.post("flags", "/messages/flags", {
+      query: {
+        messages: Params.JsonIntegerList,
+        op: Schema.String,
+        flag: Schema.String
+      },
+      success: Envelope.Success({ messages: Schema.Array(Schema.Int) })
+    }).annotate(OpenApi.Summary, "Update personal message flags"),
+    HttpApiEndpoint.post("flagsNarrow", "/messages/flags/narrow", {
+      query: { ...rangeQuery, anchor: Schema.String, op: Schema.String, flag: Schema.String },
+      success: Envelope.Success({
+        processed_count: Schema.Int,
+        updated_count: Schema.Int,
+        first_processed_id: Schema.NullOr(Schema.Int),
+        last_processed_id: Schema.NullOr(Schema.Int),
+        found_oldest: Schema.Boolean,
+        found_newest: Schema.Boolean,
+        ignored_because_not_subscribed_channels: Schema.optionalKey(Schema.Array(Schema.Int))
+      })
+    }).annotate(OpenApi.Summary, "Update personal message flags for a narrow"),
+    HttpApiEndpoint.post("deleteTopic", "/streams/:stream_id/delete_topic", {
+      params: { stream_id: Schema.String },
+      query: { topic_name: Schema.String },
+      success: Envelope.Success({ complete: Schema.Boolean })
+    }).annotate(OpenApi.Summary, "Delete a topic")
+  )
+  .middleware(Authentication)
+{}

@@ -1,0 +1,53 @@
+/**
+ * GET and POST /scheduled_messages, PATCH and DELETE
+ * /scheduled_messages/{id}.
+ *
+ * @since 0.1.0
+ */
+import { NotFoundRoute } from "@teamchat/core/errors/Errors"
+import { clientName } from "@teamchat/core/services/Messages"
+import { ScheduledMessages } from "@teamchat/core/services/ScheduledMessages"
+import * as Effect from "effect/Effect"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import { Api } from "../api/Api.ts"
+import * as Envelope from "../internal/Envelope.ts"
+import { CurrentPrincipal } from "../middleware/Authentication.ts"
+
+/** Django's `<int:…>` path converter: anything else is no route. */
+const pathId = (raw: string): Effect.Effect<number, NotFoundRoute> =>
+  /^\d+$/.test(raw) ? Effect.succeed(Number(raw)) : Effect.fail(new NotFoundRoute())
+
+/** @category handlers */
+export const layer = HttpApiBuilder.group(
+  Api,
+  "scheduledMessages",
+  Effect.fn(function*(handlers) {
+    const scheduled = yield* ScheduledMessages
+    return handlers.handleAll({
+      list: () =>
+        Effect.flatMap(CurrentPrincipal, (principal) => scheduled.list(principal)).pipe(
+          Effect.map((list) => ({ scheduled_messages: list })),
+          Envelope.wrap
+        ),
+      create: ({ query, request }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          scheduled.create(principal, query, { client: clientName(request.headers["user-agent"]) })).pipe(
+            Effect.map((id) => ({ scheduled_message_id: id as number })),
+            Envelope.wrap
+          ),
+      update: ({ params, query, request }) =>
+        Effect.gen(function*() {
+          const principal = yield* CurrentPrincipal
+          const id = yield* pathId(params.scheduled_message_id)
+          yield* scheduled.update(principal, id, query, { client: clientName(request.headers["user-agent"]) })
+          return {}
+        }).pipe(Envelope.wrap),
+      remove: ({ params }) =>
+        Effect.gen(function*() {
+          const principal = yield* CurrentPrincipal
+          yield* scheduled.remove(principal, yield* pathId(params.scheduled_message_id))
+          return {}
+        }).pipe(Envelope.wrap)
+    })
+  })
+)

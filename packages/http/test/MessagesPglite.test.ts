@@ -1,0 +1,3 @@
+import { messagesContract } from "./support/MessagesContract.ts"
+
+messagesContract("PGlite")
