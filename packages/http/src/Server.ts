@@ -1,7 +1,8 @@
 /**
  * The standalone server: the core on the configured database (migrated at
  * start), the demo organization seeded into an empty database when asked,
- * and the HTTP routes served by Node's `http` module.
+ * the scheduled-message delivery worker, and the HTTP routes served by
+ * Node's `http` module.
  *
  * Startup order is port, database, seeding, routes, so a taken port fails
  * before the database opens. Shutdown runs the other way: the server stops

@@ -6,6 +6,7 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { Channel } from "../domain/Channel.ts"
 import type { ChannelId, UserId } from "../domain/Ids.ts"
 import type { Realm } from "../domain/Realm.ts"
@@ -13,6 +14,7 @@ import type { User } from "../domain/User.ts"
 import { hasContentAccess, hasMetadataAccess } from "../permissions/ChannelAccess.ts"
 import type { ChannelAccessInput } from "../permissions/ChannelAccess.ts"
 import { membershipCheck } from "../permissions/GroupMembership.ts"
+import { AccessCache } from "../persistence/AccessCache.ts"
 import { ChannelRepo, SubscriptionRepo } from "../persistence/Repositories.ts"
 import type { GroupRepo, UserRepo } from "../persistence/Repositories.ts"
 import { loadOrganizationState } from "./organizationState.ts"
@@ -104,9 +106,20 @@ export const canSeeSubscribers = canSeeChannel
 /**
  * `loadAccessContext` bound once to the repositories of the layer that builds
  * it, so services call `loadAccess(realm)` instead of providing four
- * repositories at every call.
+ * repositories at every call. On SQL the read is reused while the
+ * organization's access version does not move (see `AccessCache`).
  */
-export const makeAccessLoader = Effect.map(
-  Effect.context<UserRepo | GroupRepo | ChannelRepo | SubscriptionRepo>(),
-  (context) => (realm: Realm): Effect.Effect<AccessContext> => Effect.provideContext(loadAccessContext(realm), context)
-)
+export const makeAccessLoader = Effect.gen(function*() {
+  const context = yield* Effect.context<UserRepo | GroupRepo | ChannelRepo | SubscriptionRepo>()
+  const cache = yield* Effect.serviceOption(AccessCache)
+  const load = (realm: Realm): Effect.Effect<AccessContext> => Effect.provideContext(loadAccessContext(realm), context)
+  if (Option.isNone(cache)) return load
+  const { entries, version } = cache.value
+  return (realm: Realm): Effect.Effect<AccessContext> =>
+    Effect.flatMap(version(realm.id), (current) => {
+      if (current === null) return load(realm)
+      const hit = entries.get(realm.id)
+      if (hit !== undefined && hit.version === current) return Effect.succeed(hit.value as AccessContext)
+      return Effect.tap(load(realm), (ctx) => Effect.sync(() => entries.set(realm.id, { version: current, value: ctx })))
+    })
+})

@@ -28,6 +28,7 @@ import * as EventStore from "../events/EventStore.ts"
 import * as ScheduledMessageRepo from "./ScheduledMessageRepo.ts"
 import * as SqlRepositories from "./SqlRepositories.ts"
 import { MessageSearch } from "../narrow/MessageSearch.ts"
+import { AccessCache } from "./AccessCache.ts"
 import { Transactor } from "./Transactor.ts"
 
 /**
@@ -71,7 +72,7 @@ export const layerMemory: Layer.Layer<Persistence> = Events.layer.pipe(
  * @category layers
  */
 export const layerSql: Layer.Layer<Persistence, MigrationError | SqlError, SqlClient.SqlClient> = Events.layer.pipe(
-  Layer.provideMerge(Layer.mergeAll(SqlRepositories.layer, ScheduledMessageRepo.layerSql, MessageSearch.layerSql, Transactor.layerSql, EventStore.layerSql)),
+  Layer.provideMerge(Layer.mergeAll(SqlRepositories.layer, ScheduledMessageRepo.layerSql, MessageSearch.layerSql, AccessCache.layerSql, Transactor.layerSql, EventStore.layerSql)),
   Layer.provide(Migrations.layer)
 )
 

@@ -1,13 +1,16 @@
 /**
  * The delivery worker of scheduled messages.
  *
- * Exactly once: each delivery is one transaction that claims the row
- * (`ScheduledMessageRepo.claimDue`, `FOR UPDATE SKIP LOCKED` on SQL), sends
- * the message through `Messages.send` (a nested transaction), and marks the
- * row delivered with the new message's id. A crash or interruption anywhere
- * in between rolls all of it back, leaving the row pending for the next
- * worker; two processes on one database never claim the same row. Events
- * (the message, the `remove`) go out only after the commit.
+ * Exactly once: one transaction claims due rows
+ * (`ScheduledMessageRepo.claimDue`, `FOR UPDATE SKIP LOCKED` on SQL; one
+ * row, or a batch of up to `batchSize` when many are due), sends each
+ * through `Messages.send` (a nested transaction, as a hand-sent message),
+ * and marks each row delivered with its new message's id. A crash or
+ * interruption anywhere in between rolls all of it back, leaving the rows
+ * pending for the next worker; two processes on one database never claim
+ * the same row. Events (the messages, the `remove`s) go out only after the
+ * commit. A batch that dies (a defect) is retried one row at a time, and a
+ * row that dies alone is set aside for `retryAfterMillis`.
  *
  * On time: instead of Zulip's once-a-minute loop, the worker sleeps until
  * the earliest pending delivery time, at most `maxWaitMillis` (so rows
@@ -26,8 +29,11 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type { RealmId, UserId } from "../domain/Ids.ts"
+import type { Realm } from "../domain/Realm.ts"
 import { directRecipientIds, LateCutoffSeconds, toApiScheduledMessage } from "../domain/ScheduledMessage.ts"
 import type { ScheduledMessage, ScheduledMessageId } from "../domain/ScheduledMessage.ts"
+import type { User } from "../domain/User.ts"
 import { RealmDeactivated, ScheduledMessageDeliveryLate, UserDeactivated } from "../errors/Errors.ts"
 import { Audience } from "../events/EventModel.ts"
 import { Events } from "../events/Events.ts"
@@ -44,6 +50,12 @@ export interface ScheduledDeliveryConfig {
   readonly maxWaitMillis: number
   /** Deliveries run at once (each its own transaction; >1 helps on PostgreSQL only). */
   readonly concurrency: number
+  /**
+   * Due rows claimed and delivered per transaction: fewer commits and
+   * lookups when many are due at once, at the price of the batch's first
+   * message waiting for its last.
+   */
+  readonly batchSize: number
   /** How long a row whose delivery died (a defect, not a Zulip error) is left alone (ms). */
   readonly retryAfterMillis: number
 }
@@ -51,8 +63,13 @@ export interface ScheduledDeliveryConfig {
 /** @category references */
 export const ScheduledDeliveryConfig = Context.Reference<ScheduledDeliveryConfig>(
   "teamchat/core/services/ScheduledDelivery/Config",
-  { defaultValue: () => ({ maxWaitMillis: 1000, concurrency: 1, retryAfterMillis: 30_000 }) }
+  { defaultValue: () => ({ maxWaitMillis: 1000, concurrency: 1, batchSize: 20, retryAfterMillis: 30_000 }) }
 )
+
+interface Lookups {
+  readonly realm: (id: RealmId) => Effect.Effect<Realm | undefined>
+  readonly user: (id: UserId) => Effect.Effect<User | undefined>
+}
 
 /** What happened to one claimed row. @category models */
 export type DeliveryOutcome =
@@ -79,7 +96,7 @@ export class ScheduledDelivery extends Context.Service<ScheduledDelivery, {
    * `undefined` when nothing is due (or every due row is claimed elsewhere).
    */
   readonly deliverOne: (skip?: ReadonlyArray<ScheduledMessageId>) => Effect.Effect<DeliveryOutcome | undefined>
-  /** Delivers everything due now; the outcomes, in order. Defects skip their row for `retryAfterMillis`. */
+  /** Delivers everything due now, in batches; the outcomes, in order. */
   readonly runDue: Effect.Effect<ReadonlyArray<DeliveryOutcome>>
   /** The worker loop; runs until interrupted. */
   readonly run: Effect.Effect<never>
@@ -114,10 +131,16 @@ export class ScheduledDelivery extends Context.Service<ScheduledDelivery, {
         return { _tag: "Failed", id: row.id, reason } satisfies DeliveryOutcome as DeliveryOutcome
       })
 
-      /** Inside the claiming transaction. */
-      const deliver = Effect.fnUntraced(function*(row: ScheduledMessage, nowMillis: number) {
-        const realm = yield* realms.findById(row.realm_id)
-        const sender = yield* users.findById(row.sender_id)
+      /** Inside the claiming transaction. `removes` collects the `remove` events of the batch. */
+      const deliver = Effect.fnUntraced(function*(
+        row: ScheduledMessage,
+        nowMillis: number,
+        lookups: Lookups,
+        removes: Array<ScheduledMessage>
+      ) {
+        const realm = yield* lookups.realm(row.realm_id)
+        const sender = yield* lookups.user(row.sender_id)
+        // Zulip's order: the organization, the sender, then lateness.
         if (realm === undefined || realm.deactivated) return yield* fail(row, new RealmDeactivated().msg, true)
         if (sender === undefined || !sender.is_active) return yield* fail(row, new UserDeactivated().msg, false)
         if (nowMillis > (row.scheduled_timestamp + LateCutoffSeconds) * 1000) {
@@ -138,20 +161,55 @@ export class ScheduledDelivery extends Context.Service<ScheduledDelivery, {
         ))
         if (sent._tag === "Failure") return yield* fail(row, sent.failure.msg, true)
         yield* repo.update({ ...row, delivered: true, delivered_message_id: sent.success.id })
-        yield* publish(row, { op: "remove", scheduled_message_id: row.id })
+        removes.push(row)
         return { _tag: "Delivered", id: row.id, messageId: sent.success.id } satisfies DeliveryOutcome as DeliveryOutcome
       })
 
-      /** One claim-and-deliver transaction; `claimed` names the row it took, also when it died. */
-      const attempt = (skip: ReadonlyArray<ScheduledMessageId>) => {
-        const claimed: { id?: ScheduledMessageId } = {}
+      /** Realms and senders read once per batch (a batch writes neither). */
+      const makeLookups = (): Lookups => {
+        const realmCache = new Map<RealmId, Realm | undefined>()
+        const userCache = new Map<UserId, User | undefined>()
+        return {
+          realm: (id) =>
+            realmCache.has(id)
+              ? Effect.succeed(realmCache.get(id))
+              : Effect.tap(realms.findById(id), (r) => Effect.sync(() => realmCache.set(id, r))),
+          user: (id) =>
+            userCache.has(id)
+              ? Effect.succeed(userCache.get(id))
+              : Effect.tap(users.findById(id), (u) => Effect.sync(() => userCache.set(id, u)))
+        }
+      }
+
+      /**
+       * One transaction: claims up to `limit` due rows and delivers each (a
+       * send that fails rolls back its own savepoint only). `claimed` lists
+       * the rows taken, also when the transaction died.
+       */
+      const attempt = (skip: ReadonlyArray<ScheduledMessageId>, limit: number) => {
+        const claimed: Array<ScheduledMessageId> = []
         const effect = tx.withTransaction(Effect.gen(function*() {
           const now = yield* Clock.currentTimeMillis
-          const [row] = yield* repo.claimDue(Math.floor(now / 1000), 1, skip)
-          if (row === undefined) return undefined
-          claimed.id = row.id
-          return yield* deliver(row, now)
-        })).pipe(Effect.withSpan("ScheduledDelivery.deliverOne"))
+          const rows = yield* repo.claimDue(Math.floor(now / 1000), limit, skip)
+          for (const row of rows) claimed.push(row.id)
+          const lookups = makeLookups()
+          const removes: Array<ScheduledMessage> = []
+          const outcomes: Array<DeliveryOutcome> = []
+          for (const row of rows) outcomes.push(yield* deliver(row, now, lookups, removes))
+          const byRealm = new Map<RealmId, Array<ScheduledMessage>>()
+          for (const row of removes) {
+            let list = byRealm.get(row.realm_id)
+            if (list === undefined) byRealm.set(row.realm_id, list = [])
+            list.push(row)
+          }
+          for (const [realmId, list] of byRealm) {
+            yield* events.publishAll(realmId, list.map((row) => ({
+              event: { type: "scheduled_messages", op: "remove", scheduled_message_id: row.id },
+              audience: Audience.users([row.sender_id])
+            })))
+          }
+          return outcomes as ReadonlyArray<DeliveryOutcome>
+        })).pipe(Effect.withSpan("ScheduledDelivery.attempt"))
         return { effect, claimed }
       }
 
@@ -161,23 +219,26 @@ export class ScheduledDelivery extends Context.Service<ScheduledDelivery, {
       const runDue = Effect.gen(function*() {
         const config = yield* ScheduledDeliveryConfig
         const outcomes: Array<DeliveryOutcome> = []
+        // After a batch dies, rows go one at a time, to find the one to set aside.
+        let limit = Math.max(1, config.batchSize)
         const worker = Effect.gen(function*() {
           while (true) {
             const now = yield* Clock.currentTimeMillis
             for (const [id, until] of parked) if (until <= now) parked.delete(id)
-            const { claimed, effect } = attempt(Array.from(parked.keys()))
+            const { claimed, effect } = attempt(Array.from(parked.keys()), limit)
             const exit = yield* Effect.exit(effect)
             if (exit._tag === "Success") {
-              if (exit.value === undefined) return
-              outcomes.push(exit.value)
+              if (exit.value.length === 0) return
+              outcomes.push(...exit.value)
               continue
             }
             if (Cause.hasInterruptsOnly(exit.cause)) return yield* Effect.interrupt
-            yield* Effect.logError("scheduled message delivery died; it stays pending", exit.cause).pipe(
-              Effect.annotateLogs({ scheduled_message_id: claimed.id ?? null })
+            yield* Effect.logError("scheduled message delivery died; its rows stay pending", exit.cause).pipe(
+              Effect.annotateLogs({ scheduled_message_ids: claimed.join(",") })
             )
-            if (claimed.id === undefined) return
-            parked.set(claimed.id, now + config.retryAfterMillis)
+            if (claimed.length === 0) return
+            if (claimed.length === 1) parked.set(claimed[0]!, now + config.retryAfterMillis)
+            else limit = 1
           }
         })
         yield* Effect.all(Array.from({ length: Math.max(1, config.concurrency) }, () => worker), {
@@ -214,7 +275,11 @@ export class ScheduledDelivery extends Context.Service<ScheduledDelivery, {
         Effect.forever
       ) as Effect.Effect<never>
 
-      return ScheduledDelivery.of({ deliverOne: (skip = []) => attempt(skip).effect, runDue, run })
+      return ScheduledDelivery.of({
+        deliverOne: (skip = []) => Effect.map(attempt(skip, 1).effect, (outcomes) => outcomes[0]),
+        runDue,
+        run
+      })
     })
   )
 

@@ -282,6 +282,58 @@ const scheduledMessages = Effect.gen(function*() {
 })
 
 /**
+ * A version per organization of everything access decisions read (users,
+ * groups and their edges, channels, subscriptions, the organization's own
+ * settings), bumped by triggers on every write, so a process can keep one
+ * read of the organization until the version moves, whichever process
+ * wrote. Versions come from a sequence: a rolled-back write's number is
+ * never seen again, so nothing read inside it can be mistaken for committed
+ * state.
+ */
+const accessVersions = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  yield* sql`CREATE SEQUENCE access_version_seq`
+  yield* sql`
+    CREATE TABLE access_versions (
+      realm_id BIGINT PRIMARY KEY REFERENCES realms (id) ON DELETE CASCADE,
+      version BIGINT NOT NULL
+    )`
+  yield* sql`
+    CREATE FUNCTION bump_access_version(realm BIGINT) RETURNS void LANGUAGE plpgsql AS $$
+    BEGIN
+      INSERT INTO access_versions (realm_id, version) VALUES (realm, nextval('access_version_seq'))
+      ON CONFLICT (realm_id) DO UPDATE SET version = EXCLUDED.version;
+    END $$`
+  yield* sql`
+    CREATE FUNCTION access_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE
+      row_data RECORD;
+      realm BIGINT;
+    BEGIN
+      IF TG_OP = 'DELETE' THEN row_data := OLD; ELSE row_data := NEW; END IF;
+      IF TG_TABLE_NAME = 'realms' THEN
+        realm := row_data.id;
+      ELSIF TG_TABLE_NAME IN ('users', 'user_groups', 'channels') THEN
+        realm := row_data.realm_id;
+      ELSIF TG_TABLE_NAME IN ('user_group_members', 'user_group_subgroups') THEN
+        SELECT g.realm_id INTO realm FROM user_groups g WHERE g.id = row_data.group_id;
+      ELSIF TG_TABLE_NAME = 'subscriptions' THEN
+        SELECT c.realm_id INTO realm FROM channels c WHERE c.id = row_data.channel_id;
+      END IF;
+      IF realm IS NOT NULL THEN PERFORM bump_access_version(realm); END IF;
+      RETURN NULL;
+    END $$`
+  yield* sql`INSERT INTO access_versions (realm_id, version) SELECT id, nextval('access_version_seq') FROM realms`
+  for (const table of ["realms", "users", "user_groups", "user_group_members", "user_group_subgroups", "channels", "subscriptions"]) {
+    yield* sql.unsafe(
+      `CREATE TRIGGER ${table}_access_changed AFTER INSERT OR UPDATE OR DELETE ON ${table} ` +
+        `FOR EACH ROW EXECUTE FUNCTION access_changed()`
+    )
+  }
+})
+
+/**
  * Every migration, keyed `<id>_<name>`; the Migrator runs the pending ones in
  * id order inside one transaction.
  *
@@ -292,7 +344,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0002_events": events,
   "0003_user_settings": userSettings,
   "0004_messages": messages,
-  "0005_scheduled_messages": scheduledMessages
+  "0005_scheduled_messages": scheduledMessages,
+  "0006_access_versions": accessVersions
 }
 
 /** @category migrations */

@@ -148,9 +148,10 @@ export const toApiMessage = (
   return out as unknown as ApiMessage
 }
 
+// Entities (`&amp;`) are matched first so that their letters are never highlighted.
 const highlightWords = (text: string, words: ReadonlySet<string>): string =>
-  text.replace(/[\p{L}\p{N}_]+/gu, (word) =>
-    words.has(word.toLowerCase()) ? `<span class="highlight">${word}</span>` : word)
+  text.replace(/&#?\w+;|[\p{L}\p{N}_]+/gu, (word) =>
+    !word.startsWith("&") && words.has(word.toLowerCase()) ? `<span class="highlight">${word}</span>` : word)
 
 /**
  * Zulip's search highlighting: every searched word in the rendered content

@@ -231,6 +231,46 @@ export const messagesContract = (backend: Backend) =>
 
       const narrowOf = (terms: ReadonlyArray<unknown>) => JSON.stringify(terms)
 
+      /** The one message GET /messages answers around its own id (no narrow), as `who` sees it. */
+      const listedAlone = (who: Credentials, id: number, query: Record<string, string> = {}) =>
+        Effect.map(list(who, { anchor: String(id), num_before: "0", num_after: "0", ...query }), (reply) => {
+          assert.strictEqual(reply.status, 200, reply.text)
+          assert.strictEqual(reply.json.messages.length, 1, reply.text)
+          return reply.json.messages[0] as Record<string, unknown>
+        })
+
+      /** POST /users/me/subscriptions that must succeed (a new name creates the channel). */
+      const subscribe = (who: Credentials, names: ReadonlyArray<string>) =>
+        Effect.gen(function*() {
+          const server = yield* Server
+          const reply = yield* server.fetch("POST", "/api/v1/users/me/subscriptions", {
+            as: who,
+            form: { subscriptions: JSON.stringify(names.map((name) => ({ name }))) }
+          })
+          assert.strictEqual(reply.status, 200, reply.text)
+        })
+
+      const unsubscribe = (who: Credentials, names: ReadonlyArray<string>) =>
+        Effect.gen(function*() {
+          const server = yield* Server
+          const reply = yield* server.fetch("DELETE", "/api/v1/users/me/subscriptions", {
+            as: who,
+            form: { subscriptions: JSON.stringify(names) }
+          })
+          assert.strictEqual(reply.status, 200, reply.text)
+        })
+
+      /** Mutes or unmutes a channel for `who` (POST /users/me/subscriptions/properties). */
+      const setMuted = (who: Credentials, channelId: number, muted: boolean) =>
+        Effect.gen(function*() {
+          const server = yield* Server
+          const reply = yield* server.fetch("POST", "/api/v1/users/me/subscriptions/properties", {
+            as: who,
+            form: { subscription_data: JSON.stringify([{ stream_id: channelId, property: "is_muted", value: muted }]) }
+          })
+          expectReply(reply, 200, success())
+        })
+
       // -----------------------------------------------------------------------
       // The demo organization
 
@@ -438,6 +478,9 @@ export const messagesContract = (backend: Backend) =>
               stream: "Nowhere"
             }],
             [hamlet, { type: "stream", to: "Verona", content: "x" }, badRequest("Missing topic")],
+            // The topic is checked before the channel is looked up.
+            [hamlet, { type: "stream", to: "Nowhere", content: "x" }, badRequest("Missing topic")],
+            [hamlet, { type: "channel", to: "Nowhere", content: "x" }, badRequest("Missing topic")],
             [hamlet, { type: "stream", to: "Verona", topic: "errors", content: "" }, badRequest("Message must not be empty")],
             [hamlet, { type: "stream", to: "Verona", topic: "errors", content: "  \n " }, badRequest("Message must not be empty")],
             [hamlet, { type: "direct", to: "[9999]", content: "x" }, badRequest("Invalid user ID 9999")],
@@ -549,6 +592,127 @@ export const messagesContract = (backend: Backend) =>
             assert.deepStrictEqual(reply.json.messages.map((m: { id: number }) => m.id), ids, topic)
             assert.deepStrictEqual(reply.json.messages.map((m: { subject: string }) => m.subject), ["", "", "", ""])
           }
+        }))
+
+      it.effect("direct messages have subject \"\" in GET /messages, GET /messages/{id} and message events; the empty topic reads \"general chat\" there", () =>
+        Effect.gen(function*() {
+          const iago = yield* as("admin")
+          const hamlet = yield* as("member")
+          const { Denmark: denmark } = yield* channels
+          const events = JSON.stringify(["message"])
+          const legacy = yield* register(hamlet, { event_types: events, apply_markdown: "true", client_gravatar: "false" })
+          const modern = yield* register(hamlet, {
+            event_types: events,
+            apply_markdown: "true",
+            client_gravatar: "false",
+            client_capabilities: JSON.stringify({ empty_topic_name: true })
+          })
+          const timestamp = yield* tick
+          const dm = yield* sent(iago, { type: "direct", to: JSON.stringify([hamlet.userId]), content: "no subject here" })
+          const general = yield* sent(iago, { type: "stream", to: "Denmark", topic: "", content: "said in general chat" })
+
+          const dmView = directMessage({
+            id: dm,
+            sender: iago,
+            participants: [iago, hamlet],
+            content: "<p>no subject here</p>",
+            client: "API",
+            timestamp,
+            recipient_id: recipientOf(yield* read(hamlet, dm))
+          })
+          const generalView = channelMessage({
+            id: general,
+            sender: iago,
+            channel: denmark,
+            subject: "general chat",
+            content: "<p>said in general chat</p>",
+            client: "API",
+            timestamp,
+            recipient_id: recipientOf(yield* read(hamlet, general))
+          })
+          // GET /messages/{id} without allow_empty_topic_name.
+          expectReply(yield* getMessage(hamlet, dm), 200, success({ message: { ...dmView, flags: [] }, raw_content: "no subject here" }))
+          expectReply(
+            yield* getMessage(hamlet, general),
+            200,
+            success({ message: { ...generalView, flags: [] }, raw_content: "said in general chat" })
+          )
+          // GET /messages, without and with allow_empty_topic_name.
+          assert.deepStrictEqual(yield* listedAlone(hamlet, dm), { ...dmView, flags: [] })
+          assert.deepStrictEqual(yield* listedAlone(hamlet, general), { ...generalView, flags: [] })
+          assert.deepStrictEqual(yield* listedAlone(hamlet, dm, { allow_empty_topic_name: "true" }), { ...dmView, flags: [] })
+          assert.deepStrictEqual(
+            yield* listedAlone(hamlet, general, { allow_empty_topic_name: "true" }),
+            { ...generalView, subject: "", flags: [] }
+          )
+          // message events: without the empty_topic_name capability only the channel message is renamed.
+          assert.deepStrictEqual(bare(yield* legacy.drain), [
+            { type: "message", message: dmView, flags: [] },
+            { type: "message", message: generalView, flags: [] }
+          ])
+          assert.deepStrictEqual(bare(yield* modern.drain), [
+            { type: "message", message: dmView, flags: [] },
+            { type: "message", message: { ...generalView, subject: "" }, flags: [] }
+          ])
+        }))
+
+      it.effect("POST /messages: a note to self from the mobile app starts read for its sender", () =>
+        Effect.gen(function*() {
+          const hamlet = yield* as("member")
+          const queue = yield* register(hamlet, {
+            event_types: JSON.stringify(["message"]),
+            apply_markdown: "true",
+            client_gravatar: "false"
+          })
+          const timestamp = yield* tick
+          const note = yield* sent(hamlet, {
+            type: "direct",
+            to: JSON.stringify([hamlet.userId]),
+            content: "note from my phone"
+          }, mobileUserAgent)
+          const message = yield* read(hamlet, note)
+          const expected = directMessage({
+            id: note,
+            sender: hamlet,
+            participants: [hamlet],
+            content: "<p>note from my phone</p>",
+            client: "ZulipMobile",
+            timestamp,
+            recipient_id: recipientOf(message)
+          })
+          assert.deepStrictEqual(message, { ...expected, flags: ["read"] })
+          assert.deepStrictEqual(yield* listedAlone(hamlet, note), { ...expected, flags: ["read"] })
+          assert.deepStrictEqual(bare(yield* queue.drain), [{ type: "message", message: expected, flags: ["read"] }])
+        }))
+
+      it.effect("POST /messages: a direct message to a real address hidden from the sender is an invalid email; the API email works", () =>
+        Effect.gen(function*() {
+          const server = yield* Server
+          const hamlet = yield* as("member")
+          const iago = yield* as("admin")
+          // The demo shows real addresses to administrators only: hamlet sees iago's API email.
+          const users = yield* server.fetch("GET", "/api/v1/users", { as: hamlet })
+          assert.strictEqual(users.status, 200, users.text)
+          const listed = (users.json.members as Array<{ user_id: number; email: string }>).find((u) => u.user_id === iago.userId)
+          assert.isDefined(listed)
+          const apiEmail = listed!.email
+          assert.match(apiEmail, /^user[0-9]+@zulipdev\.com$/)
+          assert.strictEqual(apiEmail, iago.apiEmail)
+
+          for (const to of [JSON.stringify(["iago@zulip.com"]), "iago@zulip.com"]) {
+            expectReply(
+              yield* send(hamlet, { type: "direct", to, content: "to a hidden address" }),
+              400,
+              badRequest("Invalid email 'iago@zulip.com'")
+            )
+          }
+          const dm = yield* sent(hamlet, { type: "direct", to: JSON.stringify([apiEmail]), content: "to the API address" })
+          const message = yield* read(iago, dm, { allow_empty_topic_name: "true" })
+          assert.deepStrictEqual(
+            (message.display_recipient as Array<{ id: number }>).map((p) => p.id),
+            [hamlet.userId, iago.userId].sort((a, b) => a - b)
+          )
+          assert.strictEqual(message.content, "<p>to the API address</p>")
         }))
 
       it.effect("mentions: @**King Hamlet** flags hamlet's copy \"mentioned\", nobody else's; a silent mention flags nothing", () =>
@@ -708,6 +872,50 @@ export const messagesContract = (backend: Backend) =>
           )
         }))
 
+      it.effect("GET /messages: anchor=0 with use_first_unread_anchor=true (zulip-terminal) anchors at the first unread", () =>
+        Effect.gen(function*() {
+          const iago = yield* as("admin")
+          const hamlet = yield* as("member")
+          const ids: Array<number> = []
+          for (let i = 1; i <= 3; i++) {
+            ids.push(yield* sent(iago, { type: "stream", to: "Scotland", topic: "terminal anchor", content: `terminal ${i}` }))
+          }
+          const narrow = narrowOf([["channel", "Scotland"], ["topic", "terminal anchor"]])
+          const views: Array<Record<string, unknown>> = []
+          for (const id of ids) views.push(yield* read(hamlet, id))
+          expectReply(
+            yield* flags(hamlet, { messages: JSON.stringify([ids[0]]), op: "add", flag: "read" }),
+            200,
+            success({ messages: [ids[0]] })
+          )
+          const all = [{ ...views[0], flags: ["read"] }, views[1], views[2]]
+          expectReply(
+            yield* list(hamlet, { narrow, anchor: "0", use_first_unread_anchor: "true", num_before: "5", num_after: "10" }),
+            200,
+            success({
+              anchor: ids[1],
+              found_anchor: true,
+              found_oldest: true,
+              found_newest: true,
+              history_limited: false,
+              messages: all
+            })
+          )
+          // anchor=0 alone is the id 0.
+          expectReply(
+            yield* list(hamlet, { narrow, anchor: "0", num_before: "5", num_after: "10" }),
+            200,
+            success({
+              anchor: 0,
+              found_anchor: false,
+              found_oldest: true,
+              found_newest: true,
+              history_limited: false,
+              messages: all
+            })
+          )
+        }))
+
       it.effect("GET /messages: anchor and range errors", () =>
         Effect.gen(function*() {
           const hamlet = yield* as("member")
@@ -802,6 +1010,69 @@ export const messagesContract = (backend: Backend) =>
             success({ messages: [b, dm] })
           )
           assert.deepStrictEqual(yield* find([["is", "starred"]]), [])
+        }))
+
+      it.effect("GET /messages: search narrows add match_content and match_subject (matches highlighted, never inside tags); other narrows neither", () =>
+        Effect.gen(function*() {
+          const iago = yield* as("admin")
+          const hamlet = yield* as("member")
+          const topic = "Quokka <b> & co"
+          const linked = yield* sent(iago, {
+            type: "stream",
+            to: "Denmark",
+            topic,
+            content: "A Quokka met a [quokka](https://quokka.example.com) & its *QUOKKA* friend"
+          })
+          const inTopic = yield* sent(iago, { type: "stream", to: "Denmark", topic, content: "nothing to see" })
+          yield* sent(iago, { type: "stream", to: "Denmark", topic: "match elsewhere", content: "no marsupial" })
+          const views = [yield* read(hamlet, linked), yield* read(hamlet, inTopic)]
+          assert.strictEqual(
+            views[0]!.content,
+            "<p>A Quokka met a <a href=\"https://quokka.example.com\">quokka</a> &amp; its <em>QUOKKA</em> friend</p>"
+          )
+          const highlight = (word: string) => `<span class="highlight">${word}</span>`
+          const matchSubject = `${highlight("Quokka")} &lt;b&gt; &amp; co`
+          const found = [
+            {
+              ...views[0],
+              match_content: `<p>A ${highlight("Quokka")} met a <a href="https://quokka.example.com">${highlight("quokka")}</a>` +
+                ` &amp; its <em>${highlight("QUOKKA")}</em> friend</p>`,
+              match_subject: matchSubject
+            },
+            { ...views[1], match_content: "<p>nothing to see</p>", match_subject: matchSubject }
+          ]
+          for (
+            const narrow of [
+              narrowOf([["channel", "Denmark"], ["search", "quokka"]]),
+              narrowOf([{ operator: "search", operand: "QUOKKA" }, { operator: "channel", operand: "Denmark" }])
+            ]
+          ) {
+            expectReply(
+              yield* list(hamlet, { anchor: "newest", num_before: "10", num_after: "0", narrow }),
+              200,
+              success({
+                anchor: newestAnchor,
+                found_anchor: false,
+                found_oldest: true,
+                found_newest: true,
+                history_limited: false,
+                messages: found
+              })
+            )
+          }
+          // Without a search term: neither key.
+          const plain = yield* list(hamlet, {
+            anchor: "newest",
+            num_before: "10",
+            num_after: "0",
+            narrow: narrowOf([["channel", "Denmark"], ["topic", topic]])
+          })
+          assert.strictEqual(plain.status, 200, plain.text)
+          assert.deepStrictEqual(plain.json.messages, views)
+          for (const m of plain.json.messages) {
+            assert.isFalse("match_content" in m)
+            assert.isFalse("match_subject" in m)
+          }
         }))
 
       it.effect("GET /messages: BAD_NARROW and malformed narrows, exactly", () =>
@@ -985,6 +1256,60 @@ export const messagesContract = (backend: Backend) =>
           // Another user's queue heard nothing, and their flags did not change.
           assert.deepStrictEqual(yield* other.drain, [])
           assert.deepStrictEqual((yield* read(iago, b)).flags, [])
+        }))
+
+      it.effect("POST /messages/flags: marking unread a direct message that mentioned the user says \"mentioned\": true", () =>
+        Effect.gen(function*() {
+          const iago = yield* as("admin")
+          const hamlet = yield* as("member")
+          const dm = yield* sent(iago, {
+            type: "direct",
+            to: JSON.stringify([hamlet.userId]),
+            content: "@**King Hamlet** did you see this?"
+          })
+          assert.deepStrictEqual((yield* read(hamlet, dm)).flags, ["mentioned"])
+          expectReply(yield* flags(hamlet, { messages: JSON.stringify([dm]), op: "add", flag: "read" }), 200, success({ messages: [dm] }))
+          const queue = yield* register(hamlet, { event_types: JSON.stringify(["update_message_flags"]) })
+          expectReply(yield* flags(hamlet, { messages: JSON.stringify([dm]), op: "remove", flag: "read" }), 200, success({ messages: [dm] }))
+          assert.deepStrictEqual(bare(yield* queue.drain), [{
+            type: "update_message_flags",
+            op: "remove",
+            operation: "remove",
+            flag: "read",
+            messages: [dm],
+            all: false,
+            message_details: { [String(dm)]: { type: "private", user_ids: [iago.userId], mentioned: true } }
+          }])
+          assert.deepStrictEqual((yield* read(hamlet, dm)).flags, ["mentioned"])
+        }))
+
+      it.effect("POST /messages/flags: unmuted_stream_msg is false for a channel the user muted, true otherwise", () =>
+        Effect.gen(function*() {
+          const iago = yield* as("admin")
+          const hamlet = yield* as("member")
+          const { Denmark: denmark, Scotland: scotland } = yield* channels
+          yield* setMuted(hamlet, scotland.id, true)
+          const muted = yield* sent(iago, { type: "stream", to: "Scotland", topic: "muted details", content: "quiet" })
+          const unmuted = yield* sent(iago, { type: "stream", to: "Denmark", topic: "muted details", content: "loud" })
+          const both = [muted, unmuted]
+          expectReply(yield* flags(hamlet, { messages: JSON.stringify(both), op: "add", flag: "read" }), 200, success({ messages: both }))
+          const queue = yield* register(hamlet, { event_types: JSON.stringify(["update_message_flags"]) })
+          expectReply(yield* flags(hamlet, { messages: JSON.stringify(both), op: "remove", flag: "read" }), 200, success({ messages: both }))
+          const events = bare(yield* queue.drain)
+          assert.strictEqual(events.length, 1)
+          assert.deepStrictEqual({ ...events[0], messages: [...(events[0]!.messages as Array<number>)].sort((x, y) => x - y) }, {
+            type: "update_message_flags",
+            op: "remove",
+            operation: "remove",
+            flag: "read",
+            messages: both,
+            all: false,
+            message_details: {
+              [String(muted)]: { type: "stream", stream_id: scotland.id, topic: "muted details", unmuted_stream_msg: false },
+              [String(unmuted)]: { type: "stream", stream_id: denmark.id, topic: "muted details", unmuted_stream_msg: true }
+            }
+          })
+          yield* setMuted(hamlet, scotland.id, false)
         }))
 
       it.effect("POST /messages/flags: errors, exactly (flag, operation, unknown and inaccessible messages)", () =>
@@ -1268,6 +1593,36 @@ export const messagesContract = (backend: Backend) =>
           assert.strictEqual(after.max_message_id, replied)
         }))
 
+      it.effect("POST /register: unread_msgs names the empty topic \"general chat\" unless the client has empty_topic_name", () =>
+        Effect.gen(function*() {
+          const zoe = yield* person("ZOE@zulip.com")
+          const iago = yield* as("admin")
+          const { Verona: verona } = yield* channels
+          yield* resetFlags(zoe)
+          const id = yield* sent(iago, { type: "stream", to: "Verona", topic: "", content: "unread in general chat" })
+          const unreads = (capabilities?: object) =>
+            Effect.map(
+              register(zoe, {
+                fetch_event_types: JSON.stringify(["message", "update_message_flags"]),
+                event_types: JSON.stringify(["heartbeat"]),
+                ...(capabilities === undefined ? {} : { client_capabilities: JSON.stringify(capabilities) })
+              }),
+              ({ reply }) => reply.json.unread_msgs
+            )
+          const expected = (topic: string) => ({
+            count: 1,
+            pms: [],
+            streams: [{ stream_id: verona.id, topic, unread_message_ids: [id] }],
+            huddles: [],
+            mentions: [],
+            old_unreads_missing: false
+          })
+          assert.deepStrictEqual(yield* unreads(), expected("general chat"))
+          assert.deepStrictEqual(yield* unreads({ empty_topic_name: false }), expected("general chat"))
+          assert.deepStrictEqual(yield* unreads({ empty_topic_name: true }), expected(""))
+          yield* resetFlags(zoe)
+        }))
+
       // -----------------------------------------------------------------------
       // message events
 
@@ -1452,6 +1807,86 @@ export const messagesContract = (backend: Backend) =>
             firstMessageEvent(null)
           ])
           assert.strictEqual((yield* channels).Rome!.first_message_id, null)
+        }))
+
+      it.effect("delete_topic: the acting administrator and subscribers without a copy get delete_message, after the first_message_id update", () =>
+        Effect.gen(function*() {
+          const iago = yield* as("admin")
+          const hamlet = yield* as("member")
+          const cordelia = yield* person("cordelia@zulip.com")
+          const name = "delete audience"
+          // A new public channel: hamlet creates it; iago is not subscribed.
+          yield* subscribe(hamlet, [name])
+          const channel = (yield* channels)[name]!
+          assert.strictEqual(channel.first_message_id, null)
+          const first = yield* sent(hamlet, { type: "stream", to: name, topic: "doomed", content: "one" })
+          const second = yield* sent(hamlet, { type: "stream", to: name, topic: "doomed", content: "two" })
+          const kept = yield* sent(hamlet, { type: "stream", to: name, topic: "kept", content: "three" })
+          // cordelia subscribes afterwards: an active subscriber with no copy.
+          yield* subscribe(cordelia, [name])
+          expectReply(yield* getMessage(iago, first), 200, success({
+            message: { ...(yield* read(hamlet, first)), flags: ["read", "historical"] },
+            raw_content: "one"
+          }))
+          const types = JSON.stringify(["delete_message", "stream"])
+          const bulk = { client_capabilities: JSON.stringify({ bulk_message_deletion: true }) }
+          const acting = yield* register(iago, { event_types: types, ...bulk })
+          const actingLegacy = yield* register(iago, { event_types: types })
+          const late = yield* register(cordelia, { event_types: types, ...bulk })
+          const sender = yield* register(hamlet, { event_types: types, ...bulk })
+
+          expectReply(yield* deleteTopic(iago, channel.id, "doomed"), 200, success({ complete: true }))
+          const firstMessageUpdate = {
+            type: "stream",
+            op: "update",
+            property: "first_message_id",
+            value: kept,
+            stream_id: channel.id,
+            name
+          }
+          const deleted = { message_type: "stream", stream_id: channel.id, topic: "doomed" }
+          const expected = [firstMessageUpdate, { type: "delete_message", message_ids: [first, second], ...deleted }]
+          // One poll each, compared in order: the channel update comes first.
+          assert.deepStrictEqual(bare(yield* acting.drain), expected)
+          assert.deepStrictEqual(bare(yield* late.drain), expected)
+          assert.deepStrictEqual(bare(yield* sender.drain), expected)
+          assert.deepStrictEqual(bare(yield* actingLegacy.drain), [
+            firstMessageUpdate,
+            { type: "delete_message", message_id: first, ...deleted },
+            { type: "delete_message", message_id: second, ...deleted }
+          ])
+          assert.strictEqual((yield* channels)[name]!.first_message_id, kept)
+          yield* unsubscribe(cordelia, [name])
+          yield* unsubscribe(hamlet, [name])
+        }))
+
+      it.effect("a channel's very first message publishes no stream event (first_message_id is set silently)", () =>
+        Effect.gen(function*() {
+          const hamlet = yield* as("member")
+          const othello = yield* person("othello@zulip.com")
+          const name = "quiet first message"
+          yield* subscribe(hamlet, [name])
+          yield* subscribe(othello, [name])
+          assert.strictEqual((yield* channels)[name]!.first_message_id, null)
+          const types = JSON.stringify(["stream"])
+          const sender = yield* register(hamlet, { event_types: types })
+          const subscriber = yield* register(othello, { event_types: types })
+          const first = yield* sent(hamlet, { type: "stream", to: name, topic: "hello", content: "first!" })
+          assert.strictEqual((yield* channels)[name]!.first_message_id, first)
+          assert.deepStrictEqual(yield* sender.drain, [])
+          assert.deepStrictEqual(yield* subscriber.drain, [])
+          yield* sent(othello, { type: "stream", to: name, topic: "hello", content: "second" })
+          assert.strictEqual((yield* channels)[name]!.first_message_id, first)
+          assert.deepStrictEqual(yield* sender.drain, [])
+          assert.deepStrictEqual(yield* subscriber.drain, [])
+          // The same queues do hear a real change of first_message_id.
+          const channelId = (yield* channels)[name]!.id
+          expectReply(yield* deleteTopic(yield* as("admin"), channelId, "hello"), 200, success({ complete: true }))
+          const cleared = { type: "stream", op: "update", property: "first_message_id", value: null, stream_id: channelId, name }
+          assert.deepStrictEqual(bare(yield* sender.drain), [cleared])
+          assert.deepStrictEqual(bare(yield* subscriber.drain), [cleared])
+          yield* unsubscribe(othello, [name])
+          yield* unsubscribe(hamlet, [name])
         }))
     })
   })
