@@ -25,7 +25,7 @@
  *
  * `SCHEDULED_COUNT` changes the number of messages; `SCHEDULED_CONCURRENCY`
  * the worker's parallel deliveries on PostgreSQL (default 4; PGlite has one
- * connection, so 1).
+ * connection, so 1); `SCHEDULED_BATCH` its rows per transaction.
  */
 import * as DemoOrganization from "../packages/core/src/demo/DemoOrganization.ts"
 import type * as Persistence from "../packages/core/src/persistence/Persistence.ts"
@@ -109,7 +109,11 @@ const measure = (concurrency: number, log: (line: string) => void) =>
     const delivery = yield* Layer.build(Layer.fresh(ScheduledDelivery.layer).pipe(Layer.provide(recordingMessages(commits))))
     const worker = yield* Effect.forkChild(
       Effect.provide(Effect.flatMap(ScheduledDelivery, (d) => d.run), delivery).pipe(
-        Effect.provideService(ScheduledDeliveryConfig, { ...ScheduledDeliveryConfig.defaultValue(), concurrency })
+        Effect.provideService(ScheduledDeliveryConfig, {
+          ...ScheduledDeliveryConfig.defaultValue(),
+          concurrency,
+          ...(process.env.SCHEDULED_BATCH === undefined ? {} : { batchSize: Number(process.env.SCHEDULED_BATCH) })
+        })
       )
     )
     const deadline = due * 1000 + 60_000

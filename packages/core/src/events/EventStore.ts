@@ -346,15 +346,19 @@ export const layerSql: Layer.Layer<EventStore, never, SqlClient.SqlClient> = Lay
       events.length === 0 ? Effect.void : sql.withTransaction(Effect.gen(function*() {
         yield* sql`SELECT pg_advisory_xact_lock(${lockKey(realmId)}::bigint)`
         const now = Date.now()
-        for (const event of events) {
-          yield* sql`
-            INSERT INTO events (realm_id, created_at, event_type, payload, user_ids, requires)
-            VALUES (
-              ${realmId}, ${now}, ${event.payload.type}, ${JSON.stringify(event.payload)}::jsonb,
-              ${event.user_ids === null ? null : JSON.stringify(event.user_ids)}::jsonb,
-              ${event.requires === null ? null : JSON.stringify(event.requires)}::jsonb
-            )`
-        }
+        // One statement for the whole batch; ids follow the order of the rows.
+        yield* sql`
+          INSERT INTO events (realm_id, created_at, event_type, payload, user_ids, requires)
+          SELECT ${realmId}, ${now}, e.v->>'t', e.v->'p', NULLIF(e.v->'u', 'null'::jsonb), NULLIF(e.v->'r', 'null'::jsonb)
+          FROM jsonb_array_elements(${
+          JSON.stringify(events.map((event) => ({
+            t: event.payload.type,
+            p: event.payload,
+            u: event.user_ids,
+            r: event.requires
+          })))
+        }::jsonb) WITH ORDINALITY AS e(v, n)
+          ORDER BY e.n`
         yield* sql.afterCommit(broadcast(eventsSignal(realmId, events)))
       })).pipe(Effect.orDie)
 

@@ -31,7 +31,7 @@ import { canAccessUser, isSubscribed, makeAccessLoader } from "../internal/acces
 import type { AccessContext } from "../internal/access.ts"
 import { containsWord, render } from "../markdown/Markdown.ts"
 import type { RenderContext } from "../markdown/Markdown.ts"
-import { AlertWordRepo, ChannelRepo, MessageRepo, RealmRepo, SubscriptionRepo } from "../persistence/Repositories.ts"
+import { AlertWordRepo, ChannelRepo, MessageRepo, SubscriptionRepo } from "../persistence/Repositories.ts"
 import { Transactor } from "../persistence/Transactor.ts"
 import { gravatarNullable, searchMatches, toApiMessage } from "../views/MessageView.ts"
 import { lexemes } from "../narrow/NarrowPredicate.ts"
@@ -337,17 +337,14 @@ const makeMessages = Effect.gen(function*() {
   const loadAccess = yield* makeAccessLoader
   const messages = yield* MessageRepo
   const channels = yield* ChannelRepo
-  const realms = yield* RealmRepo
   const alertWords = yield* AlertWordRepo
   const search = yield* MessageSearch
   const subscriptions = yield* SubscriptionRepo
   const events = yield* Events
   const tx = yield* Transactor
 
-  const contextOf = Effect.fnUntraced(function*(principal: Principal) {
-    const realm = (yield* realms.findById(principal.realm.id)) ?? principal.realm
-    return yield* loadAccess(realm)
-  })
+  // The principal's organization was read for this request (authentication, or the delivery worker).
+  const contextOf = (principal: Principal) => loadAccess(principal.realm)
 
   const validateIn = Effect.fnUntraced(function*(
     ctx: AccessContext,

@@ -4,7 +4,7 @@
  * Exactly once: one transaction claims due rows
  * (`ScheduledMessageRepo.claimDue`, `FOR UPDATE SKIP LOCKED` on SQL; one
  * row, or a batch of up to `batchSize` when many are due), sends each
- * through `Messages.send` (a nested transaction, as a hand-sent message),
+ * through `Messages.send` (a nested savepoint, as a hand-sent message),
  * and marks each row delivered with its new message's id. A crash or
  * interruption anywhere in between rolls all of it back, leaving the rows
  * pending for the next worker; two processes on one database never claim
@@ -51,9 +51,12 @@ export interface ScheduledDeliveryConfig {
   /** Deliveries run at once (each its own transaction; >1 helps on PostgreSQL only). */
   readonly concurrency: number
   /**
-   * Due rows claimed and delivered per transaction: fewer commits and
-   * lookups when many are due at once, at the price of the batch's first
-   * message waiting for its last.
+   * Due rows claimed and delivered per transaction (default 1). More saves
+   * commits and lookups when many are due at once, but the batch's first
+   * message waits for its last, the organization's event-log lock is held
+   * for the whole batch, and on PostgreSQL a batch can deadlock with
+   * concurrent senders (PostgreSQL aborts one; the rows are retried one at a
+   * time, still exactly once). Safe to raise on PGlite and in memory.
    */
   readonly batchSize: number
   /** How long a row whose delivery died (a defect, not a Zulip error) is left alone (ms). */
@@ -63,7 +66,7 @@ export interface ScheduledDeliveryConfig {
 /** @category references */
 export const ScheduledDeliveryConfig = Context.Reference<ScheduledDeliveryConfig>(
   "teamchat/core/services/ScheduledDelivery/Config",
-  { defaultValue: () => ({ maxWaitMillis: 1000, concurrency: 1, batchSize: 20, retryAfterMillis: 30_000 }) }
+  { defaultValue: () => ({ maxWaitMillis: 1000, concurrency: 1, batchSize: 1, retryAfterMillis: 30_000 }) }
 )
 
 interface Lookups {
