@@ -25,7 +25,8 @@
  *
  * `SCHEDULED_COUNT` changes the number of messages; `SCHEDULED_CONCURRENCY`
  * the worker's parallel deliveries on PostgreSQL (default 4; PGlite has one
- * connection, so 1); `SCHEDULED_BATCH` its rows per transaction.
+ * connection, so 1); `SCHEDULED_BATCH` its rows per transaction (default:
+ * the worker's, 20 on PGlite, 1 on PostgreSQL).
  */
 import * as DemoOrganization from "../packages/core/src/demo/DemoOrganization.ts"
 import type * as Persistence from "../packages/core/src/persistence/Persistence.ts"

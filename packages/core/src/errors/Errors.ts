@@ -1673,7 +1673,9 @@ export class InvalidAnchor extends ZulipError.make<InvalidAnchor>()("InvalidAnch
 export class NarrowElementNotStringPair
   extends ZulipError.make<NarrowElementNotStringPair>()("NarrowElementNotStringPair", {
     code: "BAD_REQUEST",
-    message: "element is not a string pair"
+    params: { index: Schema.Int },
+  // Zulip 9+ (pydantic) names the element: "Invalid narrow[0]: Value error, …".
+  message: ({ index }) => `Invalid narrow[${index}]: Value error, element is not a string pair`
   })
 {}
 
@@ -1683,7 +1685,9 @@ export class NarrowElementNotStringPair
  */
 export class NarrowOperandMissing extends ZulipError.make<NarrowOperandMissing>()("NarrowOperandMissing", {
   code: "BAD_REQUEST",
-  message: "operand is missing"
+  params: { index: Schema.Int },
+  // Zulip 9+ (pydantic) names the element: "Invalid narrow[0]: Value error, …".
+  message: ({ index }) => `Invalid narrow[${index}]: Value error, operand is missing`
 }) {}
 
 /**
@@ -1692,7 +1696,9 @@ export class NarrowOperandMissing extends ZulipError.make<NarrowOperandMissing>(
  */
 export class NarrowOperatorMissing extends ZulipError.make<NarrowOperatorMissing>()("NarrowOperatorMissing", {
   code: "BAD_REQUEST",
-  message: "operator is missing"
+  params: { index: Schema.Int },
+  // Zulip 9+ (pydantic) names the element: "Invalid narrow[0]: Value error, …".
+  message: ({ index }) => `Invalid narrow[${index}]: Value error, operator is missing`
 }) {}
 
 /**
@@ -1701,7 +1707,9 @@ export class NarrowOperatorMissing extends ZulipError.make<NarrowOperatorMissing
  */
 export class NarrowDictOrListRequired extends ZulipError.make<NarrowDictOrListRequired>()("NarrowDictOrListRequired", {
   code: "BAD_REQUEST",
-  message: "dict or list required"
+  params: { index: Schema.Int },
+  // Zulip 9+ (pydantic) names the element: "Invalid narrow[0]: Value error, …".
+  message: ({ index }) => `Invalid narrow[${index}]: Value error, dict or list required`
 }) {}
 
 /**

@@ -113,18 +113,18 @@ type Checked =
  * index.
  */
 const valueError = (
-  _index: number,
+  index: number,
   kind: "pair" | "operand" | "operator" | "shape"
 ): NarrowParseError => {
   switch (kind) {
     case "pair":
-      return new NarrowElementNotStringPair()
+      return new NarrowElementNotStringPair({ index })
     case "operand":
-      return new NarrowOperandMissing()
+      return new NarrowOperandMissing({ index })
     case "operator":
-      return new NarrowOperatorMissing()
+      return new NarrowOperatorMissing({ index })
     case "shape":
-      return new NarrowDictOrListRequired()
+      return new NarrowDictOrListRequired({ index })
   }
 }
 

@@ -29,6 +29,8 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as SqlClient from "effect/sql/SqlClient"
 import type { RealmId, UserId } from "../domain/Ids.ts"
 import type { Realm } from "../domain/Realm.ts"
 import { directRecipientIds, LateCutoffSeconds, toApiScheduledMessage } from "../domain/ScheduledMessage.ts"
@@ -40,6 +42,7 @@ import { Events } from "../events/Events.ts"
 import { RealmRepo, UserRepo } from "../persistence/Repositories.ts"
 import { ScheduledMessageRepo } from "../persistence/ScheduledMessageRepo.ts"
 import { Transactor } from "../persistence/Transactor.ts"
+import { PgliteClient } from "../sql/PgliteClient.ts"
 import { Messages } from "./Messages.ts"
 import { NotificationBot } from "./NotificationBot.ts"
 import { ScheduledMessages } from "./ScheduledMessages.ts"
@@ -51,14 +54,17 @@ export interface ScheduledDeliveryConfig {
   /** Deliveries run at once (each its own transaction; >1 helps on PostgreSQL only). */
   readonly concurrency: number
   /**
-   * Due rows claimed and delivered per transaction (default 1). More saves
-   * commits and lookups when many are due at once, but the batch's first
-   * message waits for its last, the organization's event-log lock is held
-   * for the whole batch, and on PostgreSQL a batch can deadlock with
-   * concurrent senders (PostgreSQL aborts one; the rows are retried one at a
-   * time, still exactly once). Safe to raise on PGlite and in memory.
+   * Due rows claimed and delivered per transaction, when that many are due.
+   * Batches save a commit, a claim and the lookups per message (on PGlite
+   * most of a delivery's cost besides the send), but the batch's first
+   * message waits for its last, and on PostgreSQL a batch can deadlock with
+   * concurrent senders: it takes the organization's event-log lock with its
+   * first send and row locks after it, the reverse of a single send
+   * (PostgreSQL aborts one; its rows are retried one at a time, still
+   * exactly once). Default (undefined): 20 where one writer runs at a time
+   * (memory, PGlite), 1 on PostgreSQL.
    */
-  readonly batchSize: number
+  readonly batchSize?: number | undefined
   /** How long a row whose delivery died (a defect, not a Zulip error) is left alone (ms). */
   readonly retryAfterMillis: number
 }
@@ -66,7 +72,7 @@ export interface ScheduledDeliveryConfig {
 /** @category references */
 export const ScheduledDeliveryConfig = Context.Reference<ScheduledDeliveryConfig>(
   "teamchat/core/services/ScheduledDelivery/Config",
-  { defaultValue: () => ({ maxWaitMillis: 1000, concurrency: 1, batchSize: 1, retryAfterMillis: 30_000 }) }
+  { defaultValue: () => ({ maxWaitMillis: 1000, concurrency: 1, batchSize: undefined, retryAfterMillis: 30_000 }) }
 )
 
 interface Lookups {
@@ -115,6 +121,9 @@ export class ScheduledDelivery extends Context.Service<ScheduledDelivery, {
       const scheduled = yield* ScheduledMessages
       const events = yield* Events
       const tx = yield* Transactor
+      // One writer at a time: in memory (no SQL client) and on PGlite.
+      const singleWriter = Option.isNone(yield* Effect.serviceOption(SqlClient.SqlClient)) ||
+        Option.isSome(yield* Effect.serviceOption(PgliteClient))
 
       const publish = (row: ScheduledMessage, event: Record<string, unknown>) =>
         events.publish(row.realm_id, { type: "scheduled_messages", ...event }, Audience.users([row.sender_id]))
@@ -223,7 +232,7 @@ export class ScheduledDelivery extends Context.Service<ScheduledDelivery, {
         const config = yield* ScheduledDeliveryConfig
         const outcomes: Array<DeliveryOutcome> = []
         // After a batch dies, rows go one at a time, to find the one to set aside.
-        let limit = Math.max(1, config.batchSize)
+        let limit = Math.max(1, config.batchSize ?? (singleWriter ? 20 : 1))
         const worker = Effect.gen(function*() {
           while (true) {
             const now = yield* Clock.currentTimeMillis
@@ -269,11 +278,13 @@ export class ScheduledDelivery extends Context.Service<ScheduledDelivery, {
         // A failure of the loop itself (e.g. the database is unreachable)
         // must not end delivery: log it and start over after a pause.
         Effect.catchCause((cause) =>
-          Effect.logError("scheduled message worker failed; restarting", cause).pipe(
-            Effect.andThen(Effect.gen(function*() {
-              yield* Effect.sleep((yield* ScheduledDeliveryConfig).maxWaitMillis)
-            }))
-          )
+          Cause.hasInterruptsOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.logError("scheduled message worker failed; restarting", cause).pipe(
+              Effect.andThen(Effect.gen(function*() {
+                yield* Effect.sleep((yield* ScheduledDeliveryConfig).maxWaitMillis)
+              }))
+            )
         ),
         Effect.forever
       ) as Effect.Effect<never>

@@ -108,19 +108,24 @@ describe("parseNarrow", () => {
     Effect.gen(function*() {
       const msg = (raw: unknown) => parseNarrow(raw).pipe(Effect.flip, Effect.map((e) => [e._tag, e.msg]))
       assert.deepStrictEqual(yield* msg({ operator: "is" }), ["NotAList", "narrow is not a list"])
-      assert.deepStrictEqual(yield* msg([["x", "y", "z"]]), ["NarrowElementNotStringPair", "element is not a string pair"])
-      assert.deepStrictEqual(yield* msg([[], []]), ["NarrowElementNotStringPair", "element is not a string pair"])
-      assert.deepStrictEqual(yield* msg([["is", 1]]), ["NarrowElementNotStringPair", "element is not a string pair"])
-      assert.deepStrictEqual(yield* msg(["asadasd"]), ["NarrowDictOrListRequired", "dict or list required"])
+      assert.deepStrictEqual(yield* msg([["x", "y", "z"]]), ["NarrowElementNotStringPair", "Invalid narrow[0]: Value error, element is not a string pair"])
+      assert.deepStrictEqual(yield* msg([[], []]), ["NarrowElementNotStringPair", "Invalid narrow[0]: Value error, element is not a string pair"])
+      assert.deepStrictEqual(yield* msg([["is", 1]]), ["NarrowElementNotStringPair", "Invalid narrow[0]: Value error, element is not a string pair"])
+      assert.deepStrictEqual(yield* msg(["asadasd"]), ["NarrowDictOrListRequired", "Invalid narrow[0]: Value error, dict or list required"])
       assert.deepStrictEqual(yield* msg([{ operator: null, operand: "Verona" }]), [
         "NarrowOperatorMissing",
-        "operator is missing"
+        "Invalid narrow[0]: Value error, operator is missing"
       ])
       // The operand is checked before the operator.
-      assert.deepStrictEqual(yield* msg([{}]), ["NarrowOperandMissing", "operand is missing"])
+      assert.deepStrictEqual(yield* msg([{}]), ["NarrowOperandMissing", "Invalid narrow[0]: Value error, operand is missing"])
+      // The element is named by its index.
+      assert.deepStrictEqual(yield* msg([["is", "dm"], {}]), [
+        "NarrowOperandMissing",
+        "Invalid narrow[1]: Value error, operand is missing"
+      ])
       assert.deepStrictEqual(yield* msg([{ operator: "stream", operand: null }]), [
         "NarrowOperandMissing",
-        "operand is missing"
+        "Invalid narrow[0]: Value error, operand is missing"
       ])
       assert.deepStrictEqual(yield* msg([{ operator: "search", operand: "" }]), [
         "RequiredStringBlank",
