@@ -61,14 +61,9 @@ const layerMessaging = ScheduledDelivery.layer.pipe(
  *
  * @category layers
  */
-export const layerServices = Layer.mergeAll(
-  Register.layer,
-  Subscriptions.layer,
-  AlertWords.layer,
-  layerMessaging,
-  MessageFlags.layer,
-  Topics.layer
-).pipe(
+export const layerServices = Layer.mergeAll(Register.layer, Subscriptions.layer, AlertWords.layer).pipe(
+  // Register reads scheduled messages and message state.
+  Layer.provideMerge(Layer.mergeAll(layerMessaging, MessageFlags.layer, Topics.layer)),
   Layer.provideMerge(Layer.mergeAll(Authentication.layer, Channels.layer, UserSettings.layer, EventQueues.layer)),
   Layer.provideMerge(Organizations.layer),
   Layer.provideMerge(Users.layer)

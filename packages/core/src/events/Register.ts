@@ -32,6 +32,7 @@ import { hasGroupPermission } from "../permissions/GroupMembership.ts"
 import { messageState } from "../internal/messageState.ts"
 import { AlertWordRepo, MessageRepo, SubscriptionRepo } from "../persistence/Repositories.ts"
 import { Organizations } from "../services/Organizations.ts"
+import { ScheduledMessages } from "../services/ScheduledMessages.ts"
 import type { Principal } from "../services/Users.ts"
 import { UserSettings } from "../services/UserSettings.ts"
 import { toApiChannel, toApiSubscription } from "../views/ChannelView.ts"
@@ -125,6 +126,7 @@ export class Register extends Context.Service<Register, {
       const subscriptions = yield* SubscriptionRepo
       const alertWords = yield* AlertWordRepo
       const messageRepo = yield* MessageRepo
+      const scheduledMessages = yield* ScheduledMessages
 
       const initialState = Effect.fn("Register.initialState")(function*(
         principal: Principal,
@@ -180,7 +182,7 @@ export class Register extends Context.Service<Register, {
         }
         if (want("reminders")) state.reminders = []
         if (want("saved_snippets")) state.saved_snippets = []
-        if (want("scheduled_messages")) state.scheduled_messages = []
+        if (want("scheduled_messages")) state.scheduled_messages = yield* scheduledMessages.listForUser(user.id)
         if (want("stream")) {
           state.streams = ctx.channels
             .filter((c) => (caps.archived_channels || !c.is_archived) && canSeeChannel(ctx, user, c))

@@ -1,0 +1,168 @@
+/**
+ * Exactly-once delivery across server processes on one PostgreSQL database
+ * (a fresh one per test, from TEST_DATABASE_URL): two independent cores,
+ * each with its own pool and running worker, and many messages due in the
+ * same second; and a process whose database connection dies in the middle
+ * of a delivery (the server aborts its transaction), after which the other
+ * process sends the message once.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as Persistence from "../../src/persistence/Persistence.ts"
+import { ScheduledMessageRepo } from "../../src/persistence/ScheduledMessageRepo.ts"
+import { Messages } from "../../src/services/Messages.ts"
+import { ScheduledDelivery, ScheduledDeliveryConfig } from "../../src/services/ScheduledDelivery.ts"
+import { ScheduledMessages } from "../../src/services/ScheduledMessages.ts"
+import type * as Teamchat from "../../src/Teamchat.ts"
+import * as TestDatabase from "../../src/testing/TestDatabase.ts"
+import { core, makeScene, messagesOf } from "./fixtures.ts"
+
+type Core = Teamchat.Services | Persistence.Persistence
+
+/** Messages whose sends are counted (and optionally held after writing). */
+const wrappedMessages = (onSent: Effect.Effect<void>) =>
+  Layer.effect(
+    Messages,
+    Effect.gen(function*() {
+      const real = yield* Messages
+      return Messages.of({
+        ...real,
+        send: (principal, request, options) => Effect.tap(real.send(principal, request, options), () => onSent)
+      })
+    })
+  )
+
+/** A delivery service of one process, with its own Messages wrapper. */
+const deliveryOf = (context: Layer.Layer<Core>, onSent: Effect.Effect<void>) =>
+  Layer.fresh(ScheduledDelivery.layer).pipe(Layer.provide(wrappedMessages(onSent)), Layer.provide(context))
+
+describe("scheduled delivery across two processes on PostgreSQL", () => {
+  it.live("N messages due in the same second: both workers run, each message is delivered exactly once", () =>
+    Effect.gen(function*() {
+      const database = yield* TestDatabase.TestDatabase
+      const open = () => core(Persistence.layerPostgres(database.url, { maxConnections: 6 }))
+      // Built one after the other: the second finds the migrations done.
+      const a = yield* Layer.build(open())
+      const b = yield* Layer.build(open())
+      const onA = <X, Y>(f: Effect.Effect<X, Y, Core>) => Effect.provide(f, a)
+      const scene = yield* onA(makeScene)
+      const n = 120
+      const at = Math.floor(Date.now() / 1000) + 6
+      const ids = yield* onA(Effect.gen(function*() {
+        const scheduled = yield* ScheduledMessages
+        return yield* Effect.forEach(
+          Array.from({ length: n }, (_, i) => i),
+          (i) =>
+            scheduled.create(scene.member, {
+              type: i % 2 === 0 ? "channel" : "direct",
+              to: i % 2 === 0 ? scene.channel.id : [scene.other.user.id],
+              topic: "batch",
+              content: `batch ${i}`,
+              scheduled_delivery_timestamp: at
+            }),
+          { concurrency: 4 }
+        )
+      }))
+      assert.isAbove(at * 1000, Date.now(), "scheduling took too long for this test")
+      const sends = { a: 0, b: 0 }
+      const config = { ...ScheduledDeliveryConfig.defaultValue(), concurrency: 3 }
+      const start = (context: typeof a, count: () => void) =>
+        Effect.gen(function*() {
+          const delivery = yield* Layer.build(deliveryOf(Layer.succeedContext(context), Effect.sync(count)))
+          return yield* Effect.forkChild(
+            Effect.provide(Effect.flatMap(ScheduledDelivery, (d) => d.run), delivery).pipe(
+              Effect.provideService(ScheduledDeliveryConfig, config)
+            )
+          )
+        })
+      const workerA = yield* start(a, () => sends.a++)
+      const workerB = yield* start(b, () => sends.b++)
+      const deadline = Date.now() + 30_000
+      while (true) {
+        const left = yield* Effect.provide(
+          Effect.flatMap(ScheduledMessageRepo, (r) => r.listUndelivered(scene.member.user.id)),
+          a
+        )
+        if (left.length === 0) break
+        if (Date.now() > deadline) assert.fail(`${left.length} messages still undelivered`)
+        yield* Effect.sleep("50 millis")
+      }
+      const finished = Date.now()
+      yield* Fiber.interrupt(workerA)
+      yield* Fiber.interrupt(workerB)
+      assert.strictEqual(sends.a + sends.b, n, `sends: ${JSON.stringify(sends)}`)
+      // Both processes took part (they wake at the same second and share the rows).
+      assert.isAbove(Math.min(sends.a, sends.b), 0, `sends: ${JSON.stringify(sends)}`)
+      const rows = yield* Effect.provide(
+        Effect.forEach(ids, (id) => Effect.flatMap(ScheduledMessageRepo, (r) => r.findById(id))),
+        b
+      )
+      assert.isTrue(rows.every((r) => r?.delivered === true && r.failed === false))
+      assert.strictEqual(new Set(rows.map((r) => r!.delivered_message_id)).size, n)
+      const received = yield* Effect.provide(messagesOf(scene.other.user.id), b)
+      const contents = received.map((m) => m.content).filter((c) => c.startsWith("batch ")).sort()
+      assert.deepStrictEqual(contents, Array.from({ length: n }, (_, i) => `batch ${i}`).sort())
+      assert.isTrue(received.every((m) => !m.content.startsWith("batch ") || m.date_sent === at))
+      // Every message within the lateness target of its second.
+      assert.isBelow(finished - at * 1000, 5_000)
+    }).pipe(Effect.provide(TestDatabase.postgresLayer())), 120_000)
+
+  it.live("a process whose connection dies mid-delivery sends nothing; the other process sends it once", () =>
+    Effect.gen(function*() {
+      const database = yield* TestDatabase.TestDatabase
+      const open = () => core(Persistence.layerPostgres(database.url, { maxConnections: 3 }))
+      const a = yield* Layer.build(open())
+      const b = yield* Layer.build(open())
+      const scene = yield* Effect.provide(makeScene, a)
+      const at = Math.floor(Date.now() / 1000) + 1
+      const id = yield* Effect.provide(
+        Effect.flatMap(ScheduledMessages, (s) =>
+          s.create(scene.member, {
+            type: "direct",
+            to: [scene.other.user.id],
+            content: "survives a crash",
+            scheduled_delivery_timestamp: at
+          })),
+        a
+      )
+      yield* Effect.sleep(Math.max(0, at * 1000 - Date.now()) + 50)
+      const sent = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      const holding = yield* Layer.build(
+        deliveryOf(Layer.succeedContext(a), Effect.andThen(Deferred.succeed(sent, undefined), Deferred.await(release)))
+      )
+      const crashing = yield* Effect.forkChild(
+        Effect.provide(Effect.flatMap(ScheduledDelivery, (d) => d.deliverOne([])), holding)
+      )
+      yield* Deferred.await(sent)
+      // The message row is written but not committed; kill A's connection.
+      const killed = yield* Effect.provide(
+        Effect.flatMap(SqlClient.SqlClient, (sql) =>
+          sql<{ pid: unknown }>`
+            SELECT pg_terminate_backend(pid) AS pid FROM pg_stat_activity
+            WHERE datname = current_database() AND state = 'idle in transaction' AND pid <> pg_backend_pid()`),
+        b
+      )
+      assert.lengthOf(killed, 1)
+      yield* Deferred.succeed(release, undefined)
+      const exit = yield* Fiber.await(crashing)
+      assert.isTrue(Exit.isFailure(exit))
+      const pending = yield* Effect.provide(Effect.flatMap(ScheduledMessageRepo, (r) => r.findById(id)), b)
+      assert.deepStrictEqual([pending?.delivered, pending?.failed], [false, false])
+      assert.deepStrictEqual(
+        (yield* Effect.provide(messagesOf(scene.other.user.id), b)).filter((m) => m.content === "survives a crash"),
+        []
+      )
+      const outcomes = yield* Effect.provide(Effect.flatMap(ScheduledDelivery, (d) => d.runDue), b)
+      assert.deepStrictEqual(outcomes.map((o) => [o._tag, o.id]), [["Delivered", id]])
+      const received = (yield* Effect.provide(messagesOf(scene.other.user.id), a))
+        .filter((m) => m.content === "survives a crash")
+      assert.lengthOf(received, 1)
+      assert.strictEqual(received[0]!.date_sent, at)
+    }).pipe(Effect.provide(TestDatabase.postgresLayer())), 120_000)
+})

@@ -1,0 +1,3 @@
+import { scheduledMessagesContract } from "./support/ScheduledMessagesContract.ts"
+
+scheduledMessagesContract("memory")
