@@ -26,7 +26,7 @@
  * `SCHEDULED_COUNT` changes the number of messages; `SCHEDULED_CONCURRENCY`
  * the worker's parallel deliveries on PostgreSQL (default 4; PGlite has one
  * connection, so 1); `SCHEDULED_BATCH` its rows per transaction (default:
- * the worker's, 20 on PGlite, 1 on PostgreSQL).
+ * the worker's, 100).
  */
 import * as DemoOrganization from "../packages/core/src/demo/DemoOrganization.ts"
 import type * as Persistence from "../packages/core/src/persistence/Persistence.ts"
@@ -71,8 +71,12 @@ const recordingMessages = (commits: Array<number>) =>
       const tx = yield* Transactor
       return Messages.of({
         ...real,
-        send: (principal, request, options) =>
-          Effect.tap(real.send(principal, request, options), () => tx.afterCommit(Effect.sync(() => void commits.push(Date.now()))))
+        sendMany: (items) =>
+          Effect.tap(real.sendMany(items), (results) =>
+            tx.afterCommit(Effect.sync(() => {
+              const at = Date.now()
+              for (const r of results) if (r._tag === "Success") commits.push(at)
+            })))
       })
     })
   )

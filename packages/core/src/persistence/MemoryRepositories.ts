@@ -273,6 +273,15 @@ export const messageRepo = Layer.effect(
           for (const r of recipients) rowsOf(r.user_id).set(message.id, r.flags)
           return message
         }),
+      insertMany: (items) =>
+        Effect.sync(() =>
+          items.map(({ message: row, recipients }) => {
+            const message: Message = { ...row, id: messageId(db.nextId("messages")) }
+            db.tables.messages.set(message.id, message)
+            for (const r of recipients) rowsOf(r.user_id).set(message.id, r.flags)
+            return message
+          })
+        ),
       findById: (id) => Effect.sync(() => db.tables.messages.get(id)),
       findByIds: (ids) =>
         Effect.sync(() =>

@@ -117,6 +117,16 @@ export class MessageRepo extends Context.Service<MessageRepo, {
     message: Insert<Message>,
     recipients: ReadonlyArray<{ readonly user_id: UserId; readonly flags: number }>
   ): Effect.Effect<Message>
+  /**
+   * Inserts several messages with their rows in one go (a batch of
+   * scheduled deliveries); ids ascend in the order given.
+   */
+  insertMany(
+    items: ReadonlyArray<{
+      readonly message: Insert<Message>
+      readonly recipients: ReadonlyArray<{ readonly user_id: UserId; readonly flags: number }>
+    }>
+  ): Effect.Effect<ReadonlyArray<Message>>
   findById(id: MessageId): Effect.Effect<Message | undefined>
   /** The messages that exist among `ids`, by id. */
   findByIds(ids: ReadonlyArray<MessageId>): Effect.Effect<ReadonlyArray<Message>>

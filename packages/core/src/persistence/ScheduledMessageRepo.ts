@@ -26,6 +26,10 @@ import type { Insert } from "./Repositories.ts"
 export class ScheduledMessageRepo extends Context.Service<ScheduledMessageRepo, {
   insert(row: Insert<ScheduledMessage>): Effect.Effect<ScheduledMessage>
   update(row: ScheduledMessage): Effect.Effect<void>
+  /** Marks rows delivered, each with the id of the message it became (one statement for a batch). */
+  markDelivered(
+    rows: ReadonlyArray<{ readonly id: ScheduledMessageId; readonly messageId: number }>
+  ): Effect.Effect<void>
   delete(id: ScheduledMessageId): Effect.Effect<void>
   findById(id: ScheduledMessageId): Effect.Effect<ScheduledMessage | undefined>
   /**
@@ -68,6 +72,15 @@ export const layerMemory = Layer.effect(
       update: (row) =>
         Effect.sync(() => {
           if (db.tables.scheduledMessages.has(row.id)) db.tables.scheduledMessages.set(row.id, row)
+        }),
+      markDelivered: (delivered) =>
+        Effect.sync(() => {
+          for (const d of delivered) {
+            const row = db.tables.scheduledMessages.get(d.id)
+            if (row !== undefined) {
+              db.tables.scheduledMessages.set(d.id, { ...row, delivered: true, delivered_message_id: messageId(d.messageId) })
+            }
+          }
         }),
       delete: (id) => Effect.sync(() => void db.tables.scheduledMessages.delete(id)),
       findById: (id) => Effect.sync(() => db.tables.scheduledMessages.get(id)),
@@ -154,6 +167,16 @@ export const layerSql = Layer.effect(
       }, Effect.orDie),
       update: Effect.fn("ScheduledMessageRepo.update")(function*(row: ScheduledMessage) {
         yield* sql`UPDATE scheduled_messages SET ${sql.update(columns(row))} WHERE id = ${row.id}`
+      }, Effect.orDie),
+      markDelivered: Effect.fn("ScheduledMessageRepo.markDelivered")(function*(
+        delivered: ReadonlyArray<{ readonly id: ScheduledMessageId; readonly messageId: number }>
+      ) {
+        if (delivered.length === 0) return
+        yield* sql`
+          UPDATE scheduled_messages AS s SET delivered = true, delivered_message_id = v.m
+          FROM jsonb_to_recordset(${JSON.stringify(delivered.map((d) => ({ id: d.id, m: d.messageId })))}::jsonb)
+            AS v(id bigint, m bigint)
+          WHERE s.id = v.id`
       }, Effect.orDie),
       delete: Effect.fn("ScheduledMessageRepo.delete")(function*(id: ScheduledMessageId) {
         yield* sql`DELETE FROM scheduled_messages WHERE id = ${id}`

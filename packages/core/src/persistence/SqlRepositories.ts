@@ -617,6 +617,30 @@ export const messageRepo = Layer.effect(
         },
         Effect.orDie
       ),
+      insertMany: Effect.fn("MessageRepo.insertMany")(
+        function*(
+          items: ReadonlyArray<{
+            readonly message: Insert<Message>
+            readonly recipients: ReadonlyArray<{ readonly user_id: UserId; readonly flags: number }>
+          }>
+        ) {
+          if (items.length === 0) return []
+          // Ids first, so each row's id is known whatever order RETURNING would give.
+          const ids = (yield* sql<{ id: unknown }>`
+            SELECT nextval(pg_get_serial_sequence('messages', 'id')) AS id FROM generate_series(1, ${items.length})`)
+            .map((r) => messageId(int(r.id)))
+            .sort((a, b) => a - b)
+          const inserted: Array<Message> = items.map((item, i) => ({ ...item.message, id: ids[i]! }))
+          const messageRows: ReadonlyArray<Record<string, unknown>> = inserted.map((m) => ({ id: m.id, ...messageColumns(m) }))
+          if (Arr.isReadonlyArrayNonEmpty(messageRows)) yield* sql`INSERT INTO messages ${sql.insert(messageRows)}`
+          const rows: ReadonlyArray<Record<string, unknown>> = items.flatMap((item, i) =>
+            item.recipients.map((r) => ({ user_id: r.user_id, message_id: ids[i]!, flags: r.flags }))
+          )
+          if (Arr.isReadonlyArrayNonEmpty(rows)) yield* sql`INSERT INTO user_messages ${sql.insert(rows)}`
+          return inserted
+        },
+        Effect.orDie
+      ),
       findById: Effect.fn("MessageRepo.findById")(function*(id: MessageId) {
         const rows = yield* sql<Row>`SELECT ${columns} FROM messages m WHERE m.id = ${id}`
         return first(rows.map(decodeMessage))

@@ -10,8 +10,9 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
 import type { Channel } from "../domain/Channel.ts"
-import type { ChannelId, MessageId, UserId } from "../domain/Ids.ts"
+import type { ChannelId, MessageId, RealmId, UserId } from "../domain/Ids.ts"
 import type { Message } from "../domain/Message.ts"
 import {
   dmParticipants,
@@ -33,6 +34,7 @@ import { containsWord, render } from "../markdown/Markdown.ts"
 import type { RenderContext } from "../markdown/Markdown.ts"
 import { AlertWordRepo, ChannelRepo, MessageRepo, SubscriptionRepo } from "../persistence/Repositories.ts"
 import { Transactor } from "../persistence/Transactor.ts"
+import type { Insert } from "../persistence/Repositories.ts"
 import { gravatarNullable, searchMatches, toApiMessage } from "../views/MessageView.ts"
 import { lexemes } from "../narrow/NarrowPredicate.ts"
 import type { ApiMessage, MessageViewContext } from "../views/MessageView.ts"
@@ -89,6 +91,13 @@ export interface SendOptions {
   readonly client?: string | undefined
   /** Seconds since the epoch; default: now from the Clock. */
   readonly dateSent?: number | undefined
+}
+
+/** One send of a batch. @category models */
+export interface BatchItem {
+  readonly principal: Principal
+  readonly request: SendRequest
+  readonly options?: SendOptions | undefined
 }
 
 /** What a send can fail with. @category errors */
@@ -429,68 +438,131 @@ const makeMessages = Effect.gen(function*() {
     return yield* validateIn(yield* contextOf(principal), principal, request, options)
   })
 
-  const send = Effect.fn("Messages.send")((principal: Principal, request: SendRequest, options?: SendOptions) =>
-    tx.withTransaction(Effect.gen(function*() {
-      const ctx = yield* contextOf(principal)
-      const validated = yield* validateIn(ctx, principal, request, options)
-      const { sender, destination } = validated
+  /**
+   * Writes validated messages of one organization: one read of it, one
+   * alert-word query, one insert of messages and of rows, one batch of events.
+   */
+  const write = Effect.fnUntraced(function*(
+    ctx: AccessContext,
+    items: ReadonlyArray<{ readonly validated: ValidatedMessage; readonly request: SendRequest; readonly options: SendOptions | undefined }>
+  ) {
+    const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+    const candidates = new Set<UserId>()
+    for (const { validated } of items) {
+      const d = validated.destination
+      for (const id of d._tag === "channel" ? ctx.subscribers.get(d.channel.id) ?? [] : d.participants) {
+        if (id !== validated.sender.id) candidates.add(id)
+      }
+    }
+    const words = yield* alertWords.listByUsers(Array.from(candidates))
+    const prepared: Array<{
+      readonly flags: Map<UserId, number>
+      readonly row: Insert<Message>
+    }> = []
+    for (const { options, validated } of items) {
+      const { destination, sender } = validated
       const rendered = render(validated.content, renderContextFor(ctx, sender))
-      const dateSent = options?.dateSent ?? Math.floor((yield* Clock.currentTimeMillis) / 1000)
       const topicParticipants = new Set<UserId>()
       if (rendered.topicWildcard && destination._tag === "channel") {
         const ids = yield* messages.topicMessageIds(destination.channel.id, destination.topic, 1000)
         for (const m of yield* messages.findByIds(ids)) topicParticipants.add(m.sender_id)
         topicParticipants.add(sender.id)
       }
-      const candidates = destination._tag === "channel"
-        ? Array.from(ctx.subscribers.get(destination.channel.id) ?? [])
-        : destination.participants
-      const words = yield* alertWords.listByUsers(candidates.filter((id) => id !== sender.id))
-      const flags = recipientFlags(ctx, validated, rendered, words, topicParticipants)
-      const message = yield* messages.insert({
-        realm_id: ctx.state.realm.id,
-        sender_id: sender.id,
-        type: destination._tag === "channel" ? "stream" : "private",
-        channel_id: destination._tag === "channel" ? destination.channel.id : null,
-        topic: destination._tag === "channel" ? destination.topic : "",
-        dm_user_ids: destination._tag === "channel" ? [] : destination.participants,
-        content: validated.content,
-        rendered_content: rendered.html,
-        date_sent: dateSent,
-        client: options?.client ?? "API",
-        has_attachment: rendered.hasAttachment,
-        has_image: rendered.hasImage,
-        has_link: rendered.hasLink,
-        last_edit_time: null
-      }, Array.from(flags, ([user_id, f]) => ({ user_id, flags: f })))
-
-      const publications: Array<Publication> = []
-      // Zulip records a channel's first message without an event.
-      if (destination._tag === "channel" && destination.channel.first_message_id === null) {
-        yield* channels.update({ ...destination.channel, first_message_id: message.id })
+      prepared.push({
+        flags: recipientFlags(ctx, validated, rendered, words, topicParticipants),
+        row: {
+          realm_id: ctx.state.realm.id,
+          sender_id: sender.id,
+          type: destination._tag === "channel" ? "stream" : "private",
+          channel_id: destination._tag === "channel" ? destination.channel.id : null,
+          topic: destination._tag === "channel" ? destination.topic : "",
+          dm_user_ids: destination._tag === "channel" ? [] : destination.participants,
+          content: validated.content,
+          rendered_content: rendered.html,
+          date_sent: options?.dateSent ?? now,
+          client: options?.client ?? "API",
+          has_attachment: rendered.hasAttachment,
+          has_image: rendered.hasImage,
+          has_link: rendered.hasLink,
+          last_edit_time: null
+        }
+      })
+    }
+    const inserted = yield* messages.insertMany(prepared.map((p) => ({
+      message: p.row,
+      recipients: Array.from(p.flags, ([user_id, f]) => ({ user_id, flags: f }))
+    })))
+    // Zulip records a channel's first message without an event.
+    const firsts = new Map<ChannelId, Message>()
+    for (const message of inserted) {
+      if (message.channel_id !== null && !firsts.has(message.channel_id)) firsts.set(message.channel_id, message)
+    }
+    for (const [channelId, message] of firsts) {
+      const channel = ctx.channelsById.get(channelId)
+      if (channel !== undefined && channel.first_message_id === null) {
+        yield* channels.update({ ...channel, first_message_id: message.id })
       }
-      const view = toApiMessage(message, viewContext(ctx), { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true })
+    }
+    const publications: Array<Publication> = []
+    const view = viewContext(ctx)
+    inserted.forEach((message, i) => {
+      const { request, validated } = items[i]!
+      const api = toApiMessage(message, view, { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true })
       const byFlags = new Map<number, Array<UserId>>()
-      for (const [id, f] of flags) {
+      for (const [id, f] of prepared[i]!.flags) {
         let list = byFlags.get(f)
         if (list === undefined) byFlags.set(f, list = [])
         list.push(id)
       }
       for (const [f, userIds] of byFlags) {
+        const toSender = userIds.includes(validated.sender.id)
         publications.push({
-          event: messageEvent(view as unknown as Record<string, unknown>, f, {
+          event: messageEvent(api as unknown as Record<string, unknown>, f, {
             rawContent: message.content,
-            gravatarNullable: gravatarNullable(sender),
-            queueId: userIds.includes(sender.id) ? request.queue_id : undefined,
-            localId: userIds.includes(sender.id) ? request.local_id : undefined
+            gravatarNullable: gravatarNullable(validated.sender),
+            queueId: toSender ? request.queue_id : undefined,
+            localId: toSender ? request.local_id : undefined
           }),
           audience: Audience.users(userIds)
         })
       }
-      yield* events.publishAll(ctx.state.realm.id, publications)
-      return { id: message.id, message }
+    })
+    yield* events.publishAll(ctx.state.realm.id, publications)
+    return inserted
+  })
+
+  const sendMany = Effect.fn("Messages.sendMany")((items: ReadonlyArray<BatchItem>) =>
+    tx.withTransaction(Effect.gen(function*() {
+      const results: Array<Result.Result<{ readonly id: MessageId; readonly message: Message }, SendError>> = new Array(items.length)
+      const byRealm = new Map<RealmId, Array<number>>()
+      items.forEach((item, i) => {
+        let list = byRealm.get(item.principal.realm.id)
+        if (list === undefined) byRealm.set(item.principal.realm.id, list = [])
+        list.push(i)
+      })
+      for (const indexes of byRealm.values()) {
+        const ctx = yield* contextOf(items[indexes[0]!]!.principal)
+        const valid: Array<{ index: number; validated: ValidatedMessage; request: SendRequest; options: SendOptions | undefined }> = []
+        for (const index of indexes) {
+          const item = items[index]!
+          const checked = yield* Effect.result(validateIn(ctx, item.principal, item.request, item.options))
+          if (checked._tag === "Failure") results[index] = Result.fail(checked.failure)
+          else valid.push({ index, validated: checked.success, request: item.request, options: item.options })
+        }
+        const inserted = yield* write(ctx, valid)
+        inserted.forEach((message, i) => {
+          results[valid[i]!.index] = Result.succeed({ id: message.id, message })
+        })
+      }
+      return results
     }))
   )
+
+  const send = Effect.fn("Messages.send")(function*(principal: Principal, request: SendRequest, options?: SendOptions) {
+    const [result] = yield* sendMany([{ principal, request, options }])
+    if (result!._tag === "Failure") return yield* Effect.fail(result!.failure)
+    return result!.success
+  })
 
   const fetch = Effect.fn("Messages.fetch")(function*(principal: Principal, request: FetchRequest) {
     if (request.num_before + request.num_after > MaxMessagesPerFetch) {
@@ -556,7 +628,7 @@ const makeMessages = Effect.gen(function*() {
     }
   })
 
-  return Messages.of({ validate, send, fetch, getById })
+  return Messages.of({ validate, send, sendMany, fetch, getById })
 })
 
 /** @category services */
@@ -569,6 +641,14 @@ export class Messages extends Context.Service<Messages, {
     request: SendRequest,
     options?: SendOptions
   ): Effect.Effect<{ readonly id: MessageId; readonly message: Message }, SendError>
+  /**
+   * Several sends in one transaction (the scheduled-message worker's
+   * batches): each item is validated on its own and fails alone; the valid
+   * ones are written together. Results are in the order given.
+   */
+  sendMany(
+    items: ReadonlyArray<BatchItem>
+  ): Effect.Effect<ReadonlyArray<Result.Result<{ readonly id: MessageId; readonly message: Message }, SendError>>>
   /** GET /messages. */
   fetch(principal: Principal, request: FetchRequest): Effect.Effect<FetchResult, FetchError>
   /** GET /messages/{message_id}. */

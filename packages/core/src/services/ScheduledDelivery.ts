@@ -29,8 +29,6 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import * as SqlClient from "effect/sql/SqlClient"
 import type { RealmId, UserId } from "../domain/Ids.ts"
 import type { Realm } from "../domain/Realm.ts"
 import { directRecipientIds, LateCutoffSeconds, toApiScheduledMessage } from "../domain/ScheduledMessage.ts"
@@ -42,8 +40,8 @@ import { Events } from "../events/Events.ts"
 import { RealmRepo, UserRepo } from "../persistence/Repositories.ts"
 import { ScheduledMessageRepo } from "../persistence/ScheduledMessageRepo.ts"
 import { Transactor } from "../persistence/Transactor.ts"
-import { PgliteClient } from "../sql/PgliteClient.ts"
 import { Messages } from "./Messages.ts"
+import type { BatchItem } from "./Messages.ts"
 import { NotificationBot } from "./NotificationBot.ts"
 import { ScheduledMessages } from "./ScheduledMessages.ts"
 
@@ -55,14 +53,11 @@ export interface ScheduledDeliveryConfig {
   readonly concurrency: number
   /**
    * Due rows claimed and delivered per transaction, when that many are due.
-   * Batches save a commit, a claim and the lookups per message (on PGlite
-   * most of a delivery's cost besides the send), but the batch's first
-   * message waits for its last, and on PostgreSQL a batch can deadlock with
-   * concurrent senders: it takes the organization's event-log lock with its
-   * first send and row locks after it, the reverse of a single send
-   * (PostgreSQL aborts one; its rows are retried one at a time, still
-   * exactly once). Default (undefined): 20 where one writer runs at a time
-   * (memory, PGlite), 1 on PostgreSQL.
+   * A batch is claimed first (its row locks), then sent with one
+   * `Messages.sendMany`: one read of the organization, one insert of
+   * messages and rows, one batch of events, one commit. A batch whose
+   * transaction dies (e.g. PostgreSQL aborting a deadlock) is retried one row
+   * at a time, still exactly once. Default (undefined): 100.
    */
   readonly batchSize?: number | undefined
   /** How long a row whose delivery died (a defect, not a Zulip error) is left alone (ms). */
@@ -121,10 +116,6 @@ export class ScheduledDelivery extends Context.Service<ScheduledDelivery, {
       const scheduled = yield* ScheduledMessages
       const events = yield* Events
       const tx = yield* Transactor
-      // One writer at a time: in memory (no SQL client) and on PGlite.
-      const singleWriter = Option.isNone(yield* Effect.serviceOption(SqlClient.SqlClient)) ||
-        Option.isSome(yield* Effect.serviceOption(PgliteClient))
-
       const publish = (row: ScheduledMessage, event: Record<string, unknown>) =>
         events.publish(row.realm_id, { type: "scheduled_messages", ...event }, Audience.users([row.sender_id]))
 
@@ -143,38 +134,64 @@ export class ScheduledDelivery extends Context.Service<ScheduledDelivery, {
         return { _tag: "Failed", id: row.id, reason } satisfies DeliveryOutcome as DeliveryOutcome
       })
 
-      /** Inside the claiming transaction. `removes` collects the `remove` events of the batch. */
-      const deliver = Effect.fnUntraced(function*(
-        row: ScheduledMessage,
+      /**
+       * Inside the claiming transaction: the rows that cannot go out fail
+       * here; the others are sent together through `Messages.sendMany` (the
+       * same path as a message sent by hand), each failing alone.
+       * `removes` collects the `remove` events of the batch.
+       */
+      const deliverAll = Effect.fnUntraced(function*(
+        rows: ReadonlyArray<ScheduledMessage>,
         nowMillis: number,
         lookups: Lookups,
         removes: Array<ScheduledMessage>
       ) {
-        const realm = yield* lookups.realm(row.realm_id)
-        const sender = yield* lookups.user(row.sender_id)
-        // Zulip's order: the organization, the sender, then lateness.
-        if (realm === undefined || realm.deactivated) return yield* fail(row, new RealmDeactivated().msg, true)
-        if (sender === undefined || !sender.is_active) return yield* fail(row, new UserDeactivated().msg, false)
-        if (nowMillis > (row.scheduled_timestamp + LateCutoffSeconds) * 1000) {
-          return yield* fail(row, new ScheduledMessageDeliveryLate().msg, true)
+        const outcomes: Array<DeliveryOutcome | undefined> = new Array(rows.length)
+        const sendable: Array<{ readonly index: number; readonly item: BatchItem }> = []
+        for (const [index, row] of rows.entries()) {
+          const realm = yield* lookups.realm(row.realm_id)
+          const sender = yield* lookups.user(row.sender_id)
+          // Zulip's order: the organization, the sender, then lateness.
+          if (realm === undefined || realm.deactivated) {
+            outcomes[index] = yield* fail(row, new RealmDeactivated().msg, true)
+          } else if (sender === undefined || !sender.is_active) {
+            outcomes[index] = yield* fail(row, new UserDeactivated().msg, false)
+          } else if (nowMillis > (row.scheduled_timestamp + LateCutoffSeconds) * 1000) {
+            outcomes[index] = yield* fail(row, new ScheduledMessageDeliveryLate().msg, true)
+          } else {
+            sendable.push({
+              index,
+              item: {
+                principal: { user: sender, realm },
+                request: row.type === "stream"
+                  ? {
+                    type: "stream",
+                    to: row.channel_id ?? 0,
+                    topic: row.topic,
+                    content: row.content,
+                    read_by_sender: row.read_by_sender
+                  }
+                  : { type: "private", to: directRecipientIds(row), content: row.content, read_by_sender: row.read_by_sender },
+                options: { client: row.client, dateSent: row.scheduled_timestamp }
+              }
+            })
+          }
         }
-        const sent = yield* Effect.result(messages.send(
-          { user: sender, realm },
-          row.type === "stream"
-            ? {
-              type: "stream",
-              to: row.channel_id ?? 0,
-              topic: row.topic,
-              content: row.content,
-              read_by_sender: row.read_by_sender
-            }
-            : { type: "private", to: directRecipientIds(row), content: row.content, read_by_sender: row.read_by_sender },
-          { client: row.client, dateSent: row.scheduled_timestamp }
-        ))
-        if (sent._tag === "Failure") return yield* fail(row, sent.failure.msg, true)
-        yield* repo.update({ ...row, delivered: true, delivered_message_id: sent.success.id })
-        removes.push(row)
-        return { _tag: "Delivered", id: row.id, messageId: sent.success.id } satisfies DeliveryOutcome as DeliveryOutcome
+        const results = yield* messages.sendMany(sendable.map((s) => s.item))
+        const delivered: Array<{ readonly id: ScheduledMessageId; readonly messageId: number }> = []
+        for (const [i, result] of results.entries()) {
+          const { index } = sendable[i]!
+          const row = rows[index]!
+          if (result._tag === "Failure") {
+            outcomes[index] = yield* fail(row, result.failure.msg, true)
+            continue
+          }
+          delivered.push({ id: row.id, messageId: result.success.id })
+          removes.push(row)
+          outcomes[index] = { _tag: "Delivered", id: row.id, messageId: result.success.id }
+        }
+        yield* repo.markDelivered(delivered)
+        return outcomes as ReadonlyArray<DeliveryOutcome>
       })
 
       /** Realms and senders read once per batch (a batch writes neither). */
@@ -206,8 +223,7 @@ export class ScheduledDelivery extends Context.Service<ScheduledDelivery, {
           for (const row of rows) claimed.push(row.id)
           const lookups = makeLookups()
           const removes: Array<ScheduledMessage> = []
-          const outcomes: Array<DeliveryOutcome> = []
-          for (const row of rows) outcomes.push(yield* deliver(row, now, lookups, removes))
+          const outcomes = yield* deliverAll(rows, now, lookups, removes)
           const byRealm = new Map<RealmId, Array<ScheduledMessage>>()
           for (const row of removes) {
             let list = byRealm.get(row.realm_id)
@@ -232,7 +248,7 @@ export class ScheduledDelivery extends Context.Service<ScheduledDelivery, {
         const config = yield* ScheduledDeliveryConfig
         const outcomes: Array<DeliveryOutcome> = []
         // After a batch dies, rows go one at a time, to find the one to set aside.
-        let limit = Math.max(1, config.batchSize ?? (singleWriter ? 20 : 1))
+        let limit = Math.max(1, config.batchSize ?? 100)
         const worker = Effect.gen(function*() {
           while (true) {
             const now = yield* Clock.currentTimeMillis

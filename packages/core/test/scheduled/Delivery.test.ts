@@ -311,8 +311,7 @@ const suite = (name: keyof typeof backends) =>
             const real = yield* Messages
             return Messages.of({
               ...real,
-              send: (principal, request, options) =>
-                Effect.andThen(real.send(principal, request, options), Effect.die(new Error("crash after send")))
+              sendMany: (items) => Effect.andThen(real.sendMany(items), Effect.die(new Error("crash after send")))
             })
           })
         )
@@ -353,8 +352,10 @@ const suite = (name: keyof typeof backends) =>
             const real = yield* Messages
             return Messages.of({
               ...real,
-              send: (principal, request, options) =>
-                request.content === "poison" ? Effect.die(new Error("bug")) : real.send(principal, request, options)
+              sendMany: (items) =>
+                items.some((item) => item.request.content === "poison")
+                  ? Effect.die(new Error("bug"))
+                  : real.sendMany(items)
             })
           })
         )
@@ -392,8 +393,8 @@ const suite = (name: keyof typeof backends) =>
             const real = yield* Messages
             return Messages.of({
               ...real,
-              send: (principal, request, options) =>
-                real.send(principal, request, options).pipe(
+              sendMany: (items) =>
+                real.sendMany(items).pipe(
                   Effect.tap(() => Deferred.succeed(sent, undefined)),
                   Effect.tap(() => Deferred.await(release))
                 )
@@ -417,8 +418,8 @@ const suite = (name: keyof typeof backends) =>
             const real = yield* Messages
             return Messages.of({
               ...real,
-              send: (principal, request, options) =>
-                real.send(principal, request, options).pipe(
+              sendMany: (items) =>
+                real.sendMany(items).pipe(
                   Effect.tap(() => Deferred.succeed(sent2, undefined)),
                   Effect.tap(() => Deferred.await(release))
                 )

@@ -24,7 +24,7 @@ import { core, makeScene, messagesOf } from "./fixtures.ts"
 
 type Core = Teamchat.Services | Persistence.Persistence
 
-/** Messages whose sends are counted (and optionally held after writing). */
+/** Messages whose sends are counted, one per message of a batch (and optionally held after writing). */
 const wrappedMessages = (onSent: Effect.Effect<void>) =>
   Layer.effect(
     Messages,
@@ -32,7 +32,9 @@ const wrappedMessages = (onSent: Effect.Effect<void>) =>
       const real = yield* Messages
       return Messages.of({
         ...real,
-        send: (principal, request, options) => Effect.tap(real.send(principal, request, options), () => onSent)
+        sendMany: (items) =>
+          Effect.tap(real.sendMany(items), (results) =>
+            Effect.forEach(results.filter((r) => r._tag === "Success"), () => onSent, { discard: true }))
       })
     })
   )
@@ -70,7 +72,8 @@ describe("scheduled delivery across two processes on PostgreSQL", () => {
       }))
       assert.isAbove(at * 1000, Date.now(), "scheduling took too long for this test")
       const sends = { a: 0, b: 0 }
-      const config = { ...ScheduledDeliveryConfig.defaultValue(), concurrency: 3 }
+      // Small batches, so that both processes find due rows to claim.
+      const config = { ...ScheduledDeliveryConfig.defaultValue(), concurrency: 3, batchSize: 5 }
       const start = (context: typeof a, count: () => void) =>
         Effect.gen(function*() {
           const delivery = yield* Layer.build(deliveryOf(Layer.succeedContext(context), Effect.sync(count)))
