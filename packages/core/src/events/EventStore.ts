@@ -17,8 +17,9 @@
  *   smaller id appear.
  * - Signals: after commit the appender wakes local waiters directly and sends
  *   `NOTIFY teamchat_events` so other processes on the same database wake
- *   within milliseconds (PostgreSQL LISTEN/NOTIFY; PGlite has both too). In
- *   memory the signal is an in-process callback.
+ *   within milliseconds (PostgreSQL LISTEN/NOTIFY; a PGlite database has
+ *   one process, so the local wake-up is all). In memory the signal is an
+ *   in-process callback.
  *
  * Storage failures are defects, like the repositories'.
  *
@@ -32,12 +33,9 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as SqlClient from "effect/sql/SqlClient"
-import * as Stream from "effect/Stream"
 import { realmId as toRealmId, userId as toUserId } from "../domain/Ids.ts"
 import type { RealmId, UserId } from "../domain/Ids.ts"
 import { Transactor } from "../persistence/Transactor.ts"
-import { PgliteClient } from "../sql/PgliteClient.ts"
-import type { PgliteClientService } from "../sql/PgliteClient.ts"
 import type { CapabilityCondition, EventPayload, LoggedEvent, NewLoggedEvent, QueueOptions, QueueRecord } from "./EventModel.ts"
 import { addressedTo } from "./EventModel.ts"
 
@@ -291,25 +289,6 @@ const pgListener = (pg: PgClient.PgClient): Listener => (dispatch) =>
     )
   })
 
-const pgliteListener = (pglite: PgliteClientService): Listener => (dispatch) =>
-  Effect.gen(function*() {
-    yield* Effect.forkScoped(
-      Stream.runForEach(pglite.listen(NotifyChannel), (payload) =>
-        Effect.sync(() => {
-          const signal = decodeSignal(payload)
-          if (signal !== undefined) dispatch(signal)
-        })).pipe(Effect.ignore)
-    )
-    // LISTEN is issued once the stream runs: wait for it, so no notification
-    // sent after the layer is built is missed.
-    for (let i = 0; i < 1000; i++) {
-      const rows = yield* Effect.orDie(
-        pglite<{ c: string }>`SELECT c FROM pg_listening_channels() AS c WHERE c = ${NotifyChannel}`
-      )
-      if (rows.length > 0) return
-      yield* Effect.yieldNow
-    }
-  })
 
 /**
  * The log and queues in the SQL tables of migration `0002_events`. Uses
@@ -326,31 +305,28 @@ export const layerSql: Layer.Layer<EventStore, never, SqlClient.SqlClient> = Lay
     const { dispatch, onSignal } = makeCallbacks()
 
     const pg = yield* Effect.serviceOption(PgClientTag)
-    const pglite = yield* Effect.serviceOption(PgliteClient)
+    // A PGlite database belongs to one process, whose waiting polls the
+    // local dispatch wakes: NOTIFY is for the other processes of a server.
     const notify: (payload: string) => Effect.Effect<void> = Option.isSome(pg)
       ? (payload) => Effect.ignore(pg.value.notify(NotifyChannel, payload))
-      : Option.isSome(pglite)
-      ? (payload) => Effect.ignore(pglite.value.notify(NotifyChannel, payload))
       : () => Effect.void
-    const listener: Listener | undefined = Option.isSome(pg)
-      ? pgListener(pg.value)
-      : Option.isSome(pglite)
-      ? pgliteListener(pglite.value)
-      : undefined
+    const listener: Listener | undefined = Option.isSome(pg) ? pgListener(pg.value) : undefined
     if (listener !== undefined) yield* listener(dispatch)
 
     const broadcast = (signal: Signal) =>
       Effect.andThen(Effect.sync(() => dispatch(signal)), notify(encodeSignal(signal)))
 
+    // One statement: the organization's lock, then the rows, whose ids follow
+    // the order given. Inside the caller's transaction the lock is held until
+    // it commits; alone, the statement is its own transaction.
     const append = (realmId: RealmId, events: ReadonlyArray<NewLoggedEvent>) =>
-      events.length === 0 ? Effect.void : sql.withTransaction(Effect.gen(function*() {
-        yield* sql`SELECT pg_advisory_xact_lock(${lockKey(realmId)}::bigint)`
+      events.length === 0 ? Effect.void : Effect.gen(function*() {
         const now = Date.now()
-        // One statement for the whole batch; ids follow the order of the rows.
         yield* sql`
+          WITH locked AS (SELECT pg_advisory_xact_lock(${lockKey(realmId)}::bigint))
           INSERT INTO events (realm_id, created_at, event_type, payload, user_ids, requires)
           SELECT ${realmId}, ${now}, e.v->>'t', e.v->'p', NULLIF(e.v->'u', 'null'::jsonb), NULLIF(e.v->'r', 'null'::jsonb)
-          FROM jsonb_array_elements(${
+          FROM locked, jsonb_array_elements(${
           JSON.stringify(events.map((event) => ({
             t: event.payload.type,
             p: event.payload,
@@ -360,7 +336,7 @@ export const layerSql: Layer.Layer<EventStore, never, SqlClient.SqlClient> = Lay
         }::jsonb) WITH ORDINALITY AS e(v, n)
           ORDER BY e.n`
         yield* sql.afterCommit(broadcast(eventsSignal(realmId, events)))
-      })).pipe(Effect.orDie)
+      }).pipe(Effect.orDie)
 
     return EventStore.of({
       append,

@@ -15,7 +15,7 @@ import { hasContentAccess, hasMetadataAccess } from "../permissions/ChannelAcces
 import type { ChannelAccessInput } from "../permissions/ChannelAccess.ts"
 import { membershipCheck } from "../permissions/GroupMembership.ts"
 import { AccessCache } from "../persistence/AccessCache.ts"
-import { ChannelRepo, SubscriptionRepo } from "../persistence/Repositories.ts"
+import { AlertWordRepo, ChannelRepo, SubscriptionRepo } from "../persistence/Repositories.ts"
 import type { GroupRepo, UserRepo } from "../persistence/Repositories.ts"
 import { loadOrganizationState } from "./organizationState.ts"
 import type { OrganizationState } from "./organizationState.ts"
@@ -28,6 +28,8 @@ export interface AccessContext {
   readonly subscribers: ReadonlyMap<ChannelId, ReadonlySet<UserId>>
   /** Active subscriptions per user. */
   readonly subscriptions: ReadonlyMap<UserId, ReadonlySet<ChannelId>>
+  /** Every user's alert words (users without any are absent); sends flag `has_alert_word` from them. */
+  readonly alertWords: ReadonlyMap<UserId, ReadonlyArray<string>>
 }
 
 const empty: ReadonlySet<never> = new Set()
@@ -36,6 +38,7 @@ export const loadAccessContext = Effect.fnUntraced(function*(realm: Realm) {
   const state = yield* loadOrganizationState(realm)
   const channels = yield* (yield* ChannelRepo).listByRealm(realm.id)
   const subs = yield* (yield* SubscriptionRepo).listByRealm(realm.id)
+  const alertWords = yield* (yield* AlertWordRepo).listByUsers(state.users.map((u) => u.id))
   const subscribers = new Map<ChannelId, Set<UserId>>()
   const subscriptions = new Map<UserId, Set<ChannelId>>()
   for (const sub of subs) {
@@ -52,7 +55,8 @@ export const loadAccessContext = Effect.fnUntraced(function*(realm: Realm) {
     channels,
     channelsById: new Map(channels.map((c) => [c.id, c])),
     subscribers,
-    subscriptions
+    subscriptions,
+    alertWords
   } satisfies AccessContext
 })
 
@@ -110,7 +114,7 @@ export const canSeeSubscribers = canSeeChannel
  * organization's access version does not move (see `AccessCache`).
  */
 export const makeAccessLoader = Effect.gen(function*() {
-  const context = yield* Effect.context<UserRepo | GroupRepo | ChannelRepo | SubscriptionRepo>()
+  const context = yield* Effect.context<UserRepo | GroupRepo | ChannelRepo | SubscriptionRepo | AlertWordRepo>()
   const cache = yield* Effect.serviceOption(AccessCache)
   const load = (realm: Realm): Effect.Effect<AccessContext> => Effect.provideContext(loadAccessContext(realm), context)
   if (Option.isNone(cache)) return load

@@ -598,25 +598,27 @@ export const messageRepo = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(messageSelectList("m"))
+    const insertOne = Effect.fn("MessageRepo.insert")(
+      function*(
+        row: Insert<Message>,
+        recipients: ReadonlyArray<{ readonly user_id: UserId; readonly flags: number }>
+      ) {
+        const [inserted] = yield* sql<{ id: unknown }>`
+          INSERT INTO messages ${sql.insert(messageColumns(row))} RETURNING id`
+        const message: Message = { ...row, id: messageId(int(inserted!.id)) }
+        if (Arr.isReadonlyArrayNonEmpty(recipients)) {
+          yield* sql`
+            INSERT INTO user_messages ${
+            sql.insert(Arr.map(recipients, (r) => ({ user_id: r.user_id, message_id: message.id, flags: r.flags })))
+          }`
+        }
+        return message
+      },
+      Effect.orDie
+    )
+
     return MessageRepo.of({
-      insert: Effect.fn("MessageRepo.insert")(
-        function*(
-          row: Insert<Message>,
-          recipients: ReadonlyArray<{ readonly user_id: UserId; readonly flags: number }>
-        ) {
-          const [inserted] = yield* sql<{ id: unknown }>`
-            INSERT INTO messages ${sql.insert(messageColumns(row))} RETURNING id`
-          const message: Message = { ...row, id: messageId(int(inserted!.id)) }
-          if (Arr.isReadonlyArrayNonEmpty(recipients)) {
-            yield* sql`
-              INSERT INTO user_messages ${
-              sql.insert(Arr.map(recipients, (r) => ({ user_id: r.user_id, message_id: message.id, flags: r.flags })))
-            }`
-          }
-          return message
-        },
-        Effect.orDie
-      ),
+      insert: insertOne,
       insertMany: Effect.fn("MessageRepo.insertMany")(
         function*(
           items: ReadonlyArray<{
@@ -625,6 +627,7 @@ export const messageRepo = Layer.effect(
           }>
         ) {
           if (items.length === 0) return []
+          if (items.length === 1) return [yield* insertOne(items[0]!.message, items[0]!.recipients)]
           // Ids first, so each row's id is known whatever order RETURNING would give.
           const ids = (yield* sql<{ id: unknown }>`
             SELECT nextval(pg_get_serial_sequence('messages', 'id')) AS id FROM generate_series(1, ${items.length})`)

@@ -32,7 +32,7 @@ import { canAccessUser, isSubscribed, makeAccessLoader } from "../internal/acces
 import type { AccessContext } from "../internal/access.ts"
 import { containsWord, render } from "../markdown/Markdown.ts"
 import type { RenderContext } from "../markdown/Markdown.ts"
-import { AlertWordRepo, ChannelRepo, MessageRepo, SubscriptionRepo } from "../persistence/Repositories.ts"
+import { ChannelRepo, MessageRepo, SubscriptionRepo } from "../persistence/Repositories.ts"
 import { Transactor } from "../persistence/Transactor.ts"
 import type { Insert } from "../persistence/Repositories.ts"
 import { gravatarNullable, searchMatches, toApiMessage } from "../views/MessageView.ts"
@@ -346,7 +346,6 @@ const makeMessages = Effect.gen(function*() {
   const loadAccess = yield* makeAccessLoader
   const messages = yield* MessageRepo
   const channels = yield* ChannelRepo
-  const alertWords = yield* AlertWordRepo
   const search = yield* MessageSearch
   const subscriptions = yield* SubscriptionRepo
   const events = yield* Events
@@ -447,14 +446,7 @@ const makeMessages = Effect.gen(function*() {
     items: ReadonlyArray<{ readonly validated: ValidatedMessage; readonly request: SendRequest; readonly options: SendOptions | undefined }>
   ) {
     const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-    const candidates = new Set<UserId>()
-    for (const { validated } of items) {
-      const d = validated.destination
-      for (const id of d._tag === "channel" ? ctx.subscribers.get(d.channel.id) ?? [] : d.participants) {
-        if (id !== validated.sender.id) candidates.add(id)
-      }
-    }
-    const words = yield* alertWords.listByUsers(Array.from(candidates))
+    const words = ctx.alertWords
     const prepared: Array<{
       readonly flags: Map<UserId, number>
       readonly row: Insert<Message>

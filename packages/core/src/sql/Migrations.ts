@@ -282,9 +282,9 @@ const scheduledMessages = Effect.gen(function*() {
 })
 
 /**
- * A version per organization of everything access decisions read (users,
- * groups and their edges, channels, subscriptions, the organization's own
- * settings), bumped by triggers on every write, so a process can keep one
+ * A version per organization of everything access decisions and sends read
+ * (users, groups and their edges, channels, subscriptions, alert words, the
+ * organization's own settings), bumped by triggers on every write, so a process can keep one
  * read of the organization until the version moves, whichever process
  * wrote. Versions come from a sequence: a rolled-back write's number is
  * never seen again, so nothing read inside it can be mistaken for committed
@@ -320,12 +320,14 @@ const accessVersions = Effect.gen(function*() {
         SELECT g.realm_id INTO realm FROM user_groups g WHERE g.id = row_data.group_id;
       ELSIF TG_TABLE_NAME = 'subscriptions' THEN
         SELECT c.realm_id INTO realm FROM channels c WHERE c.id = row_data.channel_id;
+      ELSIF TG_TABLE_NAME = 'alert_words' THEN
+        SELECT u.realm_id INTO realm FROM users u WHERE u.id = row_data.user_id;
       END IF;
       IF realm IS NOT NULL THEN PERFORM bump_access_version(realm); END IF;
       RETURN NULL;
     END $$`
   yield* sql`INSERT INTO access_versions (realm_id, version) SELECT id, nextval('access_version_seq') FROM realms`
-  for (const table of ["realms", "users", "user_groups", "user_group_members", "user_group_subgroups", "channels", "subscriptions"]) {
+  for (const table of ["realms", "users", "user_groups", "user_group_members", "user_group_subgroups", "channels", "subscriptions", "alert_words"]) {
     yield* sql.unsafe(
       `CREATE TRIGGER ${table}_access_changed AFTER INSERT OR UPDATE OR DELETE ON ${table} ` +
         `FOR EACH ROW EXECUTE FUNCTION access_changed()`
