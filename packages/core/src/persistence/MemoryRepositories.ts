@@ -60,6 +60,19 @@ export const userRepo = Layer.effect(
     // the current row of the table, so the index needs no upkeep on insert,
     // update or rollback (restore), and never disagrees with a scan.
     const byApiKey = new Map<string, User>()
+    const findByApiKey = (apiKey: string): User | undefined => {
+      const users = db.tables.users
+      const known = byApiKey.get(apiKey)
+      if (known !== undefined && users.get(known.id) === known) return known
+      for (const user of users.values()) {
+        if (user.api_key === apiKey) {
+          byApiKey.set(apiKey, user)
+          return user
+        }
+      }
+      if (known !== undefined) byApiKey.delete(apiKey)
+      return undefined
+    }
     return UserRepo.of({
       insert: (make) =>
         Effect.sync(() => {
@@ -78,19 +91,12 @@ export const userRepo = Layer.effect(
           }
           return undefined
         }),
-      findByApiKey: (apiKey) =>
+      findByApiKey: (apiKey) => Effect.sync(() => findByApiKey(apiKey)),
+      findByApiKeyWithRealm: (apiKey) =>
         Effect.sync(() => {
-          const users = db.tables.users
-          const known = byApiKey.get(apiKey)
-          if (known !== undefined && users.get(known.id) === known) return known
-          for (const user of users.values()) {
-            if (user.api_key === apiKey) {
-              byApiKey.set(apiKey, user)
-              return user
-            }
-          }
-          if (known !== undefined) byApiKey.delete(apiKey)
-          return undefined
+          const user = findByApiKey(apiKey)
+          const realm = user === undefined ? undefined : db.tables.realms.get(user.realm_id)
+          return user === undefined || realm === undefined ? undefined : { user, realm }
         }),
       listByRealm: (realm) =>
         Effect.sync(() => byId(Array.from(db.tables.users.values()).filter((u) => u.realm_id === realm)))

@@ -38,6 +38,8 @@ export class UserRepo extends Context.Service<UserRepo, {
   /** Case-insensitive match on the real address within one organization. */
   findByDeliveryEmail(realmId: RealmId, email: string): Effect.Effect<User | undefined>
   findByApiKey(apiKey: string): Effect.Effect<User | undefined>
+  /** `findByApiKey` with the user's organization, in one read (every authenticated request does this). */
+  findByApiKeyWithRealm(apiKey: string): Effect.Effect<{ readonly user: User; readonly realm: Realm } | undefined>
   /** Every user of the organization, bots and deactivated users included, by id. */
   listByRealm(realmId: RealmId): Effect.Effect<ReadonlyArray<User>>
 }>()("teamchat/core/persistence/UserRepo") {}

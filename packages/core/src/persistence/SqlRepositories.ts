@@ -184,6 +184,13 @@ export const userRepo = Layer.effect(
         const rows = yield* sql<Row>`SELECT * FROM users WHERE api_key = ${apiKey} ORDER BY id LIMIT 1`
         return first(rows.map(decodeUser))
       }, Effect.orDie),
+      findByApiKeyWithRealm: Effect.fn("UserRepo.findByApiKeyWithRealm")(function*(apiKey: string) {
+        const rows = yield* sql<Row>`
+          SELECT u.*, to_jsonb(r.*) AS realm_row FROM users u JOIN realms r ON r.id = u.realm_id
+          WHERE u.api_key = ${apiKey} ORDER BY u.id LIMIT 1`
+        const row = first(rows)
+        return row === undefined ? undefined : { user: decodeUser(row), realm: decodeRealm(json<Row>(row.realm_row)) }
+      }, Effect.orDie),
       listByRealm: Effect.fn("UserRepo.listByRealm")(function*(realm: RealmId) {
         const rows = yield* sql<Row>`SELECT * FROM users WHERE realm_id = ${realm} ORDER BY id`
         return rows.map(decodeUser)
@@ -598,6 +605,13 @@ export const messageRepo = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(messageSelectList("m"))
+    // A message's rows as one JSON parameter: a hundred recipients would
+    // otherwise be three hundred bind parameters to build and parse.
+    const insertRows = (rows: ReadonlyArray<readonly [number, number, number]>) =>
+      rows.length === 0 ? Effect.void : sql`
+        INSERT INTO user_messages (user_id, message_id, flags)
+        SELECT (r->>0)::bigint, (r->>1)::bigint, (r->>2)::int FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) AS r`
+
     const insertOne = Effect.fn("MessageRepo.insert")(
       function*(
         row: Insert<Message>,
@@ -606,12 +620,7 @@ export const messageRepo = Layer.effect(
         const [inserted] = yield* sql<{ id: unknown }>`
           INSERT INTO messages ${sql.insert(messageColumns(row))} RETURNING id`
         const message: Message = { ...row, id: messageId(int(inserted!.id)) }
-        if (Arr.isReadonlyArrayNonEmpty(recipients)) {
-          yield* sql`
-            INSERT INTO user_messages ${
-            sql.insert(Arr.map(recipients, (r) => ({ user_id: r.user_id, message_id: message.id, flags: r.flags })))
-          }`
-        }
+        yield* insertRows(recipients.map((r) => [r.user_id, message.id, r.flags] as const))
         return message
       },
       Effect.orDie
@@ -636,10 +645,7 @@ export const messageRepo = Layer.effect(
           const inserted: Array<Message> = items.map((item, i) => ({ ...item.message, id: ids[i]! }))
           const messageRows: ReadonlyArray<Record<string, unknown>> = inserted.map((m) => ({ id: m.id, ...messageColumns(m) }))
           if (Arr.isReadonlyArrayNonEmpty(messageRows)) yield* sql`INSERT INTO messages ${sql.insert(messageRows)}`
-          const rows: ReadonlyArray<Record<string, unknown>> = items.flatMap((item, i) =>
-            item.recipients.map((r) => ({ user_id: r.user_id, message_id: ids[i]!, flags: r.flags }))
-          )
-          if (Arr.isReadonlyArrayNonEmpty(rows)) yield* sql`INSERT INTO user_messages ${sql.insert(rows)}`
+          yield* insertRows(items.flatMap((item, i) => item.recipients.map((r) => [r.user_id, ids[i]!, r.flags] as const)))
           return inserted
         },
         Effect.orDie

@@ -86,23 +86,18 @@ export class Authentication extends Context.Service<Authentication, {
       ): Effect.Effect<Principal, MalformedApiKey | InvalidApiKey | RealmDeactivated | UserDeactivated> => {
         const key = apiKey.trim()
         if (!isWellFormedApiKey(key)) return Effect.fail(new MalformedApiKey())
-        return Effect.flatMap(userRepo.findByApiKey(key), (user): Effect.Effect<
+        return Effect.flatMap(userRepo.findByApiKeyWithRealm(key), (found): Effect.Effect<
           Principal,
           InvalidApiKey | RealmDeactivated | UserDeactivated
         > => {
           // Compare again in constant time: the index lookup alone would leak
           // nothing useful, but a key must never match on a prefix or by case.
-          if (user === undefined || !constantTimeEquals(user.api_key, key)) return Effect.fail(new InvalidApiKey())
+          if (found === undefined || !constantTimeEquals(found.user.api_key, key)) return Effect.fail(new InvalidApiKey())
+          const { realm, user } = found
           if (user.delivery_email.toLowerCase() !== email.trim().toLowerCase()) return Effect.fail(new InvalidApiKey())
-          return Effect.flatMap(
-            realms.findById(user.realm_id),
-            (realm): Effect.Effect<Principal, RealmDeactivated | UserDeactivated> => {
-              if (realm === undefined) return Effect.die(new Error("user without realm"))
-              if (realm.deactivated) return Effect.fail(new RealmDeactivated())
-              if (!user.is_active) return Effect.fail(new UserDeactivated())
-              return Effect.succeed({ user, realm })
-            }
-          )
+          if (realm.deactivated) return Effect.fail(new RealmDeactivated())
+          if (!user.is_active) return Effect.fail(new UserDeactivated())
+          return Effect.succeed({ user, realm })
         })
       }
 
