@@ -10,6 +10,8 @@ import type { ChannelId, MessageId } from "../domain/Ids.ts"
 import type { Message } from "../domain/Message.ts"
 import { isGuest } from "../domain/Role.ts"
 import type { User } from "../domain/User.ts"
+import type { MessageSearch, RangeOptions } from "../narrow/MessageSearch.ts"
+import { parseNarrow, resolveNarrow } from "../narrow/Narrow.ts"
 import type { NarrowContext } from "../narrow/Narrow.ts"
 import { canReadFullHistory, hasContentAccess } from "../permissions/ChannelAccess.ts"
 import type { MessageRepo, SubscriptionRepo } from "../persistence/Repositories.ts"
@@ -69,4 +71,29 @@ export const narrowContext = Effect.fnUntraced(function*(
         (found): Message | undefined => found?.message
       )
   } satisfies NarrowContext
+})
+
+/**
+ * A narrow's anchored range as the user sees it (GET /messages and POST
+ * /messages/flags/narrow): the raw narrow parsed and resolved against the
+ * organization, then read with the history the user may see.
+ */
+export const narrowRange = Effect.fnUntraced(function*(
+  repos: {
+    readonly messages: MessageRepo["Service"]
+    readonly subscriptions: SubscriptionRepo["Service"]
+    readonly search: MessageSearch["Service"]
+  },
+  ctx: AccessContext,
+  user: User,
+  rawNarrow: unknown,
+  range: RangeOptions
+) {
+  const terms = yield* parseNarrow(rawNarrow)
+  const narrow = yield* resolveNarrow(terms, yield* narrowContext(ctx, user, repos))
+  const fetched = yield* repos.search.fetchRange(
+    { realmId: ctx.state.realm.id, viewerId: user.id, narrow, historyChannelIds: narrow.historyChannelIds },
+    range
+  )
+  return { narrow, range: fetched }
 })

@@ -19,12 +19,11 @@ import { accessInput, makeAccessLoader } from "../internal/access.ts"
 import type { AccessContext } from "../internal/access.ts"
 import type { Anchor } from "../narrow/MessageSearch.ts"
 import { MessageSearch } from "../narrow/MessageSearch.ts"
-import { parseNarrow, resolveNarrow } from "../narrow/Narrow.ts"
 import type { NarrowParseError, NarrowResolveError } from "../narrow/Narrow.ts"
 import { canReadFullHistory, hasContentAccess } from "../permissions/ChannelAccess.ts"
 import { MessageRepo, RealmRepo, SubscriptionRepo } from "../persistence/Repositories.ts"
 import { Transactor } from "../persistence/Transactor.ts"
-import { narrowContext } from "../internal/messageAccess.ts"
+import { narrowRange } from "../internal/messageAccess.ts"
 import type { Principal } from "./Users.ts"
 
 /** `add` or `remove`. @category models */
@@ -235,17 +234,13 @@ export class MessageFlags extends Context.Service<MessageFlags, {
         }
         const { op, flag } = yield* checkFlagRequest(request.op, request.flag)
         const { numBefore, numAfter } = clampRange(request.num_before, request.num_after)
-        const terms = yield* parseNarrow(request.narrow)
         return yield* tx.withTransaction(Effect.gen(function*() {
           const ctx = yield* contextOf(principal)
-          const narrow = yield* resolveNarrow(terms, yield* narrowContext(ctx, principal.user, { messages, subscriptions }))
-          const range = yield* search.fetchRange(
-            {
-              realmId: ctx.state.realm.id,
-              viewerId: principal.user.id,
-              narrow,
-              historyChannelIds: narrow.historyChannelIds
-            },
+          const { range } = yield* narrowRange(
+            { messages, subscriptions, search },
+            ctx,
+            principal.user,
+            request.narrow,
             { anchor: request.anchor, numBefore, numAfter, includeAnchor: request.include_anchor }
           )
           const ids = range.messages.map((m) => m.message.id)

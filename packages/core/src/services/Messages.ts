@@ -40,9 +40,8 @@ import { lexemes } from "../narrow/NarrowPredicate.ts"
 import type { ApiMessage, MessageViewContext } from "../views/MessageView.ts"
 import type { Anchor } from "../narrow/MessageSearch.ts"
 import { HistoricalFlags, MessageSearch } from "../narrow/MessageSearch.ts"
-import { parseNarrow, resolveNarrow } from "../narrow/Narrow.ts"
 import type { NarrowParseError, NarrowResolveError } from "../narrow/Narrow.ts"
-import { accessibleMessage, narrowContext } from "../internal/messageAccess.ts"
+import { accessibleMessage, narrowRange } from "../internal/messageAccess.ts"
 import type { Principal } from "./Users.ts"
 
 /** The `type` values clients send; `channel`/`direct` are the modern names. @category models */
@@ -563,16 +562,12 @@ const makeMessages = Effect.gen(function*() {
     if (request.num_before > 0 && request.num_after > 0 && !request.include_anchor) {
       return yield* new Errors.AnchorExcludedMidRange()
     }
-    const terms = yield* parseNarrow(request.narrow)
     const ctx = yield* contextOf(principal)
-    const narrow = yield* resolveNarrow(terms, yield* narrowContext(ctx, principal.user, { messages, subscriptions }))
-    const range = yield* search.fetchRange(
-      {
-        realmId: ctx.state.realm.id,
-        viewerId: principal.user.id,
-        narrow,
-        historyChannelIds: narrow.historyChannelIds
-      },
+    const { narrow, range } = yield* narrowRange(
+      { messages, subscriptions, search },
+      ctx,
+      principal.user,
+      request.narrow,
       {
         anchor: request.anchor,
         numBefore: request.num_before,

@@ -8,26 +8,14 @@
 import { zulipMarkdown } from "./engine.ts"
 import { processFencedBlocks } from "./fencedBlocks.ts"
 import { Placeholders, stripMarkers } from "./placeholders.ts"
-import type { Directory, LinkableChannel, MentionableGroup, MentionableUser, RenderState } from "./renderState.ts"
+import type { Rendered, RenderContext } from "../Markdown.ts"
+import type { Directory, RenderState } from "./renderState.ts"
 import { buildDirectory, stateEnv } from "./renderState.ts"
 import { alignListItems, normalizeLines, separateHangingLists } from "./sourceLines.ts"
 
-export interface Context {
-  readonly users: ReadonlyArray<MentionableUser>
-  readonly groups: ReadonlyArray<MentionableGroup>
-  readonly channels: ReadonlyArray<LinkableChannel>
-}
-
-export interface Findings {
-  readonly html: string
-  readonly mentionedUserIds: ReadonlySet<number>
-  readonly mentionedGroupIds: ReadonlySet<number>
-  readonly channelWildcard: boolean
-  readonly topicWildcard: boolean
-  readonly hasLink: boolean
-  readonly hasImage: boolean
-  readonly hasAttachment: boolean
-}
+// The public shapes (Markdown.ts) are the pipeline's input and output.
+export type Context = RenderContext
+export type Findings = Rendered
 
 /** Lookups are rebuilt only when a new context object is passed. */
 const directories = new WeakMap<Context, Directory>()
