@@ -1,8 +1,8 @@
 /**
  * Sending and reading messages: POST /messages, GET /messages, GET
  * /messages/{id}. Every send (by hand, by a bot, by the scheduled-message
- * worker) goes through `validate` and `send`, so rendering, flags and events
- * are the same whichever way a message arrives.
+ * worker) goes through `sendMany` (`send` is a batch of one), so rendering,
+ * flags and events are the same whichever way a message arrives.
  *
  * @since 0.1.0
  */
@@ -52,7 +52,7 @@ export interface SendRequest {
   readonly type: SendType
   /**
    * Channel messages: a channel id or name (a one-element list is accepted).
-   * Direct messages: user ids, or API/real email addresses.
+   * Direct messages: user ids, or API email addresses (also comma-separated in one string).
    */
   readonly to: number | string | ReadonlyArray<number | string>
   /** Channel messages only; required there. `(no topic)` and "general chat" mean the empty topic. */
