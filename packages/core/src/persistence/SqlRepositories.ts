@@ -617,11 +617,16 @@ export const messageRepo = Layer.effect(
         row: Insert<Message>,
         recipients: ReadonlyArray<{ readonly user_id: UserId; readonly flags: number }>
       ) {
+        // The message and its rows in one statement (a send's hottest write).
         const [inserted] = yield* sql<{ id: unknown }>`
-          INSERT INTO messages ${sql.insert(messageColumns(row))} RETURNING id`
-        const message: Message = { ...row, id: messageId(int(inserted!.id)) }
-        yield* insertRows(recipients.map((r) => [r.user_id, message.id, r.flags] as const))
-        return message
+          WITH m AS (INSERT INTO messages ${sql.insert(messageColumns(row))} RETURNING id),
+          r AS (
+            INSERT INTO user_messages (user_id, message_id, flags)
+            SELECT (e->>0)::bigint, m.id, (e->>1)::int
+            FROM m, jsonb_array_elements(${JSON.stringify(recipients.map((r) => [r.user_id, r.flags]))}::jsonb) AS e
+          )
+          SELECT id FROM m`
+        return { ...row, id: messageId(int(inserted!.id)) } satisfies Message
       },
       Effect.orDie
     )
