@@ -336,6 +336,17 @@ const accessVersions = Effect.gen(function*() {
 })
 
 /**
+ * Polls read the log by organization and id range (`events_realm_id_idx`)
+ * and check each row's audience as they go; the GIN index on audiences was
+ * never used by those reads and cost every message send one index entry per
+ * recipient.
+ */
+const dropEventAudienceIndex = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`DROP INDEX IF EXISTS events_user_ids_idx`
+})
+
+/**
  * Every migration, keyed `<id>_<name>`; the Migrator runs the pending ones in
  * id order inside one transaction.
  *
@@ -347,7 +358,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0003_user_settings": userSettings,
   "0004_messages": messages,
   "0005_scheduled_messages": scheduledMessages,
-  "0006_access_versions": accessVersions
+  "0006_access_versions": accessVersions,
+  "0007_drop_event_audience_index": dropEventAudienceIndex
 }
 
 /** @category migrations */
