@@ -62,8 +62,8 @@ export const unique = (prefix: string): string => `${prefix}${++counter}`
 
 const everyone = groupId(1)
 
-export const newRealm = (): Insert<Realm> => {
-  const string_id = unique("msgorg")
+/** An organization with every permission held by one group; `string_id` defaults to a unique one. */
+export const newRealm = (string_id: string = unique("msgorg")): Insert<Realm> => {
   return {
     string_id,
     name: string_id,

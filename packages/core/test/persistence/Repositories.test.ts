@@ -12,12 +12,11 @@ import type * as SqlClient from "effect/sql/SqlClient"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { groupId } from "../../src/domain/Ids.ts"
-import type { Realm } from "../../src/domain/Realm.ts"
 import * as Migrations from "../../src/sql/Migrations.ts"
 import * as Persistence from "../../src/persistence/Persistence.ts"
 import { RealmRepo } from "../../src/persistence/Repositories.ts"
 import * as TestDatabase from "../../src/testing/TestDatabase.ts"
+import { newRealm } from "./MessagesFixtures.ts"
 import { repositoryContract } from "./RepositoryContract.ts"
 
 repositoryContract("memory", () => Persistence.layerMemory)
@@ -26,47 +25,12 @@ repositoryContract("PGlite", () => Persistence.layerSql.pipe(Layer.provide(TestD
 
 repositoryContract("PostgreSQL", () => Persistence.layerSql.pipe(Layer.provide(TestDatabase.postgresLayer())))
 
-const realm = (string_id: string): Omit<Realm, "id"> => ({
-  string_id,
-  name: string_id,
-  description: "",
-  url: `http://${string_id}.localhost`,
-  fake_email_domain: `${string_id}.localhost`,
-  deactivated: false,
-  date_created: 1_700_000_000_000,
-  settings: {
-    email_address_visibility: 1,
-    enable_spectator_access: false,
-    invite_required: true,
-    emails_restricted_to_domains: false,
-    email_auth_enabled: true,
-    allow_message_editing: true,
-    enable_read_receipts: false,
-    require_unique_names: false,
-    waiting_period_threshold: 0,
-    message_retention_days: null,
-    topics_policy: "inherit",
-    can_access_all_users_group: groupId(1),
-    can_create_groups: groupId(1),
-    can_manage_all_groups: groupId(1),
-    can_create_public_channel_group: groupId(1),
-    can_create_private_channel_group: groupId(1),
-    can_create_web_public_channel_group: groupId(1),
-    can_add_subscribers_group: groupId(1),
-    can_invite_users_group: groupId(1),
-    can_move_messages_between_channels_group: groupId(1),
-    can_move_messages_between_topics_group: groupId(1),
-    can_delete_any_message_group: groupId(1),
-    can_delete_own_message_group: groupId(1),
-    can_mention_many_users_group: { direct_members: [], direct_subgroups: [] }
-  }
-})
 
 /** Opens `open()` twice: data written the first time is there the second, and no migration runs again. */
 const reopen = <E>(open: () => Layer.Layer<Persistence.Persistence | SqlClient.SqlClient, E>) =>
   Effect.gen(function*() {
     const first = yield* Effect.gen(function*() {
-      return yield* (yield* RealmRepo).insert(realm("persisted"))
+      return yield* (yield* RealmRepo).insert(newRealm("persisted"))
     }).pipe(Effect.provide(open()))
     assert.strictEqual(first.id, 1)
 
