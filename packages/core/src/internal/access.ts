@@ -5,17 +5,18 @@
  *
  * @internal
  */
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { Channel } from "../domain/Channel.ts"
-import type { ChannelId, UserId } from "../domain/Ids.ts"
+import type { ChannelId, RealmId, UserId } from "../domain/Ids.ts"
 import type { Realm } from "../domain/Realm.ts"
 import type { User } from "../domain/User.ts"
 import { hasContentAccess, hasMetadataAccess } from "../permissions/ChannelAccess.ts"
 import type { ChannelAccessInput } from "../permissions/ChannelAccess.ts"
 import { membershipCheck } from "../permissions/GroupMembership.ts"
 import { AccessCache } from "../persistence/AccessCache.ts"
-import { AlertWordRepo, ChannelRepo, SubscriptionRepo } from "../persistence/Repositories.ts"
+import { AlertWordRepo, ChannelRepo, RealmRepo, SubscriptionRepo } from "../persistence/Repositories.ts"
 import type { GroupRepo, UserRepo } from "../persistence/Repositories.ts"
 import { loadOrganizationState } from "./organizationState.ts"
 import type { OrganizationState } from "./organizationState.ts"
@@ -119,11 +120,56 @@ export const makeAccessLoader = Effect.gen(function*() {
   const load = (realm: Realm): Effect.Effect<AccessContext> => Effect.provideContext(loadAccessContext(realm), context)
   if (Option.isNone(cache)) return load
   const { entries, version } = cache.value
+  const realms = yield* RealmRepo
+  // A cached read outlives the request that made it (authentication reuses
+  // its realm and users, see `Authentication`), so it takes the realm as
+  // stored now, not the caller's copy, which may predate the version.
+  const loadFresh = (realm: Realm): Effect.Effect<AccessContext> =>
+    Effect.flatMap(realms.findById(realm.id), (stored) => load(stored ?? realm))
   return (realm: Realm): Effect.Effect<AccessContext> =>
     Effect.flatMap(version(realm.id), (current) => {
       if (current === null) return load(realm)
       const hit = entries.get(realm.id)
       if (hit !== undefined && hit.version === current) return Effect.succeed(hit.value as AccessContext)
-      return Effect.tap(load(realm), (ctx) => Effect.sync(() => entries.set(realm.id, { version: current, value: ctx })))
+      return Effect.tap(loadFresh(realm), (ctx) => Effect.sync(() => entries.set(realm.id, { version: current, value: ctx })))
     })
 })
+
+/** How many API keys `makeCachedKeyLookup` remembers the organization of. */
+const rememberedKeys = 10_000
+
+/**
+ * Authentication from the cached access read (SQL only): remembers which
+ * organization a key belongs to, and while that organization's access
+ * version holds, finds the key's user and the realm in its cached read: one
+ * single-row read instead of joining users and realms on every request.
+ * Any write to users or realms moves the version, so a regenerated key, a
+ * deactivation or a role change is seen by the next request. `find` answers
+ * `undefined` when there is nothing to reuse; the caller asks the database
+ * and then `remember`s the key.
+ */
+export const makeCachedKeyLookup = (cache: Context.Service.Shape<typeof AccessCache>) => {
+  const realmOfKey = new Map<string, RealmId>()
+  const usersByKey = new WeakMap<AccessContext, ReadonlyMap<string, User>>()
+  const remember = (apiKey: string, realmId: RealmId): void => {
+    if (realmOfKey.size >= rememberedKeys) realmOfKey.clear()
+    realmOfKey.set(apiKey, realmId)
+  }
+  const find = (apiKey: string): Effect.Effect<{ readonly user: User; readonly realm: Realm } | undefined> => {
+    const realmId = realmOfKey.get(apiKey)
+    if (realmId === undefined) return Effect.undefined
+    return Effect.map(cache.version(realmId), (current) => {
+      const hit = cache.entries.get(realmId)
+      if (current === null || hit === undefined || hit.version !== current) return undefined
+      const ctx = hit.value as AccessContext
+      let index = usersByKey.get(ctx)
+      if (index === undefined) {
+        index = new Map(ctx.state.users.map((u) => [u.api_key, u]))
+        usersByKey.set(ctx, index)
+      }
+      const user = index.get(apiKey)
+      return user === undefined ? undefined : { user, realm: ctx.state.realm }
+    })
+  }
+  return { find, remember }
+}

@@ -7,6 +7,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type { RealmId } from "../domain/Ids.ts"
 import { isAdministrator } from "../domain/Role.ts"
 import type { User } from "../domain/User.ts"
@@ -19,6 +20,8 @@ import {
   RealmDeactivated,
   UserDeactivated
 } from "../errors/Errors.ts"
+import { makeCachedKeyLookup } from "../internal/access.ts"
+import { AccessCache } from "../persistence/AccessCache.ts"
 import { RealmRepo, UserRepo } from "../persistence/Repositories.ts"
 import { isWellFormedApiKey } from "./KeyGenerator.ts"
 import { Users } from "./Users.ts"
@@ -77,6 +80,16 @@ export class Authentication extends Context.Service<Authentication, {
       const userRepo = yield* UserRepo
       const realms = yield* RealmRepo
       const users = yield* Users
+      const cache = yield* Effect.serviceOption(AccessCache)
+      const cachedKeys = Option.isSome(cache) ? makeCachedKeyLookup(cache.value) : undefined
+      const findByApiKey = cachedKeys === undefined
+        ? userRepo.findByApiKeyWithRealm
+        : (key: string) =>
+          Effect.flatMap(cachedKeys.find(key), (cached) =>
+            cached !== undefined ? Effect.succeed(cached) : Effect.map(userRepo.findByApiKeyWithRealm(key), (found) => {
+              if (found !== undefined) cachedKeys.remember(found.user.api_key, found.realm.id)
+              return found
+            }))
 
       // The hottest path of the API (every authenticated request): plain
       // combinators, no span or generator.
@@ -86,7 +99,7 @@ export class Authentication extends Context.Service<Authentication, {
       ): Effect.Effect<Principal, MalformedApiKey | InvalidApiKey | RealmDeactivated | UserDeactivated> => {
         const key = apiKey.trim()
         if (!isWellFormedApiKey(key)) return Effect.fail(new MalformedApiKey())
-        return Effect.flatMap(userRepo.findByApiKeyWithRealm(key), (found): Effect.Effect<
+        return Effect.flatMap(findByApiKey(key), (found): Effect.Effect<
           Principal,
           InvalidApiKey | RealmDeactivated | UserDeactivated
         > => {

@@ -39,6 +39,7 @@ import { Authentication } from "../../src/services/Authentication.ts"
 import { Channels, defaultListChannelsOptions } from "../../src/services/Channels.ts"
 import type { ListChannelsOptions, NewChannel } from "../../src/services/Channels.ts"
 import { KeyGenerator } from "../../src/services/KeyGenerator.ts"
+import { Messages } from "../../src/services/Messages.ts"
 import { Organizations } from "../../src/services/Organizations.ts"
 import type { NewOrganization, SystemGroupIds } from "../../src/services/Organizations.ts"
 import { Users } from "../../src/services/Users.ts"
@@ -807,6 +808,71 @@ export const servicesContract = (
             rotated.api_key
           )
           yield* fails(users.rotateApiKey(userId(999_999_999)), "NoSuchUser", "No such user")
+        }).pipe(withTestClock))
+
+      it.effect("Authentication.basic: every write to the account or the organization reaches the next request", () =>
+        Effect.gen(function*() {
+          // On SQL, authentication reuses the organization read that requests
+          // keep between them; these writes go straight to the repositories, as
+          // another server process would make them, so nothing but the stored
+          // data can tell the next request about them.
+          const org = yield* makeOrg()
+          const auth = yield* Authentication
+          const messages = yield* Messages
+          const userRepo = yield* UserRepo
+          const realms = yield* RealmRepo
+          const person = yield* addUser(org, 400)
+          // Reads the organization from the principal's copy of the realm, as a send does.
+          const readOrganization = (principal: Principal) =>
+            messages.validate(principal, { type: "private", to: [person.id], content: "hello" })
+          // A request: authenticate, then read the organization.
+          const request = (apiKey: string) =>
+            Effect.gen(function*() {
+              const principal = yield* auth.basic(person.delivery_email, apiKey)
+              yield* readOrganization(principal)
+              return principal
+            })
+          yield* request(person.api_key)
+          assert.deepStrictEqual((yield* request(person.api_key)).user, person)
+
+          const rekeyed = { ...person, api_key: "k".repeat(32) }
+          yield* userRepo.update(rekeyed)
+          yield* fails(auth.basic(person.delivery_email, person.api_key), "InvalidApiKey", "Invalid API key")
+          assert.deepStrictEqual((yield* request(rekeyed.api_key)).user, rekeyed)
+
+          const promoted = { ...rekeyed, role: 200 as Role, full_name: "Promoted" }
+          yield* userRepo.update(promoted)
+          assert.deepStrictEqual((yield* request(promoted.api_key)).user, promoted)
+
+          yield* userRepo.update({ ...promoted, is_active: false })
+          yield* fails(auth.basic(person.delivery_email, promoted.api_key), "UserDeactivated", "Account is deactivated")
+          yield* userRepo.update(promoted)
+          yield* request(promoted.api_key)
+
+          // Inside a transaction its own writes count at once; once it rolls
+          // back they never did.
+          const rolledBack = yield* Effect.flip((yield* Transactor).withTransaction(Effect.gen(function*() {
+            yield* userRepo.update({ ...promoted, full_name: "Uncommitted" })
+            assert.strictEqual((yield* request(promoted.api_key)).user.full_name, "Uncommitted")
+            return yield* Effect.fail("roll back" as const)
+          })))
+          assert.strictEqual(rolledBack, "roll back")
+          assert.deepStrictEqual((yield* request(promoted.api_key)).user, promoted)
+
+          // A request still holding the organization as it was before a
+          // change must not leave that old copy behind for the next one.
+          const held = yield* auth.basic(person.delivery_email, promoted.api_key)
+          const renamed = { ...(yield* realms.findById(org.realm.id))!, name: "Renamed" }
+          yield* realms.update(renamed)
+          yield* readOrganization(held)
+          assert.deepStrictEqual((yield* request(promoted.api_key)).realm, renamed)
+
+          yield* realms.update({ ...renamed, deactivated: true })
+          yield* fails(
+            auth.basic(person.delivery_email, promoted.api_key),
+            "RealmDeactivated",
+            "This organization has been deactivated"
+          )
         }).pipe(withTestClock))
 
       // --- deactivate / reactivate / changeRole -------------------------------
