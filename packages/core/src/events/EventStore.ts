@@ -36,6 +36,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { realmId as toRealmId, userId as toUserId } from "../domain/Ids.ts"
 import type { RealmId, UserId } from "../domain/Ids.ts"
 import { Transactor } from "../persistence/Transactor.ts"
+import { PgliteClient } from "../sql/PgliteClient.ts"
 import type { CapabilityCondition, EventPayload, LoggedEvent, NewLoggedEvent, QueueOptions, QueueRecord } from "./EventModel.ts"
 import { addressedTo } from "./EventModel.ts"
 
@@ -316,25 +317,45 @@ export const layerSql: Layer.Layer<EventStore, never, SqlClient.SqlClient> = Lay
     const broadcast = (signal: Signal) =>
       Effect.andThen(Effect.sync(() => dispatch(signal)), notify(encodeSignal(signal)))
 
-    // One statement: the organization's lock, then the rows, whose ids follow
-    // the order given. Inside the caller's transaction the lock is held until
-    // it commits; alone, the statement is its own transaction.
-    const append = (realmId: RealmId, events: ReadonlyArray<NewLoggedEvent>) =>
-      events.length === 0 ? Effect.void : Effect.gen(function*() {
-        const now = Date.now()
-        yield* sql`
-          WITH locked AS (SELECT pg_advisory_xact_lock(${lockKey(realmId)}::bigint))
+    // One statement: on PostgreSQL the organization's lock first, then the
+    // rows, whose ids follow the order given. Inside the caller's transaction
+    // the lock is held until it commits; alone, the statement is its own
+    // transaction. PGlite runs one transaction at a time, so its ids already
+    // follow commit order and it takes no lock. There a few rows go as plain
+    // VALUES, cheaper than unpacking a JSON array (a send's one event: 0.8 →
+    // 0.5 ms); many rows go as the array, as PGlite's cost grows with the
+    // number of parameters.
+    const isPglite = Option.isSome(yield* Effect.serviceOption(PgliteClient))
+    const fewRows = 8
+    const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value))
+    const insertRows = (realmId: RealmId, now: number, events: ReadonlyArray<NewLoggedEvent>) => {
+      if (isPglite && events.length <= fewRows) {
+        return sql`
+          INSERT INTO events (realm_id, created_at, event_type, payload, user_ids, requires)
+          VALUES ${
+          sql.join(",", false)(events.map((event) =>
+            sql`(${realmId}, ${now}, ${event.payload.type}, ${JSON.stringify(event.payload)}::jsonb,
+              ${jsonOrNull(event.user_ids)}::jsonb, ${jsonOrNull(event.requires)}::jsonb)`
+          ))
+        }`
+      }
+      const rows = JSON.stringify(events.map((event) => ({
+        t: event.payload.type,
+        p: event.payload,
+        u: event.user_ids,
+        r: event.requires
+      })))
+      return sql`
+          ${isPglite ? sql.literal("") : sql`WITH locked AS (SELECT pg_advisory_xact_lock(${lockKey(realmId)}::bigint))`}
           INSERT INTO events (realm_id, created_at, event_type, payload, user_ids, requires)
           SELECT ${realmId}, ${now}, e.v->>'t', e.v->'p', NULLIF(e.v->'u', 'null'::jsonb), NULLIF(e.v->'r', 'null'::jsonb)
-          FROM locked, jsonb_array_elements(${
-          JSON.stringify(events.map((event) => ({
-            t: event.payload.type,
-            p: event.payload,
-            u: event.user_ids,
-            r: event.requires
-          })))
-        }::jsonb) WITH ORDINALITY AS e(v, n)
+          FROM ${isPglite ? sql.literal("") : sql.literal("locked,")} jsonb_array_elements(${rows}::jsonb) WITH ORDINALITY AS e(v, n)
           ORDER BY e.n`
+    }
+
+    const append = (realmId: RealmId, events: ReadonlyArray<NewLoggedEvent>) =>
+      events.length === 0 ? Effect.void : Effect.gen(function*() {
+        yield* insertRows(realmId, Date.now(), events)
         yield* sql.afterCommit(broadcast(eventsSignal(realmId, events)))
       }).pipe(Effect.orDie)
 

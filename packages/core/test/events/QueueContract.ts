@@ -13,6 +13,7 @@ import type { RealmId, UserId } from "../../src/domain/Ids.ts"
 import { EventQueues, EventQueuesConfig } from "../../src/events/EventQueues.ts"
 import { Audience } from "../../src/events/EventModel.ts"
 import { Events } from "../../src/events/Events.ts"
+import type { Publication } from "../../src/events/Events.ts"
 import { Transactor } from "../../src/persistence/Transactor.ts"
 import type * as Teamchat from "../../src/Teamchat.ts"
 import type * as Persistence from "../../src/persistence/Persistence.ts"
@@ -256,6 +257,33 @@ export const queueContract = <E>(
           yield* Fiber.join(writer)
           const { events } = yield* Fiber.join(poll)
           assert.deepStrictEqual(events.map((e) => e.alert_words), [["w2"]])
+        })))
+
+      it.effect("one batch of thousands of events keeps its order and each event's audience", () =>
+        withConfig(Effect.gen(function*() {
+          const org = yield* makeOrg
+          const events = yield* Events
+          const member = yield* openQueue(org.member)
+          const other = yield* openQueue(org.other)
+          // More rows than one statement writes on PGlite (1,000), with all
+          // three kinds of audience interleaved.
+          const count = 2_500
+          const audienceOf = (n: number) =>
+            n % 3 === 0
+              ? Audience.realm
+              : Audience.users([n % 3 === 1 ? org.member.user.id : org.other.user.id])
+          const publications: Array<Publication> = Array.from({ length: count }, (_, n) => ({
+            event: { type: "alert_words", alert_words: [`w${n}`] },
+            audience: audienceOf(n)
+          }))
+          yield* (yield* Transactor).withTransaction(events.publishAll(org.realm.id, publications))
+          const expected = (skip: number) =>
+            Array.from({ length: count }, (_, n) => n).filter((n) => n % 3 !== skip).map((n) => [`w${n}`])
+          for (const [queue, skip] of [[member, 2], [other, 1]] as const) {
+            const got = yield* queue.drain
+            assert.deepStrictEqual(got.map((e) => e.alert_words), expected(skip))
+            for (let i = 1; i < got.length; i++) assert.isTrue(got[i - 1]!.id < got[i]!.id)
+          }
         })))
 
       it.effect("an event for many users is delivered to each of their queues", () =>
