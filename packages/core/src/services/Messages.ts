@@ -522,17 +522,23 @@ const makeMessages = Effect.gen(function*() {
     return inserted
   })
 
-  const sendMany = Effect.fn("Messages.sendMany")((items: ReadonlyArray<BatchItem>) =>
-    tx.withTransaction(Effect.gen(function*() {
+  const sendMany = Effect.fn("Messages.sendMany")(function*(items: ReadonlyArray<BatchItem>) {
+    const byRealm = new Map<RealmId, Array<number>>()
+    items.forEach((item, i) => {
+      let list = byRealm.get(item.principal.realm.id)
+      if (list === undefined) byRealm.set(item.principal.realm.id, list = [])
+      list.push(i)
+    })
+    // Each organization is read before the transaction begins: nothing is
+    // written before the read, so inside it would be no fresher, and outside
+    // one an unchanged organization costs no query on PGlite (`AccessCache`).
+    const batches: Array<{ readonly ctx: AccessContext; readonly indexes: ReadonlyArray<number> }> = []
+    for (const indexes of byRealm.values()) {
+      batches.push({ ctx: yield* contextOf(items[indexes[0]!]!.principal), indexes })
+    }
+    return yield* tx.withTransaction(Effect.gen(function*() {
       const results: Array<Result.Result<{ readonly id: MessageId; readonly message: Message }, SendError>> = new Array(items.length)
-      const byRealm = new Map<RealmId, Array<number>>()
-      items.forEach((item, i) => {
-        let list = byRealm.get(item.principal.realm.id)
-        if (list === undefined) byRealm.set(item.principal.realm.id, list = [])
-        list.push(i)
-      })
-      for (const indexes of byRealm.values()) {
-        const ctx = yield* contextOf(items[indexes[0]!]!.principal)
+      for (const { ctx, indexes } of batches) {
         const valid: Array<{ index: number; validated: ValidatedMessage; request: SendRequest; options: SendOptions | undefined }> = []
         for (const index of indexes) {
           const item = items[index]!
@@ -547,7 +553,7 @@ const makeMessages = Effect.gen(function*() {
       }
       return results
     }))
-  )
+  })
 
   const send = Effect.fn("Messages.send")(function*(principal: Principal, request: SendRequest, options?: SendOptions) {
     const [result] = yield* sendMany([{ principal, request, options }])

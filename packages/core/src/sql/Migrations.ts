@@ -347,6 +347,27 @@ const dropEventAudienceIndex = Effect.gen(function*() {
 })
 
 /**
+ * An embedded (PGlite) database has one process, whose cache of access
+ * state can then learn of changes from notices instead of reading the
+ * version on every request: each bump also sends `teamchat_access` with the
+ * organization's id, on sessions that ask for it (`teamchat.access_notices`
+ * = on, set by `AccessCache` on PGlite). PostgreSQL sessions never set it,
+ * so servers there send no notices and keep reading versions.
+ */
+const accessChangeNotices = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`
+    CREATE OR REPLACE FUNCTION bump_access_version(realm BIGINT) RETURNS void LANGUAGE plpgsql AS $$
+    BEGIN
+      INSERT INTO access_versions (realm_id, version) VALUES (realm, nextval('access_version_seq'))
+      ON CONFLICT (realm_id) DO UPDATE SET version = EXCLUDED.version;
+      IF current_setting('teamchat.access_notices', true) = 'on' THEN
+        PERFORM pg_notify('teamchat_access', realm::text);
+      END IF;
+    END $$`
+})
+
+/**
  * Every migration, keyed `<id>_<name>`; the Migrator runs the pending ones in
  * id order inside one transaction.
  *
@@ -359,7 +380,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0004_messages": messages,
   "0005_scheduled_messages": scheduledMessages,
   "0006_access_versions": accessVersions,
-  "0007_drop_event_audience_index": dropEventAudienceIndex
+  "0007_drop_event_audience_index": dropEventAudienceIndex,
+  "0008_access_change_notices": accessChangeNotices
 }
 
 /** @category migrations */
