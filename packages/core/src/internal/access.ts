@@ -157,7 +157,8 @@ export const makeCachedKeyLookup = (cache: Context.Service.Shape<typeof AccessCa
   }
   const find = (apiKey: string): Effect.Effect<{ readonly user: User; readonly realm: Realm } | undefined> => {
     const realmId = realmOfKey.get(apiKey)
-    if (realmId === undefined) return Effect.undefined
+    // Nothing cached for the organization: the version would be read for nothing.
+    if (realmId === undefined || !cache.entries.has(realmId)) return Effect.undefined
     return Effect.map(cache.version(realmId), (current) => {
       const hit = cache.entries.get(realmId)
       if (current === null || hit === undefined || hit.version !== current) return undefined
