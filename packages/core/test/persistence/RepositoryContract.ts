@@ -25,6 +25,7 @@ import type { Persistence } from "../../src/persistence/Persistence.ts"
 import type { Insert } from "../../src/persistence/Repositories.ts"
 import { ChannelRepo, GroupRepo, RealmRepo, SubscriptionRepo, UserRepo } from "../../src/persistence/Repositories.ts"
 import { Transactor } from "../../src/persistence/Transactor.ts"
+import * as MessagesFixtures from "./MessagesFixtures.ts"
 
 // -----------------------------------------------------------------------------
 // fixtures
@@ -137,26 +138,15 @@ const channelSettings = (named: number) => ({
   can_resolve_topics_group: groupId(named)
 })
 
-const newChannel = (realm: RealmId, overrides: Partial<Insert<Channel>> = {}): Insert<Channel> => ({
-  realm_id: realm,
-  name: unique("channel"),
-  description: "A channel",
-  rendered_description: "<p>A channel</p>",
-  date_created: 1_700_000_000,
-  creator_id: null,
-  invite_only: false,
-  is_web_public: false,
-  is_archived: false,
-  history_public_to_subscribers: true,
-  message_retention_days: null,
-  topics_policy: "inherit",
-  first_message_id: null,
-  folder_id: null,
-  is_recently_active: true,
-  is_default: false,
-  settings: channelSettings(1),
-  ...overrides
-})
+/** The message fixtures' channel, with a description and varied permission settings to round-trip. */
+const newChannel = (realm: RealmId, overrides: Partial<Insert<Channel>> = {}): Insert<Channel> =>
+  MessagesFixtures.newChannel(realm, {
+    name: unique("channel"),
+    description: "A channel",
+    rendered_description: "<p>A channel</p>",
+    settings: channelSettings(1),
+    ...overrides
+  })
 
 const properties = (overrides: Partial<SubscriptionProperties> = {}): SubscriptionProperties => ({
   color: "#76ce90",
