@@ -47,6 +47,7 @@ import { makeAccessLoader, usersWhoCanAccess } from "../internal/access.ts"
 import { RealmRepo, UserRepo, UserSettingsRepo } from "../persistence/Repositories.ts"
 import { Transactor } from "../persistence/Transactor.ts"
 import { canAccessDeliveryEmail } from "../views/UserView.ts"
+import { PasswordHasher } from "./PasswordHasher.ts"
 import { checkFullName, Users } from "./Users.ts"
 import type { Principal } from "./Users.ts"
 
@@ -104,6 +105,7 @@ export class UserSettings extends Context.Service<UserSettings, {
       const usersService = yield* Users
       const events = yield* Events
       const tx = yield* Transactor
+      const hasher = yield* PasswordHasher
 
       const values = Effect.fn("UserSettings.values")(function*(user: User) {
         const stored = resolveSettings(yield* repo.get(user.id))
@@ -170,12 +172,15 @@ export class UserSettings extends Context.Service<UserSettings, {
         if (timezone !== undefined && !isValidTimezone(timezone)) {
           return yield* new BadRequest({ msg: "Not a recognized time zone" })
         }
+        // The new password's hash is made here, as hashing is slow, but it is
+        // written below with everything else: a refused change keeps it unset.
+        let passwordHash: string | undefined
         if (changes.new_password !== undefined) {
           const ok = changes.old_password !== undefined &&
             (yield* usersService.checkPassword(principal.user, changes.old_password))
           if (!ok) return yield* new BadRequest({ msg: "Wrong password!" })
           if (changes.new_password.length < 6) return yield* new BadRequest({ msg: "New password is too weak!" })
-          yield* usersService.setPassword(principal.user.id, changes.new_password).pipe(Effect.orDie)
+          passwordHash = yield* hasher.hash(changes.new_password)
         }
 
         return yield* tx.withTransaction(Effect.gen(function*() {
@@ -217,6 +222,12 @@ export class UserSettings extends Context.Service<UserSettings, {
                 audience: Audience.canAccessUser(user.id)
               })
             }
+          }
+
+          // Every check above has passed: from here on the request only writes.
+          if (passwordHash !== undefined) {
+            user = { ...user, password_hash: passwordHash }
+            yield* userRepo.update(user)
           }
 
           const storedOverrides = { ...(yield* repo.get(user.id)) }

@@ -21,7 +21,17 @@ import { UserSettings } from "@teamchat/core/services/UserSettings"
 import * as Effect from "effect/Effect"
 import { defaultHttpOptions } from "../../src/Http.ts"
 import type { Backend, Credentials, Reply, RequestOptions } from "./Harness.ts"
-import { accounts, demoLayer, epoch, layerServer, makeRequest, realmUrl, Server, withEventQueuesConfig } from "./Harness.ts"
+import {
+  accounts,
+  demoLayer,
+  demoPassword,
+  epoch,
+  layerServer,
+  makeRequest,
+  realmUrl,
+  Server,
+  withEventQueuesConfig
+} from "./Harness.ts"
 
 /** The heartbeat of these suites. */
 export const heartbeatMs = 2_000
@@ -887,6 +897,51 @@ export const eventsContract = (backend: Backend) =>
             assert.strictEqual(reply.status, 400, JSON.stringify(form))
             assert.deepStrictEqual(reply.json, expected, JSON.stringify(form))
           }
+        }))
+
+      it.effect("PATCH /settings changes everything or nothing: a refused full name keeps the old password", () =>
+        Effect.gen(function*() {
+          const server = yield* Server
+          const prospero = yield* server.login("prospero@zulip.com")
+          const queueId = yield* register(prospero, { event_types: "[\"realm_user\",\"user_settings\"]" })
+          const login = (password: string) =>
+            server.fetch("POST", "/api/v1/fetch_api_key", { form: { username: prospero.email, password } })
+          const newPassword = "a new password"
+          const refused = yield* server.fetch("PATCH", "/api/v1/settings", {
+            as: prospero,
+            form: { old_password: demoPassword, new_password: newPassword, full_name: "P", emojiset: "twitter" }
+          })
+          assert.strictEqual(refused.status, 400)
+          assert.deepStrictEqual(refused.json, error("Name too short!"))
+          assert.strictEqual((yield* login(demoPassword)).status, 200)
+          const stale = yield* login(newPassword)
+          assert.strictEqual(stale.status, 401)
+          assert.deepStrictEqual(stale.json, {
+            result: "error",
+            msg: "Your username or password is incorrect",
+            code: "AUTHENTICATION_FAILED"
+          })
+          const me = yield* server.fetch("GET", "/api/v1/users/me", { as: prospero })
+          assert.strictEqual(me.json.full_name, "Prospero from The Tempest")
+          const state = yield* server.fetch("POST", "/api/v1/register", {
+            as: prospero,
+            form: { fetch_event_types: "[\"user_settings\"]" }
+          })
+          assert.strictEqual(state.json.user_settings.emojiset, "google")
+          assert.deepStrictEqual((yield* drain(prospero, queueId, -1)).json.events, [])
+          // The same request with a valid name changes all of it.
+          const changed = yield* server.fetch("PATCH", "/api/v1/settings", {
+            as: prospero,
+            form: { old_password: demoPassword, new_password: newPassword, full_name: "Prospero" }
+          })
+          assert.deepStrictEqual(changed.json, success())
+          assert.strictEqual((yield* login(newPassword)).status, 200)
+          assert.strictEqual((yield* login(demoPassword)).status, 401)
+          const back = yield* server.fetch("PATCH", "/api/v1/settings", {
+            as: prospero,
+            form: { old_password: newPassword, new_password: demoPassword, full_name: "Prospero from The Tempest" }
+          })
+          assert.deepStrictEqual(back.json, success())
         }))
 
       it.effect("alert words: add and remove answer the whole list and send it as an event", () =>
