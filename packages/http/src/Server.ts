@@ -24,7 +24,7 @@ import * as Teamchat from "@teamchat/core/Teamchat"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -36,8 +36,9 @@ import type { SqlError } from "effect/sql/SqlError"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServer from "effect/http/HttpServer"
 import * as fs from "node:fs"
-import { createServer } from "node:http"
+import { createServer, STATUS_CODES } from "node:http"
 import type { IncomingMessage, ServerResponse } from "node:http"
+import type * as net from "node:net"
 import * as path from "node:path"
 import type { Database, ServerConfig } from "./Config.ts"
 import { defaultExternalUrl, describeDatabase, resolveRateLimit } from "./Config.ts"
@@ -56,6 +57,12 @@ export interface Options {
   readonly output?: Output | undefined
   /** How long shutdown waits for in-flight requests (default 10 seconds). */
   readonly gracefulShutdownTimeout?: Duration.Input | undefined
+  /**
+   * How long a client has to send a whole request, headers and body
+   * (default 60 seconds); later it gets a 408. Responses are not limited:
+   * long polls hold theirs for up to a minute after the request is in.
+   */
+  readonly requestTimeout?: Duration.Input | undefined
 }
 
 /** @category constants */
@@ -281,6 +288,54 @@ export const seedDemo = Effect.fn("Server.seedDemo")(function*(url: string, outp
 // server
 // -----------------------------------------------------------------------------
 
+/** @category constants */
+export const defaultRequestTimeout: Duration.Input = "60 seconds"
+
+/** What Node's parser refuses before a request reaches the routes, by Node's error code. */
+const clientErrors: Record<string, { readonly status: number; readonly msg: string }> = {
+  HPE_HEADER_OVERFLOW: { status: 431, msg: "The request's URL or headers are too large." },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, msg: "The request was not received in time." },
+  ERR_HTTP_HEADERS_TIMEOUT: { status: 408, msg: "The request was not received in time." }
+}
+const malformed = { status: 400, msg: "Malformed HTTP request." }
+
+/**
+ * Answers what Node's parser refuses (headers over its 16 KiB limit, a
+ * request not received within the timeout, malformed HTTP) with Zulip's JSON
+ * error instead of Node's bare status line, then closes the connection.
+ * A response already under way is cut off, as Node would.
+ */
+const answerClientError = (error: NodeJS.ErrnoException, socket: net.Socket): void => {
+  const { msg, status } = clientErrors[error.code ?? ""] ?? malformed
+  const response = (socket as net.Socket & { _httpMessage?: ServerResponse | null })._httpMessage
+  if (!socket.writable || (response != null && response.headersSent)) {
+    socket.destroy(error)
+    return
+  }
+  const body = JSON.stringify({ result: "error", msg, code: "BAD_REQUEST" })
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  )
+  socket.destroySoon()
+}
+
+/**
+ * A Node server that answers parser errors as Zulip does and gives clients
+ * `requestTimeout` to send a request; the timeout is checked every quarter
+ * of itself (at most every second) rather than Node's default 30 seconds.
+ */
+const makeNodeServer = (requestTimeout: Duration.Input) => {
+  const timeout = Duration.toMillis(requestTimeout)
+  const server = createServer({
+    requestTimeout: timeout,
+    headersTimeout: timeout,
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(timeout / 4)))
+  })
+  server.on("clientError", answerClientError)
+  return server
+}
+
 /** The HTTP options a config serves with. @category server */
 export const httpOptions = (config: ServerConfig, overrides: Partial<HttpOptions> = {}): HttpOptions => ({
   ...defaultHttpOptions,
@@ -301,7 +356,7 @@ export const layer = (config: ServerConfig, options: Options = {}) =>
     const output = options.output ?? stdout
     // The port is taken first so a conflict fails fast; until the routes are
     // attached, requests get a 503 instead of waiting on a socket nobody reads.
-    const server = createServer()
+    const server = makeNodeServer(options.requestTimeout ?? defaultRequestTimeout)
     const starting = (_request: IncomingMessage, response: ServerResponse) => {
       if (server.listenerCount("request") > 1) return // the routes are attached and answer
       response.writeHead(503, { "content-type": "application/json", "retry-after": "1", connection: "close" })
