@@ -479,7 +479,8 @@ const realmUserState = (
     realm_non_active_users: inactive,
     cross_realm_bots: [],
     avatar_source: user.avatar_source,
-    avatar_url: options.clientGravatar && user.avatar_source === "G" ? null : avatar,
+    // The own avatar is always a URL (Zulip's schema: a string), whatever client_gravatar says.
+    avatar_url: avatar,
     avatar_url_medium: avatar.replace("?d=identicon", "?d=identicon&s=500"),
     is_admin: isAdministrator(user.role),
     is_owner: isOwner(user.role),

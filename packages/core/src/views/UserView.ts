@@ -27,7 +27,9 @@ export interface ApiUser {
   readonly delivery_email: string | null
   readonly avatar_url: string | null
   readonly full_name: string
-  readonly bot_type?: BotType | null
+  /** `null` for people. */
+  readonly bot_type: BotType | null
+  /** Bots only. */
   readonly bot_owner_id?: number | null
   readonly profile_data?: Record<string, { readonly value: string; readonly rendered_value?: string }>
 }
@@ -138,9 +140,10 @@ export const toApiUser = (realm: Realm, viewer: User | undefined, user: User, op
     date_joined: isoDate(user.date_joined),
     delivery_email: emailVisible ? user.delivery_email : null,
     avatar_url: options.clientGravatar && emailVisible && user.avatar_source === "G" ? null : avatarUrl(user, realm),
-    full_name: user.full_name
+    full_name: user.full_name,
+    bot_type: user.is_bot ? user.bot_type : null
   }
-  if (user.is_bot) return { ...base, bot_type: user.bot_type, bot_owner_id: user.bot_owner_id }
+  if (user.is_bot) return { ...base, bot_owner_id: user.bot_owner_id }
   if (options.includeCustomProfileFields) return { ...base, profile_data: {} }
   return base
 }
@@ -188,5 +191,6 @@ export const inaccessibleUser = (realm: Realm, userId: number): ApiUser => ({
   delivery_email: null,
   avatar_url: `${realm.url}/static/images/unknown-user-avatar.png`,
   full_name: "Unknown user",
+  bot_type: null,
   profile_data: {}
 })

@@ -1027,7 +1027,8 @@ export const servicesContract = (
             date_joined: "2024-01-15T10:30:00.123000+00:00",
             delivery_email: `Listed@${org.domain}`,
             avatar_url: gravatarUrl(`listed@${org.domain}`),
-            full_name: "Listed"
+            full_name: "Listed",
+            bot_type: null
           })
           assert.deepStrictEqual(all[2], {
             email: `listed-bot@${org.domain}`,
@@ -1914,7 +1915,8 @@ export const servicesContract = (
             date_joined: "2024-01-15T10:30:00.123000+00:00",
             delivery_email: "hamlet@zulip.com",
             avatar_url: gravatarUrl("hamlet@zulip.com"),
-            full_name: "King Hamlet"
+            full_name: "King Hamlet",
+            bot_type: null
           })
           const hamletAsMember = (yield* users.list(realm, (yield* byEmail("ZOE@zulip.com")).user, plain))[ids.hamlet - 1]
           assert.deepStrictEqual(hamletAsMember, { ...hamletAsAdmin!, delivery_email: null })

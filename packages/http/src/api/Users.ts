@@ -37,7 +37,7 @@ export const User = Schema.Struct({
   delivery_email: Schema.NullOr(Schema.String),
   avatar_url: Schema.NullOr(Schema.String),
   full_name: Schema.String,
-  bot_type: Schema.optionalKey(Schema.NullOr(BotType)),
+  bot_type: Schema.NullOr(BotType),
   bot_owner_id: Schema.optionalKey(Schema.NullOr(Schema.Int)),
   profile_data: Schema.optionalKey(ProfileData)
 })

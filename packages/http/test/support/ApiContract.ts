@@ -40,9 +40,10 @@ const userKeys = [
   "date_joined",
   "delivery_email",
   "avatar_url",
-  "full_name"
+  "full_name",
+  "bot_type"
 ]
-const botKeys = [...userKeys, "bot_type", "bot_owner_id"]
+const botKeys = [...userKeys, "bot_owner_id"]
 
 const ownUserKeys = [
   "result",
@@ -319,7 +320,8 @@ export const apiContract = (backend: Backend) =>
               is_active: true,
               date_joined: epochIso,
               ...viewer,
-              full_name: "Iago"
+              full_name: "Iago",
+              bot_type: null
             }
           })
           const byMember = yield* server.fetch("GET", `/api/v1/users/${iago.userId}`, { as: yield* as("member") })

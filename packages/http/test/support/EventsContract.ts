@@ -19,6 +19,7 @@ import { Authentication } from "@teamchat/core/services/Authentication"
 import { Subscriptions } from "@teamchat/core/services/Subscriptions"
 import { UserSettings } from "@teamchat/core/services/UserSettings"
 import * as Effect from "effect/Effect"
+import { createHash } from "node:crypto"
 import { defaultHttpOptions } from "../../src/Http.ts"
 import type { Backend, Credentials, Reply, RequestOptions } from "./Harness.ts"
 import {
@@ -896,6 +897,34 @@ export const eventsContract = (backend: Backend) =>
             const reply = yield* server.fetch("PATCH", "/api/v1/settings", { as: who, form })
             assert.strictEqual(reply.status, 400, JSON.stringify(form))
             assert.deepStrictEqual(reply.json, expected, JSON.stringify(form))
+          }
+        }))
+
+      it.effect("POST /register: the own avatar_url is always a URL; realm users carry bot_type, null for people", () =>
+        Effect.gen(function*() {
+          const server = yield* Server
+          const hamlet = yield* as("member")
+          const avatar = `https://secure.gravatar.com/avatar/${
+            createHash("md5").update("hamlet@zulip.com").digest("hex")
+          }?d=identicon&version=1`
+          for (const client_gravatar of ["true", "false"]) {
+            const reply = yield* server.fetch("POST", "/api/v1/register", {
+              as: hamlet,
+              form: { fetch_event_types: "[\"realm_user\"]", client_gravatar }
+            })
+            assert.strictEqual(reply.status, 200, reply.text)
+            assert.strictEqual(reply.json.avatar_url, avatar, client_gravatar)
+            assert.strictEqual(reply.json.avatar_url_medium, avatar.replace("?d=identicon", "?d=identicon&s=500"))
+            const self = reply.json.realm_users.find((u: { user_id: number }) => u.user_id === hamlet.userId)
+            assert.strictEqual(self.avatar_url, client_gravatar === "true" ? null : avatar)
+            const bots = new Map<string, number>(
+              reply.json.realm_users.filter((u: { is_bot: boolean }) => u.is_bot).map((u: { email: string; bot_type: number }) => [u.email, u.bot_type])
+            )
+            assert.strictEqual(bots.get(accounts.bot), 1)
+            assert.strictEqual(bots.get("webhook-bot@zulip.com"), 2)
+            for (const user of [...reply.json.realm_users, ...reply.json.realm_non_active_users]) {
+              if (!user.is_bot) assert.isNull(user.bot_type, user.email)
+            }
           }
         }))
 
