@@ -2,12 +2,18 @@
  * HTTP Basic authentication as Zulip answers it, and spectators on GET /users.
  */
 import { assert, describe, layer } from "@effect/vitest"
+import * as DemoOrganization from "@teamchat/core/demo/DemoOrganization"
 import { userId } from "@teamchat/core/domain/Ids"
-import { RealmRepo } from "@teamchat/core/persistence/Repositories"
+import { RealmRepo, UserRepo } from "@teamchat/core/persistence/Repositories"
+import { KeyGenerator } from "@teamchat/core/services/KeyGenerator"
 import { Organizations } from "@teamchat/core/services/Organizations"
+import { PasswordHasher } from "@teamchat/core/services/PasswordHasher"
 import { Users } from "@teamchat/core/services/Users"
+import * as Teamchat from "@teamchat/core/Teamchat"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import { accounts, basic, demoLayer, layerServer, Server } from "./support/Harness.ts"
+import * as Layer from "effect/Layer"
+import { accounts, basic, demoLayer, demoPassword, layerServer, realmUrl, Server } from "./support/Harness.ts"
 
 const unauthorized = {
   result: "error",
@@ -161,6 +167,82 @@ describe("deactivation", () => {
             code: "REALM_DEACTIVATED"
           })
         }
+      }))
+  })
+})
+
+/** The test hasher, counting the verifications it makes. */
+const makeCountingHasher = () => {
+  let verifications = 0
+  const layer = Layer.effect(
+    PasswordHasher,
+    Effect.gen(function*() {
+      const inner = yield* PasswordHasher
+      return PasswordHasher.of({
+        hash: inner.hash,
+        verify: (password, stored) =>
+          Effect.suspend(() => {
+            verifications++
+            return inner.verify(password, stored)
+          })
+      })
+    })
+  ).pipe(Layer.provide(PasswordHasher.layerTest))
+  /** The verifications since the last call. */
+  const take = () => {
+    const made = verifications
+    verifications = 0
+    return made
+  }
+  return { layer, take }
+}
+
+describe("POST /fetch_api_key does the same work for every account", () => {
+  const hasher = makeCountingHasher()
+  const failed = { result: "error", msg: "Your username or password is incorrect", code: "AUTHENTICATION_FAILED" }
+  layer(layerServer((clock) =>
+    Layer.effectDiscard(DemoOrganization.seed(realmUrl)).pipe(
+      Layer.provideMerge(Teamchat.layerMemory(Layer.mergeAll(KeyGenerator.layerTest, hasher.layer))),
+      Layer.provideMerge(Layer.succeed(Clock.Clock, clock.clock))
+    )
+  ))((it) => {
+    it.effect("one password verification whether the account exists, is a bot, has no password or is deactivated", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const login = (username: string, password: string) =>
+          server.fetch("POST", "/api/v1/fetch_api_key", { form: { username, password } })
+        // ZOE has no password; cordelia is deactivated.
+        yield* server.core(Effect.gen(function*() {
+          const users = yield* UserRepo
+          const realm = (yield* (yield* RealmRepo).findByStringId("zulip"))!
+          const zoe = (yield* users.findByDeliveryEmail(realm.id, "ZOE@zulip.com"))!
+          yield* users.update({ ...zoe, password_hash: null })
+          const cordelia = (yield* users.findByDeliveryEmail(realm.id, "cordelia@zulip.com"))!
+          yield* users.update({ ...cordelia, is_active: false })
+        }))
+        hasher.take()
+        const cases: ReadonlyArray<readonly [string, string, number, object]> = [
+          [accounts.member, "not the password", 401, failed],
+          ["nobody@zulip.com", "not the password", 401, failed],
+          ["nobody@zulip.com", demoPassword, 401, failed],
+          [accounts.bot, demoPassword, 401, failed],
+          ["ZOE@zulip.com", demoPassword, 401, failed],
+          ["cordelia@zulip.com", "not the password", 401, failed],
+          ["cordelia@zulip.com", demoPassword, 401, {
+            result: "error",
+            msg: "Account is deactivated",
+            code: "USER_DEACTIVATED"
+          }]
+        ]
+        for (const [username, password, status, body] of cases) {
+          const reply = yield* login(username, password)
+          assert.strictEqual(reply.status, status, username)
+          assert.deepStrictEqual(reply.json, body, username)
+          assert.strictEqual(hasher.take(), 1, `${username}: verifications`)
+        }
+        const granted = yield* login(accounts.member, demoPassword)
+        assert.strictEqual(granted.status, 200)
+        assert.strictEqual(hasher.take(), 1)
       }))
   })
 })

@@ -128,12 +128,17 @@ export class Authentication extends Context.Service<Authentication, {
       const fetchApiKey = Effect.fn("Authentication.fetchApiKey")(function*(realmId: RealmId, username: string, password: string) {
         const { realm, user } = yield* login(realmId, username)
         if (!realm.settings.email_auth_enabled) return yield* new PasswordAuthDisabled()
-        if (user === undefined || user.is_bot) return yield* new AuthenticationFailed()
-        // Check the password before revealing anything about the account.
-        if (!(yield* users.checkPassword(user, password))) return yield* new AuthenticationFailed()
+        // Check the password before revealing anything about the account, at
+        // the same cost for an unknown address, a bot or an account without a
+        // password: how long the answer takes must not tell them apart.
+        const candidate = user === undefined || user.is_bot ? undefined : user
+        if (!(yield* users.checkPassword(candidate, password)) || candidate === undefined) {
+          return yield* new AuthenticationFailed()
+        }
+        const account = candidate
         if (realm.deactivated) return yield* new RealmDeactivated()
-        if (!user.is_active) return yield* new UserDeactivated()
-        return grant(user)
+        if (!account.is_active) return yield* new UserDeactivated()
+        return grant(account)
       })
 
       const devFetchApiKey = Effect.fn("Authentication.devFetchApiKey")(function*(realmId: RealmId, username: string) {

@@ -8,6 +8,7 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { randomBytes } from "node:crypto"
 import type { RealmId, UserId } from "../domain/Ids.ts"
 import type { Realm } from "../domain/Realm.ts"
 import { EmailVisibilities, Roles } from "../domain/Role.ts"
@@ -98,7 +99,11 @@ export class Users extends Context.Service<Users, {
   /** The account behind HTTP Basic credentials (`email`, `api_key`). */
   findById(id: UserId): Effect.Effect<User | undefined>
   findByEmail(realmId: RealmId, email: string): Effect.Effect<User | undefined>
-  checkPassword(user: User, password: string): Effect.Effect<boolean>
+  /**
+   * Whether `password` is the user's. Costs one hash verification whatever
+   * the account (none, without a password): the time taken tells nothing.
+   */
+  checkPassword(user: User | undefined, password: string): Effect.Effect<boolean>
   setPassword(userId: UserId, password: string): Effect.Effect<void, NoSuchUser>
   rotateApiKey(userId: UserId): Effect.Effect<User, NoSuchUser>
   deactivate(userId: UserId): Effect.Effect<User, NoSuchUser | OnlyOwner | BadRequest>
@@ -131,6 +136,11 @@ export class Users extends Context.Service<Users, {
       const messageRepo = yield* MessageRepo
       const hasher = yield* PasswordHasher
       const keys = yield* KeyGenerator
+      // What a check without a stored hash verifies against: made once, at
+      // the same cost, from a random password nobody knows.
+      const unusableHash = yield* Effect.cached(
+        Effect.flatMap(Effect.sync(() => randomBytes(32).toString("base64")), (secret) => hasher.hash(secret))
+      )
 
       const systemGroupIds = Effect.fnUntraced(function*(realmId: RealmId) {
         const all = yield* groups.listByRealm(realmId)
@@ -412,7 +422,9 @@ export class Users extends Context.Service<Users, {
         findById: (id) => users.findById(id),
         findByEmail: (realmId, email) => users.findByDeliveryEmail(realmId, email),
         checkPassword: (user, password) =>
-          user.password_hash === null ? Effect.succeed(false) : hasher.verify(password, user.password_hash),
+          user === undefined || user.password_hash === null
+            ? Effect.as(Effect.flatMap(unusableHash, (hash) => hasher.verify(password, hash)), false)
+            : hasher.verify(password, user.password_hash),
         setPassword,
         rotateApiKey,
         deactivate,
