@@ -246,3 +246,63 @@ describe("POST /fetch_api_key does the same work for every account", () => {
       }))
   })
 })
+
+describe("the organization of the request's host", () => {
+  layer(layerServer((clock) => demoLayer("memory", clock)))((it) => {
+    it.effect("credentials used at another organization's host: 'Account is not associated with this subdomain'", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const other = "http://lear.localhost:9991"
+        yield* server.core(Effect.flatMap(Organizations, (organizations) =>
+          organizations.create({
+            string_id: "lear",
+            name: "Lear & Co.",
+            url: other,
+            owner: { email: "king@lear.example", full_name: "King Lear", password: "a password" }
+          })))
+        const hamlet = yield* server.login(accounts.member)
+        const wrongHost = {
+          result: "error",
+          msg: "Account is not associated with this subdomain",
+          code: "BAD_REQUEST"
+        }
+        const requests: ReadonlyArray<readonly [string, string, Record<string, string>]> = [
+          ["GET", "/api/v1/users/me", {}],
+          ["GET", "/api/v1/users", {}],
+          ["GET", "/api/v1/streams", {}],
+          ["POST", "/api/v1/register", {}],
+          ["PATCH", "/api/v1/settings", { full_name: "Renamed" }],
+          ["POST", "/api/v1/messages", { type: "channel", to: "Verona", topic: "t", content: "c" }],
+          ["GET", "/api/v1/messages", { anchor: "newest", num_before: "1", num_after: "0" }]
+        ]
+        for (const [method, path, params] of requests) {
+          const options = method === "GET" ? { query: params } : { form: params }
+          const reply = yield* server.fetch(method, path, { ...options, as: hamlet, origin: other })
+          assert.strictEqual(reply.status, 400, `${method} ${path}`)
+          assert.deepStrictEqual(reply.json, wrongHost, `${method} ${path}`)
+          // A host that names no organization, and the organization's own host, are fine.
+          for (const origin of ["http://127.0.0.1:9991", realmUrl]) {
+            const same = yield* server.fetch(method, path, { ...options, as: hamlet, origin })
+            assert.strictEqual(same.status, 200, `${method} ${path} at ${origin}: ${same.text}`)
+          }
+        }
+        const me = yield* server.fetch("GET", "/api/v1/users/me", { as: hamlet })
+        assert.strictEqual(me.json.full_name, "Renamed")
+        // The other organization's own accounts are at home there.
+        const king = yield* server.fetch("POST", "/api/v1/fetch_api_key", {
+          origin: other,
+          form: { username: "king@lear.example", password: "a password" }
+        })
+        assert.strictEqual(king.status, 200, king.text)
+        const kingMe = yield* server.fetch("GET", "/api/v1/users/me", {
+          origin: other,
+          as: { email: "king@lear.example", apiKey: king.json.api_key }
+        })
+        assert.strictEqual(kingMe.status, 200)
+        const kingAway = yield* server.fetch("GET", "/api/v1/users/me", {
+          as: { email: "king@lear.example", apiKey: king.json.api_key }
+        })
+        assert.deepStrictEqual(kingAway.json, wrongHost)
+      }))
+  })
+})

@@ -42,7 +42,8 @@ const normalizeHost = memo((host: string): string | undefined => {
   }
 })
 
-const hostOfUrl = memo((url: string): string | undefined => {
+/** The host (with port) of a URL, lower case; `undefined` when it does not parse. */
+export const hostOfUrl = memo((url: string): string | undefined => {
   try {
     return new URL(url).host.toLowerCase()
   } catch {

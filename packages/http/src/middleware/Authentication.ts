@@ -9,7 +9,11 @@
  * - credentials that do not decode as base64 `email:key`: 401 "Invalid
  *   authorization header for basic auth";
  * - then the core's checks (malformed or unknown key, deactivated
- *   organization or account), then the per-user rate limit.
+ *   organization or account);
+ * - a `Host` naming another organization than the account's: 400 "Account
+ *   is not associated with this subdomain" (a host that names none is let
+ *   through, as the single-organization fallback of `internal/Realm.ts` is);
+ * - then the per-user rate limit.
  *
  * `Authentication` requires credentials and provides `CurrentPrincipal`.
  * `OptionalAuthentication` also admits requests without credentials when the
@@ -20,7 +24,12 @@
  */
 import type { Realm } from "@teamchat/core/domain/Realm"
 import type { User } from "@teamchat/core/domain/User"
-import { BasicAuthRequired, InvalidBasicAuthHeader, Unauthorized } from "@teamchat/core/errors/Errors"
+import {
+  AccountNotInSubdomain,
+  BasicAuthRequired,
+  InvalidBasicAuthHeader,
+  Unauthorized
+} from "@teamchat/core/errors/Errors"
 import type * as ZulipError from "@teamchat/core/errors/ZulipError"
 import { Authentication as CoreAuthentication } from "@teamchat/core/services/Authentication"
 import { Organizations } from "@teamchat/core/services/Organizations"
@@ -71,7 +80,7 @@ export class Authentication extends HttpApiMiddleware.Service<Authentication, {
   error: ErrorResponses
 }) {
   /** @category layers */
-  static get layer(): Layer.Layer<Authentication, never, CoreAuthentication | RateLimiter> {
+  static get layer(): Layer.Layer<Authentication, never, CoreAuthentication | RateLimiter | Organizations> {
     return authenticationLayer
   }
 }
@@ -152,6 +161,18 @@ const isCredentials = (parsed: Credentials | ZulipError.ZulipError): parsed is C
 const makeAuthenticate = Effect.gen(function*() {
   const core = yield* CoreAuthentication
   const limiter = yield* RateLimiter
+  const organizations = yield* Organizations
+  // Zulip's validate_account_and_subdomain. The organizations are read only
+  // when the host is not the account's own.
+  const atHome = (request: HttpServerRequest.HttpServerRequest) =>
+  (principal: Principal): Effect.Effect<Principal, AccountNotInSubdomain> => {
+    const host = RealmResolution.requestHost(request)
+    if (host === undefined || host === RealmResolution.hostOfUrl(principal.realm.url)) return Effect.succeed(principal)
+    return Effect.flatMap(organizations.list, (realms) =>
+      realms.some((realm) => realm.id !== principal.realm.id && RealmResolution.hostOfUrl(realm.url) === host)
+        ? Effect.fail(new AccountNotInSubdomain())
+        : Effect.succeed(principal))
+  }
   const recorded = (request: HttpServerRequest.HttpServerRequest) => (principal: Principal) => {
     RequestLog.setUser(request, principal.user.id)
     return principal
@@ -165,11 +186,15 @@ const makeAuthenticate = Effect.gen(function*() {
     credentials: Credentials
   ): Effect.Effect<Principal, ZulipError.ZulipError, HttpServerRequest.HttpServerRequest> =>
     limiter.limitsUsers
-      ? Effect.flatMap(core.basic(credentials.email, credentials.apiKey), limited(request))
-      : Effect.map(core.basic(credentials.email, credentials.apiKey), recorded(request))
+      ? Effect.flatMap(Effect.flatMap(core.basic(credentials.email, credentials.apiKey), atHome(request)), limited(request))
+      : Effect.map(Effect.flatMap(core.basic(credentials.email, credentials.apiKey), atHome(request)), recorded(request))
 })
 
-const authenticationLayer: Layer.Layer<Authentication, never, CoreAuthentication | RateLimiter> = Layer.effect(
+const authenticationLayer: Layer.Layer<
+  Authentication,
+  never,
+  CoreAuthentication | RateLimiter | Organizations
+> = Layer.effect(
   Authentication,
   Effect.map(makeAuthenticate, (authenticate) =>
     Authentication.of({
