@@ -3,8 +3,12 @@
  * that create organizations and users and manage accounts, all on the same
  * database configuration as the server (`DATABASE_URL` / `DATA_DIR`).
  *
+ * Run it as `pnpm teamchat <command>` (the root package.json script) or
+ * `bash scripts/teamchat.sh <command>`; both bring Node 22 first.
+ *
  * Output contract: a command's result (an API key, a confirmation) goes to
- * stdout; progress and errors go to stderr, one line each. Exit codes: 0
+ * stdout; a confirmation and errors go to stderr, one line each (the
+ * administrative commands open the database silently). Exit codes: 0
  * success, 2 bad input (usage, configuration, unknown organization or user,
  * anything the domain rejects), 1 an operational failure (port taken,
  * database unreachable, data directory locked by a running server).
@@ -32,13 +36,17 @@ import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as GlobalFlag from "effect/cli/GlobalFlag"
 import * as Config from "./Config.ts"
+import * as Http from "./Http.ts"
 import * as Server from "./Server.ts"
 
 /** @category constants */
-export const version = "0.1.0"
+export const version = Http.version
 
 /** The program name shown in help and errors. @category constants */
 export const name = "teamchat"
+
+/** How a user runs the program from the repository. @category constants */
+export const invocation = "pnpm teamchat"
 
 // -----------------------------------------------------------------------------
 // errors and exit codes
@@ -66,12 +74,42 @@ export const describeFailure = (error: unknown): { readonly message: string; rea
     case "UsageError":
       return { message, exitCode: ExitCode.usage }
     case "SqlError":
-      return { message: `database error: ${message}`, exitCode: ExitCode.failure }
+      return { message: describeSqlError(error, message), exitCode: ExitCode.failure }
     case "MigrationError":
       return { message: `database migration failed: ${message}`, exitCode: ExitCode.failure }
   }
   // CannotListen, DataDirInUse, DataDirUnusable and anything unexpected.
   return { message, exitCode: ExitCode.failure }
+}
+
+const property = (value: unknown, key: string): unknown =>
+  typeof value === "object" && value !== null && key in value ? (value as Record<string, unknown>)[key] : undefined
+
+/**
+ * A database failure in words a user can act on: the driver reports a
+ * missing database and a dead server alike ("Failed to connect"), so look
+ * at what PostgreSQL or the socket said.
+ */
+const describeSqlError = (error: unknown, message: string): string => {
+  const cause = property(property(error, "reason"), "cause") ?? property(error, "cause")
+  const code = property(cause, "code")
+  const detail = String(property(cause, "message") ?? "")
+  switch (code) {
+    case "3D000": { // invalid_catalog_name
+      const database = /database "(.*)" does not exist/.exec(detail)?.[1]
+      return database === undefined ? detail : `database "${database}" does not exist; create it with: createdb ${database}`
+    }
+    case "ECONNREFUSED":
+      return `no PostgreSQL server at ${property(cause, "address")}:${property(cause, "port")} (connection refused); ` +
+        "start one or fix DATABASE_URL"
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return `cannot resolve the PostgreSQL host ${property(cause, "hostname")}; fix DATABASE_URL`
+    case "28000": // invalid_authorization_specification
+    case "28P01": // invalid_password
+      return `PostgreSQL refused the login: ${detail}; fix the user or password in DATABASE_URL`
+  }
+  return detail === "" ? `database error: ${message}` : `database error: ${message}: ${detail}`
 }
 
 const firstLine = (text: string) => text.split("\n")[0]!.trim()
@@ -142,8 +180,9 @@ const accountFlags = {
 const say = (line: string) => Console.error(`${name}: ${line}`)
 
 /**
- * Runs `program` with the core on the configured database; progress goes to
- * stderr. The database closes when `program` ends.
+ * Runs `program` with the core on the configured database, opened without
+ * progress lines so that a command prints one line, its outcome. The
+ * database closes when `program` ends.
  */
 const withCore = <A, E>(
   flags: DatabaseFlags,
@@ -151,7 +190,7 @@ const withCore = <A, E>(
 ) =>
   Effect.gen(function*() {
     const database = yield* Config.database(databaseOverrides(flags))
-    return yield* program.pipe(Effect.provide(Server.layerCore(database, { output: Server.stderr })))
+    return yield* program.pipe(Effect.provide(Server.layerCore(database, { output: Server.silent })))
   })
 
 const requireOrganization = Effect.fn("Cli.requireOrganization")(function*(stringId: string) {
@@ -161,6 +200,25 @@ const requireOrganization = Effect.fn("Cli.requireOrganization")(function*(strin
   const all = yield* organizations.list
   const known = all.length === 0 ? "the database has no organizations yet" : `known: ${all.map((o) => o.string_id).join(", ")}`
   return yield* new UsageError({ message: `no organization '${stringId}' (${known})` })
+})
+
+/**
+ * The server picks the organization of a request by its `Host` (see
+ * internal/Realm.ts), so two organizations on one host could not be told
+ * apart: the later one would take over the first one's logins.
+ */
+const requireFreeUrl = Effect.fn("Cli.requireFreeUrl")(function*(stringId: string, url: string) {
+  const host = new URL(url).host
+  const holder = (yield* (yield* Organizations).list).find((realm) =>
+    URL.canParse(realm.url) && new URL(realm.url).host === host
+  )
+  if (holder === undefined) return
+  const suggestion = new URL(url)
+  suggestion.hostname = `${stringId}.${suggestion.hostname}`
+  return yield* new UsageError({
+    message: `organization '${holder.string_id}' already has the URL ${holder.url}; give '${stringId}' a URL of its own ` +
+      `with --url, e.g. --url ${suggestion.origin}`
+  })
 })
 
 const requireUser = Effect.fn("Cli.requireUser")(function*(realm: Realm, email: string) {
@@ -206,14 +264,14 @@ const serve = Command.make(
       demo: flags.demo || undefined
     })
     return yield* Server.run(config).pipe(
-      Effect.onInterrupt(() => Effect.sync(() => Server.stdout(`${name}: stopped\n`)))
+      Effect.onInterrupt(() => Effect.sync(() => Server.outputFor(config.logFormat)(`${name}: stopped\n`)))
     )
   })
 ).pipe(
   Command.withDescription("Run the HTTP server (Zulip REST API under /api/v1) until SIGINT or SIGTERM"),
   Command.withExamples([
-    { command: `${name} serve --demo`, description: "Serve the demo organization on http://127.0.0.1:9991" },
-    { command: `DATABASE_URL=postgres://localhost/teamchat ${name} serve`, description: "Serve from PostgreSQL" }
+    { command: `${invocation} serve --demo`, description: "Serve the demo organization on http://127.0.0.1:9991" },
+    { command: `DATABASE_URL=postgres://localhost/teamchat ${invocation} serve`, description: "Serve from PostgreSQL" }
   ])
 )
 
@@ -236,6 +294,7 @@ const createOrganization = Command.make(
       flags,
       Effect.gen(function*() {
         const organizations = yield* Organizations
+        yield* requireFreeUrl(flags.stringId, url)
         return yield* organizations.create({
           string_id: flags.stringId,
           name: flags.name,
@@ -255,8 +314,9 @@ const createOrganization = Command.make(
 ).pipe(
   Command.withDescription("Create an organization and its owner; prints the owner's API key"),
   Command.withExamples([{
-    command: `${name} create-organization --string-id acme --name "Acme" --owner-email boss@acme.test --owner-name "Boss"`,
-    description: "Create the organization 'acme'"
+    command: `${invocation} create-organization --string-id acme --name "Acme" --owner-email boss@acme.test ` +
+      `--owner-name "Boss" --url http://acme.localhost:9991`,
+    description: "Create the organization 'acme', served to requests whose Host is acme.localhost:9991"
   }])
 )
 
@@ -304,9 +364,9 @@ const createUser = Command.make(
 ).pipe(
   Command.withDescription("Create a user or a bot in an organization; prints its API key"),
   Command.withExamples([
-    { command: `${name} create-user --org zulip --email ann@zulip.com --name Ann --role admin`, description: "An administrator" },
+    { command: `${invocation} create-user --org zulip --email ann@zulip.com --name Ann --role admin`, description: "An administrator" },
     {
-      command: `${name} create-user --org zulip --email ci-bot@zulip.com --name CI --bot incoming --owner iago@zulip.com`,
+      command: `${invocation} create-user --org zulip --email ci-bot@zulip.com --name CI --bot incoming --owner iago@zulip.com`,
       description: "An incoming-webhook bot owned by iago"
     }
   ])
@@ -367,9 +427,14 @@ export const root = Command.make(name).pipe(
   Command.withDescription(
     "A team chat server speaking the Zulip REST API. Configuration comes from the environment " +
       "(PORT, HOST, DATABASE_URL, DATA_DIR, DEMO, EXTERNAL_URL, RATE_LIMIT_REQUESTS, " +
-      "RATE_LIMIT_WINDOW_SECONDS, LOG_LEVEL) and the flags below."
+      "RATE_LIMIT_WINDOW_SECONDS, LOG_LEVEL, LOG_FORMAT) and the flags below. Run it from the repository as " +
+      `'${invocation} <command>' or 'bash scripts/teamchat.sh <command>'.`
   ),
-  Command.withSubcommands([serve, createOrganization, createUser, rotateApiKey, deactivateUser, reactivateUser, help])
+  Command.withSubcommands([serve, createOrganization, createUser, rotateApiKey, deactivateUser, reactivateUser, help]),
+  Command.withExamples([
+    { command: `${invocation} serve --demo`, description: "Serve the demo organization on http://127.0.0.1:9991" },
+    { command: `${invocation} help create-organization`, description: "The flags of one command" }
+  ])
 )
 
 // -----------------------------------------------------------------------------
@@ -386,9 +451,10 @@ const presenter = CliOutput.layerPresenter({
       const formatter = yield* CliOutput.Formatter
       switch (event._tag) {
         case "InvalidInvocation": {
-          for (const error of event.errors) yield* Console.error(`${name}: ${firstLine(error.message)}`)
-          yield* Console.error(`Run '${[...event.commandPath, "--help"].join(" ")}' for usage.`)
-          return
+          // One line: the errors, then where the usage is.
+          const errors = event.errors.map((error) => firstLine(error.message)).join("; ")
+          const usage = [invocation, "help", ...event.commandPath.slice(1)].join(" ")
+          return yield* Console.error(`${name}: ${errors} (usage: ${usage})`)
         }
         case "Help":
           return event.reason === "Requested"

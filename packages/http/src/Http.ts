@@ -3,7 +3,8 @@
  * servers and tests build on.
  *
  * - `layerRoutes(options)` registers every route with an `HttpRouter`: the
- *   HttpApi endpoints, the OpenAPI document at GET /api/v1/openapi.json, and
+ *   HttpApi endpoints, the OpenAPI document at GET /api/v1/openapi.json, a
+ *   small HTML page at GET / (what this server is, how to connect), and
  *   a catch-all that answers any other path or method with Zulip's 404 JSON.
  *   It requires the core services (`Teamchat.Services`) and the `HttpRouter`
  *   (which `HttpRouter.serve` and `HttpRouter.toWebHandler` provide).
@@ -46,6 +47,7 @@ import * as SubscriptionsHandlers from "./handlers/Subscriptions.ts"
 import * as UsersHandlers from "./handlers/Users.ts"
 import * as Config from "./internal/Config.ts"
 import { notFound, toResponse } from "./internal/Errors.ts"
+import * as RootPage from "./internal/RootPage.ts"
 import { Authentication, OptionalAuthentication } from "./middleware/Authentication.ts"
 import { RateLimit, RateLimiter } from "./middleware/RateLimit.ts"
 import { RequestParams } from "./middleware/RequestParams.ts"
@@ -66,6 +68,12 @@ export interface HttpOptions {
    * 100 per 60 s); ignored when `rateLimit` is `false`.
    */
   readonly anonymousRateLimit?: { readonly requests: number; readonly windowSeconds: number } | undefined
+  /**
+   * Password logins (POST /fetch_api_key) per username and per client address
+   * (default 5 per 30 minutes, Zulip's `authenticate_by_username`); ignored
+   * when `rateLimit` is `false`.
+   */
+  readonly authenticationRateLimit?: { readonly requests: number; readonly windowSeconds: number } | undefined
   /** Larger request bodies get a Zulip-shaped 413 (default 25 MiB). */
   readonly maxBodyBytes: number
   readonly version: {
@@ -85,6 +93,7 @@ export const defaultHttpOptions: HttpOptions = {
   demo: false,
   rateLimit: { requests: 200, windowSeconds: 60 },
   anonymousRateLimit: { requests: 100, windowSeconds: 60 },
+  authenticationRateLimit: { requests: 5, windowSeconds: 1800 },
   maxBodyBytes: 25 * 1024 * 1024,
   version: {
     zulip_version: "11.0-teamchat",
@@ -93,6 +102,9 @@ export const defaultHttpOptions: HttpOptions = {
   },
   log: false
 }
+
+/** teamchat's own version, shown by the CLI and the root page. @category constants */
+export const version = "0.1.0"
 
 /** The path of the OpenAPI document. @category constants */
 export const openapiPath = "/api/v1/openapi.json"
@@ -124,7 +136,8 @@ export const layerRoutes = (options: HttpOptions): Layer.Layer<never, never, Ser
       ? { user: false, anonymous: false }
       : {
         user: options.rateLimit,
-        anonymous: options.anonymousRateLimit ?? defaultHttpOptions.anonymousRateLimit ?? false
+        anonymous: options.anonymousRateLimit ?? defaultHttpOptions.anonymousRateLimit ?? false,
+        authentication: options.authenticationRateLimit ?? defaultHttpOptions.authenticationRateLimit ?? false
       }
   )
   const middleware = Layer.mergeAll(
@@ -143,7 +156,16 @@ export const layerRoutes = (options: HttpOptions): Layer.Layer<never, never, Ser
     Layer.provide(Config.layer(options)),
     Layer.provide(HttpServer.layerServices)
   )
-  return Layer.mergeAll(routes, notFoundRoute, RequestLog.layer({ log: options.log === true }))
+  const rootPage = HttpRouter.add(
+    "GET",
+    "/",
+    RootPage.handler({
+      version,
+      zulipVersion: options.version.zulip_version,
+      featureLevel: options.version.zulip_feature_level
+    })
+  )
+  return Layer.mergeAll(routes, rootPage, notFoundRoute, RequestLog.layer({ log: options.log === true }))
 }
 
 /**

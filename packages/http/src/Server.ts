@@ -75,6 +75,36 @@ export const stderr: Output = (text) => {
   process.stderr.write(text)
 }
 
+/** Prints nothing. @category constants */
+export const silent: Output = () => {}
+
+/**
+ * `write` in JSON lines: each complete line of text becomes one entry
+ * shaped like effect's JSON logger's (`message`, `level`, `timestamp`,
+ * `annotations`, `spans`), so a `LOG_FORMAT=json` stream stays JSON.
+ *
+ * @category constants
+ */
+export const jsonLines = (write: Output): Output => {
+  let pending = ""
+  return (text) => {
+    pending += text
+    let end = pending.indexOf("\n")
+    while (end !== -1) {
+      const line = pending.slice(0, end).replace(/^teamchat: /, "")
+      pending = pending.slice(end + 1)
+      write(
+        JSON.stringify({ message: line, level: "INFO", timestamp: new Date().toISOString(), annotations: {}, spans: {} }) +
+          "\n"
+      )
+      end = pending.indexOf("\n")
+    }
+  }
+}
+
+/** Where the server's progress goes by default: stdout, as JSON lines in json log format. @category constants */
+export const outputFor = (logFormat: ServerConfig["logFormat"]): Output => logFormat === "json" ? jsonLines(stdout) : stdout
+
 // -----------------------------------------------------------------------------
 // data directory
 // -----------------------------------------------------------------------------
@@ -353,7 +383,7 @@ export const httpOptions = (config: ServerConfig, overrides: Partial<HttpOptions
  */
 export const layer = (config: ServerConfig, options: Options = {}) =>
   Layer.unwrap(Effect.sync(() => {
-    const output = options.output ?? stdout
+    const output = options.output ?? outputFor(config.logFormat)
     // The port is taken first so a conflict fails fast; until the routes are
     // attached, requests get a 503 instead of waiting on a socket nobody reads.
     const server = makeNodeServer(options.requestTimeout ?? defaultRequestTimeout)

@@ -13,8 +13,9 @@ import * as Teamchat from "@teamchat/core/Teamchat"
 import * as TestDatabase from "@teamchat/core/testing/TestDatabase"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
-import { execFile } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
 import * as fs from "node:fs"
+import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -51,12 +52,14 @@ const teamchat = (args: ReadonlyArray<string>, env: Record<string, string> = {})
 
 const apiKeyLine = /^[A-Za-z0-9]{32}\n$/
 
-/** Exit code 2, nothing on stdout, and `line` as the first line of stderr; never a stack trace. */
-const assertUsage = (run: Run, line: string) => {
-  assert.strictEqual(run.code, 2, run.stderr)
+/** Exit code 2, nothing on stdout, and `line` as the only line on stderr. */
+const assertUsage = (run: Run, line: string) => assertOneLine(run, 2, line)
+
+/** `code`, nothing on stdout, and `line` as the only line on stderr. */
+const assertOneLine = (run: Run, code: number, line: string) => {
+  assert.strictEqual(run.code, code, run.stderr)
   assert.strictEqual(run.stdout, "")
-  assert.notMatch(run.stderr, /\n\s+at /)
-  assert.include(run.stderr.split("\n"), line)
+  assert.strictEqual(run.stderr, `${line}\n`)
 }
 
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "teamchat-cli-"))
@@ -83,6 +86,7 @@ describe("teamchat command line without a database", () => {
       assert.strictEqual(cases.none.code, 2)
       assert.include(cases.none.stderr, "USAGE\n  teamchat <subcommand> [flags]")
       assert.strictEqual(cases.help.code, 0)
+      assert.include(cases.help.stdout, "EXAMPLES\n  # Serve the demo organization on http://127.0.0.1:9991\n  pnpm teamchat serve --demo\n")
       for (const command of ["serve", "create-organization", "create-user", "rotate-api-key", "deactivate-user", "reactivate-user", "help"]) {
         assert.include(cases.help.stdout, `\n  ${command} `)
       }
@@ -93,22 +97,47 @@ describe("teamchat command line without a database", () => {
       assert.include(cases.flagHelp.stdout, "--email string")
       assert.strictEqual(cases.version.stdout, "teamchat v0.1.0\n")
 
-      assertUsage(cases.unknown, "teamchat: Unknown subcommand \"frobnicate\" for \"teamchat\"")
-      assert.include(cases.unknown.stderr, "Run 'teamchat --help' for usage.")
-      assertUsage(cases.missing, "teamchat: Missing required flag: --name")
-      assert.include(cases.missing.stderr, "Run 'teamchat create-user --help' for usage.")
+      assertUsage(cases.unknown, "teamchat: Unknown subcommand \"frobnicate\" for \"teamchat\" (usage: pnpm teamchat help)")
+      assertUsage(cases.missing, "teamchat: Missing required flag: --name (usage: pnpm teamchat help create-user)")
       assertUsage(
         cases.role,
-        "teamchat: Invalid value for flag --role: \"king\". Expected: \"owner\" | \"admin\" | \"moderator\" | \"member\" | \"guest\""
+        "teamchat: Invalid value for flag --role: \"king\". Expected: \"owner\" | \"admin\" | \"moderator\" | \"member\" | \"guest\"" +
+          " (usage: pnpm teamchat help create-user)"
       )
       assertUsage(cases.bot, "teamchat: --bot needs --owner <email of the bot's owner>")
       assertUsage(
         cases.botType,
-        "teamchat: Invalid value for flag --bot: \"robot\". Expected: \"generic\" | \"incoming\" | \"outgoing\" | \"embedded\""
+        "teamchat: Invalid value for flag --bot: \"robot\". Expected: \"generic\" | \"incoming\" | \"outgoing\" | \"embedded\"" +
+          " (usage: pnpm teamchat help create-user)"
       )
       assertUsage(cases.owner, "teamchat: --owner is only for bots; add --bot <type>")
       assertUsage(cases.botPassword, "teamchat: bots log in with their API key; drop --password")
-      assertUsage(cases.unknownFlag, "teamchat: Unrecognized flag: --force in command teamchat deactivate-user")
+      assertUsage(
+        cases.unknownFlag,
+        "teamchat: Unrecognized flag: --force in command teamchat deactivate-user (usage: pnpm teamchat help deactivate-user)"
+      )
+    }), { timeout: 60_000 })
+
+  it.live("pnpm teamchat runs the command line with nothing sourced first", () =>
+    Effect.gen(function*() {
+      // Only the system's directories on PATH: the script brings Node 22 itself.
+      const env = { HOME: process.env.HOME ?? "/tmp", PATH: "/usr/local/bin:/usr/bin:/bin" }
+      const run = (file: string, args: ReadonlyArray<string>) =>
+        Effect.promise(() =>
+          new Promise<Run>((resolve) => {
+            execFile(file, args, { cwd: repoRoot, env, timeout: 60_000 }, (error, stdout, stderr) =>
+              resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr }))
+          })
+        )
+      const script = yield* run("bash", ["scripts/teamchat.sh", "--version"])
+      assert.strictEqual(script.code, 0, script.stderr)
+      assert.strictEqual(script.stdout, "teamchat v0.1.0\n")
+      const packageJson = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as {
+        scripts: Record<string, string>
+      }
+      assert.strictEqual(packageJson.scripts.teamchat, "bash scripts/teamchat.sh")
+      const usage = yield* run("bash", ["scripts/teamchat.sh", "frobnicate"])
+      assertUsage(usage, "teamchat: Unknown subcommand \"frobnicate\" for \"teamchat\" (usage: pnpm teamchat help)")
     }), { timeout: 60_000 })
 
   it.live("configuration errors", () =>
@@ -164,8 +193,7 @@ describe("teamchat command line on PGlite (DATA_DIR)", () => {
       assert.match(created.stdout, apiKeyLine)
       assert.strictEqual(
         created.stderr,
-        `teamchat: opening PGlite at ${dataDir}… ready\n` +
-          "teamchat: created organization 'Acme' (acme) at http://localhost:9991; owner The Boss <boss@acme.test> (owner, id 1)\n" +
+        "teamchat: created organization 'Acme' (acme) at http://localhost:9991; owner The Boss <boss@acme.test> (owner, id 1)\n" +
           "teamchat: the owner's API key:\n"
       )
 
@@ -173,7 +201,12 @@ describe("teamchat command line on PGlite (DATA_DIR)", () => {
       const user = yield* teamchat(["create-user", "--org", "acme", "--email", "ann@acme.test", "--name", "Ann"], env)
       assert.strictEqual(user.code, 0, user.stderr)
       assert.match(user.stdout, apiKeyLine)
-      assert.include(user.stderr, "teamchat: created Ann <ann@acme.test> (member, id 2) in 'acme'; API key:\n")
+      assert.strictEqual(user.stderr, "teamchat: created Ann <ann@acme.test> (member, id 2) in 'acme'; API key:\n")
+      // Errors found in the database are one line too.
+      assertUsage(
+        yield* teamchat(["create-user", "--org", "nope", "--email", "x@acme.test", "--name", "X"], env),
+        "teamchat: no organization 'nope' (known: acme)"
+      )
       assert.isFalse(fs.existsSync(path.join(dataDir, Server.lockFile)))
 
       // A live process (this one) holds the directory: refused before PGlite opens.
@@ -183,12 +216,95 @@ describe("teamchat command line on PGlite (DATA_DIR)", () => {
       assert.strictEqual(locked.stdout, "")
       assert.strictEqual(
         locked.stderr,
-        `teamchat: opening PGlite at ${dataDir}… failed\n` +
-          `teamchat: the data directory ${dataDir} is in use by another teamchat process (pid ${process.pid}); ` +
+        `teamchat: the data directory ${dataDir} is in use by another teamchat process (pid ${process.pid}); ` +
           "stop it first (embedded PGlite allows one process at a time; use DATABASE_URL for more)\n"
       )
       fs.rmSync(path.dirname(path.dirname(dataDir)), { recursive: true, force: true })
     }), { timeout: 120_000 })
+})
+
+describe("teamchat serve with LOG_FORMAT=json", () => {
+  it.live("writes only JSON lines on stdout, and error requests carry Zulip's code", () =>
+    Effect.gen(function*() {
+      const child = spawn(process.execPath, [bin, "serve", "--demo", "--port", "0", "--database-url", "memory://"], {
+        cwd: repoRoot,
+        env: { ...baseEnv, LOG_FORMAT: "json" },
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      let stdout = ""
+      let stderr = ""
+      child.stderr.setEncoding("utf8").on("data", (data: string) => (stderr += data))
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+      const base = yield* Effect.promise(() =>
+        new Promise<string>((resolve, reject) => {
+          child.stdout.setEncoding("utf8").on("data", (data: string) => {
+            stdout += data
+            const listening = /listening on (http:\/\/[0-9.:]+)/.exec(stdout)
+            if (listening !== null) resolve(listening[1]!)
+          })
+          child.on("exit", () => reject(new Error(`exited early: ${stderr}`)))
+        })
+      )
+      const statuses = yield* Effect.promise(async () => [
+        (await fetch(`${base}/api/v1/server_settings`)).status,
+        (await fetch(`${base}/api/v1/users/me`)).status
+      ])
+      assert.deepStrictEqual(statuses, [200, 401])
+      child.kill("SIGTERM")
+      assert.strictEqual(yield* Effect.promise(() => exited), 0, stderr)
+      assert.strictEqual(stderr, "")
+
+      const entries = stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, any>)
+      const messages = entries.map((entry) => entry.message)
+      assert.deepStrictEqual(messages.slice(0, 2), ["opening in-memory database… ready", "seeding demo organization 'Zulip Dev'… done (10 users, 6 bots, 7 channels)"])
+      assert.match(messages[2], /^teamchat listening on http:\/\/127\.0\.0\.1:\d+ \(in-memory database, demo organization\)$/)
+      assert.deepStrictEqual(messages.slice(-2), ["shutting down…", "stopped"])
+      for (const entry of entries) {
+        assert.strictEqual(entry.level, "INFO")
+        assert.isString(entry.timestamp)
+      }
+      const requests = entries.filter((entry) => entry.message === "request").map((entry) => {
+        const { duration_ms: _, ...annotations } = entry.annotations
+        return annotations
+      })
+      assert.deepStrictEqual(requests, [
+        { method: "GET", path: "/api/v1/server_settings", status: 200, user_id: null },
+        { method: "GET", path: "/api/v1/users/me", status: 401, user_id: null, code: "UNAUTHORIZED" }
+      ])
+    }), { timeout: 60_000 })
+})
+
+describe("teamchat command line with PostgreSQL unusable", () => {
+  const server = new URL(process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test")
+
+  /** A port nothing listens on: bound by this process, then released. */
+  const closedPort = Effect.promise(() =>
+    new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as net.AddressInfo
+        probe.close(() => resolve(port))
+      })
+    })
+  )
+
+  it.live("says whether the database is missing or no server answers", () =>
+    Effect.gen(function*() {
+      const name = `teamchat_missing_${process.pid}_${Date.now()}`
+      const missing = new URL(server)
+      missing.pathname = `/${name}`
+      const port = yield* closedPort
+      const account = ["--org", "acme", "--email", "a@acme.test"]
+      const cases = yield* Effect.all({
+        missing: teamchat(["rotate-api-key", ...account], { DATABASE_URL: missing.toString() }),
+        refused: teamchat(["rotate-api-key", ...account], { DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/teamchat` })
+      }, { concurrency: 2 })
+      assertOneLine(cases.missing, 1, `teamchat: database "${name}" does not exist; create it with: createdb ${name}`)
+      assertOneLine(
+        cases.refused,
+        1,
+        `teamchat: no PostgreSQL server at 127.0.0.1:${port} (connection refused); start one or fix DATABASE_URL`
+      )
+    }), { timeout: 60_000 })
 })
 
 // Needs the PostgreSQL at TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test).
@@ -209,10 +325,10 @@ layer(TestDatabase.postgresLayer(), { timeout: "60 seconds", excludeTestServices
         ], { ...env, EXTERNAL_URL: "https://chat.acme.test/" })
         assert.strictEqual(org.code, 0, org.stderr)
         assert.match(org.stdout, apiKeyLine)
-        assert.include(org.stderr, "teamchat: opening PostgreSQL at postgres://")
-        assert.include(
+        assert.strictEqual(
           org.stderr,
-          "teamchat: created organization 'Acme' (acme) at https://chat.acme.test; owner The Boss <boss@acme.test> (owner, id 1)\n"
+          "teamchat: created organization 'Acme' (acme) at https://chat.acme.test; owner The Boss <boss@acme.test> (owner, id 1)\n" +
+            "teamchat: the owner's API key:\n"
         )
         const created = yield* run("create-user", ...account("ann@acme.test"), "--name", "Ann", "--role", "admin", "--password", "ann-secret")
         assert.strictEqual(created.code, 0, created.stderr)
@@ -230,8 +346,27 @@ layer(TestDatabase.postgresLayer(), { timeout: "60 seconds", excludeTestServices
           unknownOwner: run("create-user", ...account("cd-bot@acme.test"), "--name", "CD", "--bot", "generic", "--owner", "ghost@acme.test"),
           unknownEmail: run("rotate-api-key", ...account("ghost@acme.test")),
           onlyOwner: run("deactivate-user", ...account("boss@acme.test")),
-          active: run("reactivate-user", ...account("ann@acme.test"))
+          active: run("reactivate-user", ...account("ann@acme.test")),
+          // Two organizations on one URL: the server could not tell them apart by Host.
+          urlTaken: teamchat(
+            ["create-organization", "--string-id", "beta", "--name", "Beta", "--owner-email", "x@beta.test", "--owner-name", "X"],
+            { ...env, EXTERNAL_URL: "https://chat.acme.test" }
+          ),
+          urlFlagTaken: run(
+            "create-organization", "--string-id", "beta", "--name", "Beta", "--owner-email", "x@beta.test", "--owner-name", "X",
+            "--url", "http://CHAT.acme.test/"
+          )
         }, { concurrency: 3 })
+        assertUsage(
+          rejected.urlTaken,
+          "teamchat: organization 'acme' already has the URL https://chat.acme.test; " +
+            "give 'beta' a URL of its own with --url, e.g. --url https://beta.chat.acme.test"
+        )
+        assertUsage(
+          rejected.urlFlagTaken,
+          "teamchat: organization 'acme' already has the URL https://chat.acme.test; " +
+            "give 'beta' a URL of its own with --url, e.g. --url http://beta.chat.acme.test"
+        )
         assertUsage(rejected.duplicateOrg, "teamchat: Subdomain is already in use. Please choose a different one.")
         assertUsage(rejected.badStringId, "teamchat: Subdomain can only have lowercase letters, numbers, and '-'s.")
         assertUsage(rejected.duplicateEmail, "teamchat: Email 'ANN@acme.test' already in use")

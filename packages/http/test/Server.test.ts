@@ -9,7 +9,18 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as References from "effect/References"
 import { defaultHttpOptions } from "../src/Http.ts"
-import { accounts, basic, coreLayer, demoLayer, demoPassword, layerServer, makeManualClock, realmUrl, Server } from "./support/Harness.ts"
+import {
+  accounts,
+  basic,
+  coreLayer,
+  demoLayer,
+  demoPassword,
+  layerServer,
+  makeManualClock,
+  makeRequest,
+  realmUrl,
+  Server
+} from "./support/Harness.ts"
 import type { ManualClock } from "./support/Harness.ts"
 
 const authenticationMethods = (dev: boolean) => ({
@@ -230,8 +241,8 @@ describe("request log", () => {
           [
             { method: "GET", path: "/api/v1/users/me", status: 200, user_id: hamlet.userId },
             { method: "POST", path: "/api/v1/fetch_api_key", status: 200, user_id: null },
-            { method: "GET", path: "/api/v1/nowhere", status: 404, user_id: null },
-            { method: "GET", path: "/api/v1/users/me", status: 401, user_id: null }
+            { method: "GET", path: "/api/v1/nowhere", status: 404, user_id: null, code: "BAD_REQUEST" },
+            { method: "GET", path: "/api/v1/users/me", status: 401, user_id: null, code: "INVALID_API_KEY" }
           ]
         )
         const everything = JSON.stringify(lines.map((line) => [line.message, line.annotations]))
@@ -249,6 +260,44 @@ describe("request log", () => {
         yield* server.fetch("GET", "/api/v1/server_settings")
         assert.deepStrictEqual(lines, [])
         assert.isFalse(defaultHttpOptions.log)
+      }))
+  })
+})
+
+describe("the root page", () => {
+  layer(layerServer((clock) => demoLayer("memory", clock)))((it) => {
+    it.effect("says what the server is and how to connect a Zulip client; other paths stay JSON 404s", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const get = (request: Request) =>
+          Effect.promise(async () => {
+            const response = await server.handler(request)
+            return { status: response.status, headers: response.headers, text: await response.text() }
+          })
+        const page = yield* get(makeRequest("GET", "/", { origin: "http://chat.local:9991" }))
+        assert.strictEqual(page.status, 200)
+        assert.strictEqual(page.headers.get("content-type"), "text/html; charset=utf-8")
+        assert.match(page.text, /^<!doctype html>\n/)
+        for (
+          const text of [
+            "<title>teamchat</title>",
+            "a team chat server that speaks the Zulip REST API",
+            "teamchat 0.1.0, Zulip API 11.0-teamchat (feature level 416)",
+            "There is no web app yet",
+            "<code>http://chat.local:9991</code>",
+            "<code>HOST=0.0.0.0</code>",
+            "<code>EXTERNAL_URL</code>",
+            "zulip-terminal",
+            "<a href=\"/api/v1/openapi.json\">"
+          ]
+        ) assert.include(page.text, text)
+        // A Host that is not a host is not echoed.
+        const odd = yield* get(makeRequest("GET", "/", { headers: { host: "<b>x" } }))
+        assert.include(odd.text, "<code>http://localhost</code>")
+        assert.notInclude(odd.text, "<b>x")
+        const other = yield* server.fetch("GET", "/index.html")
+        assert.strictEqual(other.status, 404)
+        assert.deepStrictEqual(other.json, { result: "error", msg: "Not Found", code: "BAD_REQUEST" })
       }))
   })
 })

@@ -4,8 +4,9 @@
  * Zulip's 500 JSON.
  *
  * The line is logged at Info level with the annotations `method`, `path`
- * (without the query string), `status`, `duration_ms` and `user_id` (the
- * authenticated user, or null); the Authorization header, API keys and
+ * (without the query string), `status`, `duration_ms`, `user_id` (the
+ * authenticated user, or null) and, for an error response, `code` (Zulip's
+ * error code, e.g. `BAD_REQUEST`); the Authorization header, API keys and
  * passwords never appear in it.
  *
  * @since 0.1.0
@@ -46,6 +47,23 @@ const pathOf = (url: string): string => {
   return end === -1 ? url : url.slice(0, end)
 }
 
+/** Bodies of error responses are small; anything larger is not one of ours. */
+const maxErrorBody = 64 * 1024
+
+/** The Zulip error code of an error response (its JSON body's `code`), when it has one. */
+const errorCode = (response: HttpServerResponse.HttpServerResponse): string | undefined => {
+  const body = response.body
+  if (response.status < 400 || body._tag !== "Uint8Array" || body.body.byteLength > maxErrorBody) return undefined
+  if (!body.contentType.startsWith("application/json")) return undefined
+  try {
+    const parsed: unknown = JSON.parse(new TextDecoder().decode(body.body))
+    const code = typeof parsed === "object" && parsed !== null ? (parsed as { code?: unknown }).code : undefined
+    return typeof code === "string" ? code : undefined
+  } catch {
+    return undefined
+  }
+}
+
 const recover = (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown> => {
   if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
   // The router fails this way on paths it cannot even decode.
@@ -67,13 +85,15 @@ const logged = (
     const response: HttpServerResponse.HttpServerResponse = yield* Effect.catchCause(httpEffect, recover)
     const end = yield* Clock.currentTimeMillis
     const key = keyOf(request)
+    const code = errorCode(response)
     yield* Effect.logInfo("request").pipe(
       Effect.annotateLogs({
         method: request.method,
         path: pathOf(request.url),
         status: response.status,
         duration_ms: end - start,
-        user_id: (key === undefined ? undefined : users.get(key)) ?? null
+        user_id: (key === undefined ? undefined : users.get(key)) ?? null,
+        ...(code === undefined ? {} : { code })
       })
     )
     return response
