@@ -176,6 +176,33 @@ export interface Spec<
     | undefined
 }
 
+/**
+ * The most characters of one value an error repeats. Values come from
+ * requests (a queue id, a channel name, an email), so longer ones are cut
+ * and end with "...", as Zulip cuts over-long topics: an error never sends
+ * back a megabyte it was sent. No stored name or message comes near it.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const MAX_ECHO_LENGTH = 500
+
+/**
+ * A value as an error repeats it: strings longer than
+ * {@link MAX_ECHO_LENGTH} cut (never inside a surrogate pair), others as
+ * they are.
+ *
+ * @category conversions
+ * @since 0.1.0
+ */
+export const echo = <A>(value: A): A => {
+  if (typeof value !== "string" || value.length <= MAX_ECHO_LENGTH) return value
+  let end = MAX_ECHO_LENGTH - 3
+  const last = value.charCodeAt(end - 1)
+  if (last >= 0xd800 && last <= 0xdbff) end--
+  return `${value.slice(0, end)}...` as A
+}
+
 type MissingSelf = "Missing `Self` generic - use `class Self extends ZulipError.make<Self>()(...)`"
 
 const noHeaders: Readonly<Record<string, string>> = Object.freeze({})
@@ -195,7 +222,8 @@ const noHeaders: Readonly<Record<string, string>> = Object.freeze({})
  * ```
  *
  * Field values are copied to the wire as they are, so data fields must use
- * JSON-native schemas (no transformations).
+ * JSON-native schemas (no transformations). Every string field and param is
+ * cut by {@link echo} wherever the error shows it (message and wire body).
  *
  * @category constructors
  * @since 0.1.0
@@ -218,6 +246,7 @@ export const make = <Self = never>() =>
   const wirePairs: ReadonlyArray<readonly [string, string]> = Object.keys(dataFields).map(
     (key) => [key, renames[key] ?? key] as const
   )
+  const allKeys = Object.keys(allFields)
   const hasMsgField = "msg" in allFields
   const message = spec.message
   if (message === undefined && !hasMsgField) {
@@ -240,15 +269,21 @@ export const make = <Self = never>() =>
   // prototype would make that assignment throw.
   if (!hasMsgField) {
     define(proto, "msg", {
-      get(this: Schema.Struct.Type<Fields & Params>) {
-        return typeof message === "function" ? message(this) : message
+      get(this: Record<string, unknown>) {
+        if (typeof message !== "function") return message
+        const shown: Record<string, unknown> = {}
+        for (const key of allKeys) shown[key] = echo(this[key])
+        return message(shown as Schema.Struct.Type<Fields & Params>)
       }
     })
   }
+  // A `msg` field is a whole message built by the caller, often around a
+  // request's value: it is cut as one value. A template cuts its values.
+  const shownMsg = hasMsgField ? (msg: string) => echo(msg) : (msg: string) => msg
   // Error.message is what loggers and Cause renderers print.
   define(proto, "message", {
     get(this: { readonly msg: string }) {
-      return this.msg
+      return shownMsg(this.msg)
     }
   })
   define(proto, "headers", {
@@ -259,10 +294,10 @@ export const make = <Self = never>() =>
   })
   define(proto, "wire", {
     get(this: Record<string, unknown> & { readonly msg: string }): WireBody {
-      const body: Record<string, unknown> = { result: "error", msg: this.msg, code: spec.code }
+      const body: Record<string, unknown> = { result: "error", msg: shownMsg(this.msg), code: spec.code }
       for (const [key, wireKey] of wirePairs) {
         const value = this[key]
-        if (value !== undefined) body[wireKey] = value
+        if (value !== undefined) body[wireKey] = echo(value)
       }
       return body as unknown as WireBody
     }

@@ -18,6 +18,7 @@
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
+import * as Errors from "@teamchat/core/errors/Errors"
 import * as Schema from "effect/Schema"
 import * as Envelope from "../internal/Envelope.ts"
 import * as Params from "../internal/Params.ts"
@@ -61,6 +62,12 @@ const SendType = Schema.Literals(["stream", "channel", "private", "direct"]).ann
   description: "`channel` (or legacy `stream`) or `direct` (or legacy `private`)."
 })
 
+/** `content` of a message, sent or scheduled. @category schemas */
+export const Content = Params.stringWithNullMessage("Message must not contain null bytes")
+
+/** `topic` (and legacy `subject`) of a channel message, sent or scheduled. @category schemas */
+export const Topic = (description?: string) => Params.stringWithNullMessage("Topic must not contain null bytes", description)
+
 const NonNegative = Params.JsonInteger.check(Schema.isGreaterThanOrEqualTo(0))
 
 const rangeQuery = {
@@ -84,9 +91,9 @@ export class MessagesApi extends HttpApiGroup.make("messages")
         to: Schema.String.annotate({
           description: "Channel messages: a channel id or name. Direct messages: a JSON list of user ids (or emails)."
         }),
-        topic: Schema.optionalKey(Schema.String),
-        subject: Schema.optionalKey(Schema.String.annotate({ description: "Legacy name of `topic`." })),
-        content: Schema.String,
+        topic: Schema.optionalKey(Topic()),
+        subject: Schema.optionalKey(Topic("Legacy name of `topic`.")),
+        content: Content,
         queue_id: Schema.optionalKey(Schema.String),
         local_id: Schema.optionalKey(Schema.String),
         read_by_sender: Schema.optionalKey(Params.JsonBoolean)
@@ -111,7 +118,7 @@ export class MessagesApi extends HttpApiGroup.make("messages")
       })
     }).annotate(OpenApi.Summary, "Get messages"),
     HttpApiEndpoint.get("get", "/messages/:message_id", {
-      params: { message_id: Schema.String },
+      params: { message_id: Params.PathId(() => new Errors.InvalidMessages(), "The message's id.") },
       query: {
         apply_markdown: Params.optionalBoolean(true),
         allow_empty_topic_name: Params.optionalBoolean(false)
@@ -139,7 +146,7 @@ export class MessagesApi extends HttpApiGroup.make("messages")
       })
     }).annotate(OpenApi.Summary, "Update personal message flags for a narrow"),
     HttpApiEndpoint.post("deleteTopic", "/streams/:stream_id/delete_topic", {
-      params: { stream_id: Schema.String },
+      params: { stream_id: Params.PathId(() => new Errors.InvalidChannelId(), "The channel's id.") },
       query: { topic_name: Schema.String },
       success: Envelope.Success({ complete: Schema.Boolean })
     }).annotate(OpenApi.Summary, "Delete a topic")

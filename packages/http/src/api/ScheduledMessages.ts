@@ -17,10 +17,12 @@
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
+import * as Errors from "@teamchat/core/errors/Errors"
 import * as Schema from "effect/Schema"
 import * as Envelope from "../internal/Envelope.ts"
 import * as Params from "../internal/Params.ts"
 import { Authentication } from "../middleware/Authentication.ts"
+import { Content, Topic } from "./Messages.ts"
 
 /** A scheduled message as the API shows it. @category schemas */
 export const ScheduledMessage = Schema.Struct({
@@ -50,7 +52,9 @@ export const Recipient = Params.json(
   "Channel messages: the channel id. Direct messages: JSON list of user ids."
 )
 
-const id = { scheduled_message_id: Schema.String.annotate({ description: "The scheduled message's id." }) }
+const id = {
+  scheduled_message_id: Params.PathId(() => new Errors.ScheduledMessageNotFound(), "The scheduled message's id.")
+}
 
 /** @category groups */
 export class ScheduledMessagesApi extends HttpApiGroup.make("scheduledMessages")
@@ -62,8 +66,8 @@ export class ScheduledMessagesApi extends HttpApiGroup.make("scheduledMessages")
       query: {
         type: MessageType,
         to: Recipient,
-        content: Schema.String,
-        topic: Schema.optionalKey(Schema.String),
+        content: Content,
+        topic: Schema.optionalKey(Topic()),
         scheduled_delivery_timestamp: Params.JsonInteger,
         read_by_sender: Schema.optionalKey(Params.JsonBoolean)
       },
@@ -74,8 +78,8 @@ export class ScheduledMessagesApi extends HttpApiGroup.make("scheduledMessages")
       query: {
         type: Schema.optionalKey(MessageType),
         to: Schema.optionalKey(Recipient),
-        content: Schema.optionalKey(Schema.String),
-        topic: Schema.optionalKey(Schema.String),
+        content: Schema.optionalKey(Content),
+        topic: Schema.optionalKey(Topic()),
         scheduled_delivery_timestamp: Schema.optionalKey(Params.JsonInteger)
       },
       success: Envelope.Success({})

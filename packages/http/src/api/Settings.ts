@@ -48,7 +48,7 @@ export class SettingsApi extends HttpApiGroup.make("settings")
   .add(
     HttpApiEndpoint.patch("update", "/settings", {
       query: {
-        full_name: Schema.optionalKey(Schema.String),
+        full_name: Schema.optionalKey(Params.stringWithNullMessage("Invalid characters in name!")),
         email: Schema.optionalKey(Schema.String),
         old_password: Schema.optionalKey(Schema.String),
         new_password: Schema.optionalKey(Schema.String),

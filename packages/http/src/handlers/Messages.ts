@@ -6,26 +6,50 @@
  */
 import * as Errors from "@teamchat/core/errors/Errors"
 import { MessageFlags } from "@teamchat/core/services/MessageFlags"
-import { clientName, Messages, parseAnchor, parseTo } from "@teamchat/core/services/Messages"
+import { clientName, Messages, parseAnchor } from "@teamchat/core/services/Messages"
 import { Topics } from "@teamchat/core/services/Topics"
 import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Api } from "../api/Api.ts"
 import * as Envelope from "../internal/Envelope.ts"
+import * as Params from "../internal/Params.ts"
 import { CurrentPrincipal } from "../middleware/Authentication.ts"
 
-const numericId = (text: string) =>
-  /^[0-9]{1,15}$/.test(text) ? Effect.succeed(Number(text)) : Effect.fail(new Errors.NotFoundRoute())
+/** A JSON value sent as text (absent: null). */
+const jsonValue = (name: string, text: string | undefined) =>
+  text === undefined ? Effect.succeed(null) : Params.parseJsonParameter(name, text)
 
-/** A JSON value sent as text; text that is not JSON is an error named after the parameter. */
-const jsonValue = (name: string, text: string | undefined) => {
-  if (text === undefined) return Effect.succeed(null)
-  try {
-    return Effect.succeed(JSON.parse(text) as unknown)
-  } catch {
-    return Effect.fail(new Errors.NotValidJson({ var_name: name }))
+/**
+ * `to` of a send, read as Zulip does (`extract_stream_indicator`,
+ * `extract_private_recipients`): JSON when it parses (an id, a name, a list
+ * of them), otherwise plain text (a channel name, comma-separated emails).
+ * Numbers must be integers the server can hold; other JSON is the wrong
+ * type for the recipient.
+ */
+const sendTarget = (type: string, text: string) => {
+  const parsed = Params.parseJson(text)
+  if (!parsed.ok) {
+    return parsed.kind === "NotValidJson" ? Effect.succeed(text) : Effect.fail(Params.jsonError("to", parsed.kind))
   }
+  const wrongType = () =>
+    new Errors.BadRequest({
+      msg: type === "channel" || type === "stream" ? "Invalid data type for channel" : "Invalid data type for recipients"
+    })
+  const target = (value: unknown, name: string): Effect.Effect<number | string, Errors.BadRequest | Errors.TooLarge | Errors.TooSmall> => {
+    if (typeof value === "string") return Effect.succeed(value)
+    const problem = Params.integerProblem(value)
+    if (problem === undefined) return Effect.succeed(value as number)
+    if (problem === "TooLarge") return Effect.fail(new Errors.TooLarge({ var_name: name }))
+    if (problem === "TooSmall") return Effect.fail(new Errors.TooSmall({ var_name: name }))
+    return Effect.fail(wrongType())
+  }
+  const value = parsed.value
+  // `1e3` and `1.0` are JSON floats, as Zulip's parser reads them.
+  if (typeof value === "number" && /[.eE]/.test(text)) return Effect.fail(wrongType())
+  return Array.isArray(value)
+    ? Effect.forEach(value, (element, i) => target(element, `to[${i}]`))
+    : target(value, "to")
 }
 
 const sendingClient = Effect.map(
@@ -51,7 +75,7 @@ export const layer = HttpApiBuilder.group(
           const client = yield* sendingClient
           const sent = yield* messages.send(principal, {
             type: query.type,
-            to: parseTo(query.to),
+            to: yield* sendTarget(query.type, query.to),
             topic: query.topic ?? query.subject,
             content: query.content,
             read_by_sender: query.read_by_sender,
@@ -81,8 +105,7 @@ export const layer = HttpApiBuilder.group(
       get: ({ params, query }) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
-          const id = yield* numericId(params.message_id)
-          return yield* messages.getById(principal, id, {
+          return yield* messages.getById(principal, params.message_id, {
             apply_markdown: query.apply_markdown,
             allow_empty_topic_name: query.allow_empty_topic_name
           })
@@ -105,8 +128,7 @@ export const layer = HttpApiBuilder.group(
       deleteTopic: ({ params, query }) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
-          const channelId = yield* numericId(params.stream_id)
-          return yield* topics.deleteTopic(principal, channelId, query.topic_name)
+          return yield* topics.deleteTopic(principal, params.stream_id, query.topic_name)
         }).pipe(Envelope.wrap)
     })
   })

@@ -4,7 +4,6 @@
  *
  * @since 0.1.0
  */
-import { NotFoundRoute } from "@teamchat/core/errors/Errors"
 import { clientName } from "@teamchat/core/services/Messages"
 import { ScheduledMessages } from "@teamchat/core/services/ScheduledMessages"
 import * as Effect from "effect/Effect"
@@ -12,10 +11,6 @@ import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Api } from "../api/Api.ts"
 import * as Envelope from "../internal/Envelope.ts"
 import { CurrentPrincipal } from "../middleware/Authentication.ts"
-
-/** Django's `<int:…>` path converter: anything else is no route. */
-const pathId = (raw: string): Effect.Effect<number, NotFoundRoute> =>
-  /^\d+$/.test(raw) ? Effect.succeed(Number(raw)) : Effect.fail(new NotFoundRoute())
 
 /** @category handlers */
 export const layer = HttpApiBuilder.group(
@@ -38,14 +33,13 @@ export const layer = HttpApiBuilder.group(
       update: ({ params, query, request }) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
-          const id = yield* pathId(params.scheduled_message_id)
-          yield* scheduled.update(principal, id, query, { client: clientName(request.headers["user-agent"]) })
+          yield* scheduled.update(principal, params.scheduled_message_id, query, { client: clientName(request.headers["user-agent"]) })
           return {}
         }).pipe(Envelope.wrap),
       remove: ({ params }) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
-          yield* scheduled.remove(principal, yield* pathId(params.scheduled_message_id))
+          yield* scheduled.remove(principal, params.scheduled_message_id)
           return {}
         }).pipe(Envelope.wrap)
     })

@@ -3,11 +3,13 @@
  *
  * @since 0.1.0
  */
+import { NoSuchUser } from "@teamchat/core/errors/Errors"
 import { Users } from "@teamchat/core/services/Users"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Api } from "../api/Api.ts"
 import * as Envelope from "../internal/Envelope.ts"
+import * as Params from "../internal/Params.ts"
 import { CurrentPrincipal, CurrentViewer } from "../middleware/Authentication.ts"
 
 const viewOptions = (query: { readonly client_gravatar: boolean; readonly include_custom_profile_fields: boolean }) => ({
@@ -17,6 +19,18 @@ const viewOptions = (query: { readonly client_gravatar: boolean; readonly includ
 
 /** A path segment of digits names a user id; anything else an email address. */
 const userIdPattern = /^[0-9]+$/
+
+/**
+ * Who `/users/{user_id_or_email}` names. Ids beyond any this server issues,
+ * and text no email address can be (NUL bytes), name nobody.
+ */
+const userKey = (segment: string): Effect.Effect<number | string, NoSuchUser> => {
+  if (userIdPattern.test(segment)) {
+    const id = Number(segment)
+    return Number.isSafeInteger(id) ? Effect.succeed(id) : Effect.fail(new NoSuchUser())
+  }
+  return Params.badCharacters(segment) === undefined ? Effect.succeed(segment) : Effect.fail(new NoSuchUser())
+}
 
 /** @category handlers */
 export const layer = HttpApiBuilder.group(
@@ -38,9 +52,10 @@ export const layer = HttpApiBuilder.group(
       me: () => Effect.flatMap(CurrentPrincipal, (principal) => Effect.flatMap(users.me(principal), respondMe)),
       get: ({ params, query }) =>
         Effect.flatMap(CurrentPrincipal, (principal) =>
-          userIdPattern.test(params.user_id_or_email)
-            ? users.getById(principal, Number(params.user_id_or_email), viewOptions(query))
-            : users.getByEmail(principal, params.user_id_or_email, viewOptions(query))).pipe(
+          Effect.flatMap(userKey(params.user_id_or_email), (key) =>
+            typeof key === "number"
+              ? users.getById(principal, key, viewOptions(query))
+              : users.getByEmail(principal, key, viewOptions(query)))).pipe(
             Effect.flatMap((user) => respondGet({ user }))
           )
     })

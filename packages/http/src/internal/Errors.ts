@@ -22,6 +22,17 @@ export class PayloadTooLarge extends ZulipError.make<PayloadTooLarge>()("Payload
   message: ({ max_bytes }) => `Request body is larger than the allowed limit of ${max_bytes} bytes`
 }) {}
 
+/**
+ * A parameter with NUL bytes, which no parameter may hold (PostgreSQL text
+ * cannot store them). Zulip's wording for names ("Channel name … contains
+ * NULL (0x00) characters."), naming the parameter instead of echoing it.
+ */
+export class NullCharacters extends ZulipError.make<NullCharacters>()("NullCharacters", {
+  code: "BAD_REQUEST",
+  params: { var_name: Schema.String },
+  message: ({ var_name }) => `${var_name} contains NULL (0x00) characters.`
+}) {}
+
 /** An unexpected defect; the cause is logged, never sent. */
 export class InternalServerError extends ZulipError.make<InternalServerError>()("InternalServerError", {
   code: "BAD_REQUEST",

@@ -8,21 +8,31 @@
  * way Zulip does ("client_gravatar is not a boolean", "user_ids[0] is not an
  * integer", "Missing 'username' argument").
  *
+ * What no parameter may hold is refused here, once for every endpoint: NUL
+ * bytes (PostgreSQL text cannot store them) in raw values (`checkText`, run
+ * by `RequestParams`) and in the strings of JSON values (`parseJson`, the
+ * one JSON reader of parameters), lone surrogates, and integers outside
+ * ±(2^53 − 1) (`integerProblem`, behind every integer and id codec).
+ *
  * @internal
  */
 import * as Errors from "@teamchat/core/errors/Errors"
-import type * as ZulipError from "@teamchat/core/errors/ZulipError"
+import * as ZulipError from "@teamchat/core/errors/ZulipError"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
 import * as SchemaIssue from "effect/SchemaIssue"
 import * as SchemaTransformation from "effect/SchemaTransformation"
+import { NullCharacters } from "./Errors.ts"
 
 /** The Zulip errors a parameter codec can report, by kind. */
 const kinds = {
   NotValidJson: Errors.NotValidJson,
   NotABoolean: Errors.NotABoolean,
   NotAnInteger: Errors.NotAnInteger,
+  TooLarge: Errors.TooLarge,
+  TooSmall: Errors.TooSmall,
+  NullCharacters,
   NotAList: Errors.NotAList,
   NotAString: Errors.NotAString,
   NotADict: Errors.NotADict,
@@ -38,22 +48,193 @@ const argumentKey = "~@teamchat/http/ParamErrorArgument"
 const issue = (kind: Kind, input: unknown, options?: SchemaAST.ParseOptions) =>
   new SchemaIssue.InvalidValue({ message: kind, [kindKey]: kind }, input, options)
 
-type Parsed = { readonly ok: true; readonly value: unknown } | { readonly ok: false }
+// ---------------------------------------------------------------------------
+// Characters no parameter may hold
+// ---------------------------------------------------------------------------
 
-const parseJson = (text: string): Parsed => {
-  try {
-    return { ok: true, value: JSON.parse(text) }
-  } catch {
-    return { ok: false }
+const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
+/**
+ * What is wrong with the characters of a text, if anything: PostgreSQL text
+ * cannot hold NUL, and a lone surrogate has no UTF-8 encoding.
+ */
+export const badCharacters = (text: string): "nul" | "surrogate" | undefined =>
+  text.includes("\u0000") ? "nul" : loneSurrogate.test(text) ? "surrogate" : undefined
+
+const nullMessageKey = "~@teamchat/http/ParamNullMessage"
+
+/**
+ * A plain string parameter whose NUL bytes Zulip refuses with a message of
+ * its own (`content`: "Message must not contain null bytes"); every other
+ * parameter gets {@link NullCharacters}. Read by `RequestParams`.
+ */
+export const stringWithNullMessage = (msg: string, description?: string) =>
+  Schema.String.annotate({ [nullMessageKey]: msg, ...(description === undefined ? {} : { description }) })
+
+/** The message a parameter's schema gives for NUL bytes, if its own. */
+export const nullMessageOf = (ast: SchemaAST.AST): string | undefined => {
+  const msg = ast.annotations?.[nullMessageKey]
+  return typeof msg === "string" ? msg : undefined
+}
+
+/**
+ * The error for a raw parameter value (query string or form field) with
+ * characters no parameter may hold, if it has any.
+ */
+export const checkText = (
+  name: string,
+  text: string,
+  nullMessage: string | undefined
+): ZulipError.ZulipError | undefined => {
+  switch (badCharacters(text)) {
+    case undefined:
+      return undefined
+    case "nul":
+      return nullMessage === undefined ? new NullCharacters({ var_name: name }) : new Errors.BadRequest({ msg: nullMessage })
+    case "surrogate":
+      return new Errors.InvalidParameter({ var_name: name })
   }
 }
 
-const isInteger = (u: unknown): u is number => typeof u === "number" && Number.isSafeInteger(u)
+// ---------------------------------------------------------------------------
+// JSON text
+// ---------------------------------------------------------------------------
+
+/** A parameter's JSON text, parsed: its value, or why it was refused. */
+export type Parsed =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly kind: "NotValidJson" | "NullCharacters" }
+
+/**
+ * The strings of a parsed JSON value (keys too) are checked like raw text:
+ * an escaped lone surrogate (`"\ud800"`) is not valid JSON, as Zulip's
+ * parser says, and an escaped NUL (`"\u0000"`) is refused like a raw one.
+ * The walk keeps its own stack: JSON.parse accepts nesting deeper than the
+ * call stack.
+ */
+const badStrings = (value: unknown): "NotValidJson" | "NullCharacters" | undefined => {
+  let found: "NotValidJson" | "NullCharacters" | undefined
+  const note = (text: string) => {
+    const bad = badCharacters(text)
+    if (bad === "surrogate") found = "NotValidJson"
+    else if (bad === "nul" && found === undefined) found = "NullCharacters"
+  }
+  const pending: Array<unknown> = [value]
+  while (pending.length > 0 && found !== "NotValidJson") {
+    const next = pending.pop()
+    if (typeof next === "string") note(next)
+    else if (Array.isArray(next)) for (const element of next) pending.push(element)
+    else if (typeof next === "object" && next !== null) {
+      for (const [key, element] of Object.entries(next)) {
+        note(key)
+        pending.push(element)
+      }
+    }
+  }
+  return found
+}
+
+/** Parses a parameter's JSON text; every codec and handler reads JSON parameters through it. */
+export const parseJson = (text: string): Parsed => {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return { ok: false, kind: "NotValidJson" }
+  }
+  const bad = badStrings(value)
+  return bad === undefined ? { ok: true, value } : { ok: false, kind: bad }
+}
+
+/** The Zulip error for JSON text of a parameter that {@link parseJson} refused. */
+export const jsonError = (name: string, kind: "NotValidJson" | "NullCharacters"): Errors.NotValidJson | NullCharacters =>
+  kind === "NotValidJson" ? new Errors.NotValidJson({ var_name: name }) : new NullCharacters({ var_name: name })
+
+/** The first whole number of a JSON value beyond ±(2^53 − 1), if any. */
+const unsafeInteger = (value: unknown): "TooLarge" | "TooSmall" | undefined => {
+  const pending: Array<unknown> = [value]
+  while (pending.length > 0) {
+    const next = pending.pop()
+    if (typeof next === "number") {
+      if (Number.isInteger(next) && !Number.isSafeInteger(next)) return next > 0 ? "TooLarge" : "TooSmall"
+    } else if (Array.isArray(next)) for (const element of next) pending.push(element)
+    else if (typeof next === "object" && next !== null) for (const element of Object.values(next)) pending.push(element)
+  }
+  return undefined
+}
+
+/**
+ * {@link parseJson} as an effect, for a JSON parameter the core reads
+ * (`narrow`), failing with the Zulip error named after the parameter. Whole
+ * numbers in it must be integers the server can hold (see
+ * {@link integerProblem}), since the core would read them rounded.
+ */
+export const parseJsonParameter = (
+  name: string,
+  text: string
+): Effect.Effect<unknown, Errors.NotValidJson | NullCharacters | Errors.TooLarge | Errors.TooSmall> => {
+  const parsed = parseJson(text)
+  if (!parsed.ok) return Effect.fail(jsonError(name, parsed.kind))
+  switch (unsafeInteger(parsed.value)) {
+    case undefined:
+      return Effect.succeed(parsed.value)
+    case "TooLarge":
+      return Effect.fail(new Errors.TooLarge({ var_name: name }))
+    case "TooSmall":
+      return Effect.fail(new Errors.TooSmall({ var_name: name }))
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Integers and ids
+// ---------------------------------------------------------------------------
+
+/**
+ * Why a JSON number is not an integer this server can hold, if it is not:
+ * a fraction or an exponent form that is not whole is "not an integer"; a
+ * whole number outside ±(2^53 − 1) is "too large" / "too small". Ids are
+ * issued from 1 upward, so no id lies outside that range, and a value there
+ * cannot be read back exactly to be echoed in an error.
+ */
+export const integerProblem = (value: unknown): "NotAnInteger" | "TooLarge" | "TooSmall" | undefined => {
+  if (typeof value !== "number" || !Number.isInteger(value)) return "NotAnInteger"
+  if (value > Number.MAX_SAFE_INTEGER) return "TooLarge"
+  if (value < Number.MIN_SAFE_INTEGER) return "TooSmall"
+  return undefined
+}
+
+const errorKey = "~@teamchat/http/ParamError"
+
+/** An issue that stands for a given Zulip error, whatever the parameter. */
+const errorIssue = (error: ZulipError.ZulipError, input: unknown, options: SchemaAST.ParseOptions) =>
+  new SchemaIssue.InvalidValue({ message: error.msg, [errorKey]: error }, input, options)
+
+/**
+ * A path id (`/messages/{message_id}`): digits, as Django's `<int:…>` path
+ * converter reads them, and anything else is no route (404). Digits beyond
+ * the ids this server issues are answered as an id that does not exist,
+ * with the endpoint's own `notFound` error (Zulip looks such ids up and
+ * finds nothing).
+ */
+export const PathId = (notFound: () => ZulipError.ZulipError, description: string) =>
+  Schema.String.annotate({ description }).pipe(
+    Schema.decodeTo(
+      Schema.Int,
+      SchemaTransformation.transformEffect<number, string>({
+        decode: (text, options) => {
+          if (!/^[0-9]+$/.test(text)) return Effect.fail(errorIssue(new Errors.NotFoundRoute(), text, options))
+          const id = Number(text)
+          return Number.isSafeInteger(id) ? Effect.succeed(id) : Effect.fail(errorIssue(notFound(), text, options))
+        },
+        encode: (id) => Effect.succeed(String(id))
+      })
+    )
+  )
 
 const decodeBoolean = SchemaTransformation.transformEffect<boolean, string>({
   decode: (text, options) => {
     const parsed = parseJson(text)
-    if (!parsed.ok) return Effect.fail(issue("NotValidJson", text, options))
+    if (!parsed.ok) return Effect.fail(issue(parsed.kind, text, options))
     return typeof parsed.value === "boolean"
       ? Effect.succeed(parsed.value)
       : Effect.fail(issue("NotABoolean", text, options))
@@ -77,13 +258,14 @@ export const JsonIntegerList = Schema.String.annotate({ description: "JSON list 
     SchemaTransformation.transformEffect({
       decode: (text, options) => {
         const parsed = parseJson(text)
-        if (!parsed.ok) return Effect.fail(issue("NotValidJson", text, options))
+        if (!parsed.ok) return Effect.fail(issue(parsed.kind, text, options))
         const value = parsed.value
         if (!Array.isArray(value)) return Effect.fail(issue("NotAList", text, options))
-        const bad = value.findIndex((element) => !isInteger(element))
-        return bad === -1
-          ? Effect.succeed(value as ReadonlyArray<number>)
-          : Effect.fail(new SchemaIssue.Pointer([bad], issue("NotAnInteger", value[bad], options)))
+        for (let i = 0; i < value.length; i++) {
+          const problem = integerProblem(value[i])
+          if (problem !== undefined) return Effect.fail(new SchemaIssue.Pointer([i], issue(problem, value[i], options)))
+        }
+        return Effect.succeed(value as ReadonlyArray<number>)
       },
       encode: (value) => Effect.succeed(JSON.stringify(value))
     })
@@ -103,10 +285,10 @@ export const JsonInteger = Schema.String.annotate({ description: "JSON integer."
     SchemaTransformation.transformEffect<number, string>({
       decode: (text, options) => {
         const parsed = parseJson(text)
-        if (!parsed.ok) return Effect.fail(issue("NotValidJson", text, options))
-        return isInteger(parsed.value) && !/[.eE]/.test(text)
-          ? Effect.succeed(parsed.value)
-          : Effect.fail(issue("NotAnInteger", text, options))
+        if (!parsed.ok) return Effect.fail(issue(parsed.kind, text, options))
+        // `10.0` and `1e3` are JSON floats, not integers, however whole.
+        const problem = /[.eE]/.test(text) ? "NotAnInteger" : integerProblem(parsed.value)
+        return problem === undefined ? Effect.succeed(parsed.value as number) : Effect.fail(issue(problem, text, options))
       },
       encode: (value) => Effect.succeed(JSON.stringify(value))
     })
@@ -147,7 +329,10 @@ const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 export const shape = {
   string: ((value, path) => typeof value === "string" ? value : misfit(path, "NotAString")) as Shape<string>,
   boolean: ((value, path) => typeof value === "boolean" ? value : misfit(path, "NotABoolean")) as Shape<boolean>,
-  integer: ((value, path) => isInteger(value) ? value : misfit(path, "NotAnInteger")) as Shape<number>,
+  integer: ((value, path) => {
+    const problem = integerProblem(value)
+    return problem === undefined ? value as number : misfit(path, problem)
+  }) as Shape<number>,
   list: <A>(item: Shape<A>): Shape<ReadonlyArray<A>> => (value, path) =>
     Array.isArray(value) ? value.map((element, i) => item(element, [...path, i])) : misfit(path, "NotAList"),
   /** A list of exactly two; any other length is "Invalid x". */
@@ -221,7 +406,7 @@ export const json = <A>(check: Shape<A>, description: string) =>
       SchemaTransformation.transformEffect<A, string>({
         decode: (text, options) => {
           const parsed = parseJson(text)
-          return parsed.ok ? checked(parsed.value, check, options) : Effect.fail(issue("NotValidJson", text, options))
+          return parsed.ok ? checked(parsed.value, check, options) : Effect.fail(issue(parsed.kind, text, options))
         },
         encode: (value) => Effect.succeed(JSON.stringify(value))
       })
@@ -245,7 +430,9 @@ export const literalOrJson = <const L extends string, A>(
         decode: (text, options) => {
           if ((literals as ReadonlyArray<string>).includes(text)) return Effect.succeed(text as L)
           const parsed = parseJson(text)
-          if (!parsed.ok) return Effect.fail(issue("InvalidParameter", text, options))
+          if (!parsed.ok) {
+            return Effect.fail(issue(parsed.kind === "NullCharacters" ? parsed.kind : "InvalidParameter", text, options))
+          }
           if (typeof parsed.value === "string" && (literals as ReadonlyArray<string>).includes(parsed.value)) {
             return Effect.succeed(parsed.value as L)
           }
@@ -303,6 +490,9 @@ const kindOf = (leaf: SchemaIssue.Issue): Kind | undefined => {
  */
 export const toZulipError = (failure: SchemaIssue.Issue): ZulipError.ZulipError => {
   const { leaf, path } = locate(failure, [])
+  if (leaf._tag === "InvalidValue" && ZulipError.isZulipError(leaf.annotations?.[errorKey])) {
+    return leaf.annotations[errorKey] as ZulipError.ZulipError
+  }
   const var_name = formatLocation(path)
   if (leaf._tag === "MissingKey") return new Errors.RequestVariableMissing({ var_name })
   if (leaf._tag === "InvalidValue" && typeof leaf.annotations?.[argumentKey] === "string") {

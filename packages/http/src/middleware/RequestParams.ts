@@ -13,6 +13,10 @@
  * Bodies over `maxBodyBytes` fail with a Zulip-shaped 413, checked against
  * `Content-Length` first and enforced while reading.
  *
+ * Every merged value the endpoint declares is checked here for what no
+ * parameter may hold (NUL bytes, lone surrogates; see `Params.checkText`),
+ * so no endpoint, old or new, passes them on to the core or to SQL.
+ *
  * @since 0.1.0
  */
 import { BadRequest } from "@teamchat/core/errors/Errors"
@@ -27,9 +31,12 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as Multipart from "effect/http/Multipart"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as Redacted from "effect/Redacted"
+import type * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import * as Stream from "effect/Stream"
 import { ErrorResponses, PayloadTooLarge } from "../internal/Errors.ts"
 import * as IgnoredParameters from "../internal/IgnoredParameters.ts"
+import * as Params from "../internal/Params.ts"
 
 /** @category middleware */
 export class RequestParams extends HttpApiMiddleware.Service<RequestParams, {
@@ -42,8 +49,9 @@ export class RequestParams extends HttpApiMiddleware.Service<RequestParams, {
     Layer.succeed(RequestParams, (httpEffect, { endpoint }) => {
       // Runs once per endpoint, when the routes are built.
       const declared = IgnoredParameters.declaredNames(endpoint)
-      const withParams = (merged: Record<string, string>, ignored: ReadonlyArray<string>) =>
-        Effect.updateContext(
+      const nullMessages = nullMessagesOf(endpoint.query)
+      const withParams = (merged: Record<string, string>, ignored: ReadonlyArray<string>) => {
+        const run = Effect.updateContext(
           httpEffect,
           (context: Context.Context<never>) =>
             Context.add(
@@ -52,6 +60,15 @@ export class RequestParams extends HttpApiMiddleware.Service<RequestParams, {
               ignored
             )
         )
+        // Only parameters the endpoint reads: the others are never read, only named
+        // in `ignored_parameters_unsupported`.
+        for (const name in merged) {
+          if (!declared.has(name)) continue
+          const refused = Params.checkText(name, merged[name]!, nullMessages.get(name))
+          if (refused !== undefined) return Effect.andThen(Effect.fail(refused), run)
+        }
+        return run
+      }
       const withBody = (
         merged: Record<string, string>,
         body: ReadonlyArray<readonly [string, string]>
@@ -77,6 +94,17 @@ export class RequestParams extends HttpApiMiddleware.Service<RequestParams, {
         return Effect.flatMap(body, (fields) => withBody(merged, fields))
       })
     })
+}
+
+/** The parameters whose schema gives NUL bytes a message of its own. */
+const nullMessagesOf = (query: Schema.Top | undefined): ReadonlyMap<string, string> => {
+  const messages = new Map<string, string>()
+  if (query === undefined || !SchemaAST.isObjects(query.ast)) return messages
+  for (const property of query.ast.propertySignatures) {
+    const msg = Params.nullMessageOf(property.type)
+    if (msg !== undefined) messages.set(String(property.name), msg)
+  }
+  return messages
 }
 
 const mediaType = (request: HttpServerRequest.HttpServerRequest): string =>

@@ -1,0 +1,3 @@
+import { badInputContract } from "./support/BadInputContract.ts"
+
+badInputContract("memory")
