@@ -146,7 +146,7 @@ export const layerRoutes = (options: HttpOptions): Layer.Layer<never, never, Ser
     Authentication.layer,
     OptionalAuthentication.layer,
     RateLimit.layer
-  ).pipe(Layer.provide(limiter))
+  ).pipe(Layer.provideMerge(limiter))
   const api = options.demo
     ? HttpApiBuilder.layer(Api, { openapiPath })
     : HttpApiBuilder.layer(ApiProduction, { openapiPath })

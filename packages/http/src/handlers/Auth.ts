@@ -10,6 +10,7 @@ import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Api } from "../api/Api.ts"
 import * as Envelope from "../internal/Envelope.ts"
 import * as RealmResolution from "../internal/Realm.ts"
+import { RateLimiter } from "../middleware/RateLimit.ts"
 
 const makeRealmOf = RealmResolution.make
 
@@ -20,9 +21,12 @@ export const layer = HttpApiBuilder.group(
   Effect.fn(function*(handlers) {
     const authentication = yield* Authentication
     const realmOf = yield* makeRealmOf
+    const limiter = yield* RateLimiter
     return handlers.handle("fetchApiKey", ({ query, request }) =>
       realmOf(request).pipe(
-        Effect.flatMap((realm) => authentication.fetchApiKey(realm.id, query.username, query.password)),
+        Effect.flatMap((realm) =>
+          limiter.authenticate(query.username, authentication.fetchApiKey(realm.id, query.username, query.password))
+        ),
         Envelope.wrap
       ))
   })

@@ -1,13 +1,19 @@
 /**
  * Rate limiting as Zulip does it: a sliding window per authenticated user
  * (default 200 requests per 60 s) and per client address for unauthenticated
- * requests (default 100 per 60 s), kept in memory in this process.
+ * requests (default 100 per 60 s), kept in memory in this process. Password
+ * logins have their own window (Zulip's `authenticate_by_username`, default 5
+ * per 30 minutes), per username and per client address: every attempt counts
+ * as it starts, so parallel guesses count too; a successful login is taken
+ * back from the address's count and clears the username's.
  *
  * Every rate-limited request gets `X-RateLimit-Limit`, `X-RateLimit-Remaining`
- * and `X-RateLimit-Reset` (Unix seconds), success or not. Over the limit the
- * request fails with `RATE_LIMIT_HIT`, whose body carries `"retry-after"` (a
- * float, in seconds) and whose response carries `Retry-After`. Rejected
- * requests do not count. Time comes from effect's `Clock`.
+ * and `X-RateLimit-Reset` (Unix seconds), success or not; under several
+ * limits, the smallest limit and remainder and the latest reset. Over the
+ * limit the request fails with `RATE_LIMIT_HIT`, whose body carries
+ * `"retry-after"` (a float, in seconds) and whose response carries
+ * `Retry-After`. Rejected requests do not count. Time comes from effect's
+ * `Clock`.
  *
  * @since 0.1.0
  */
@@ -49,6 +55,14 @@ export class RateLimiter extends Context.Service<RateLimiter, {
   user(userId: number): Effect.Effect<void, RateLimitHit, HttpServerRequest.HttpServerRequest>
   /** Applies the address rule to the current (unauthenticated) request. */
   address: Effect.Effect<void, RateLimitHit, HttpServerRequest.HttpServerRequest>
+  /**
+   * Runs a password login of `username` under the authentication rule, per
+   * username and per client address (when the request has one).
+   */
+  authenticate<A, E, R>(
+    username: string,
+    login: Effect.Effect<A, E, R>
+  ): Effect.Effect<A, E | RateLimitHit, R | HttpServerRequest.HttpServerRequest>
   /** Whether `user` limits anything (false: it always succeeds, setting no headers). */
   readonly limitsUsers: boolean
   /** Whether `address` limits anything (false: it always succeeds, setting no headers). */
@@ -56,11 +70,12 @@ export class RateLimiter extends Context.Service<RateLimiter, {
 }>()("@teamchat/http/middleware/RateLimit/RateLimiter") {
   /**
    * `user` limits authenticated users, `anonymous` unauthenticated clients by
-   * address; `false` turns a rule off.
+   * address, `authentication` password logins; `false` turns a rule off.
    */
   static readonly layer = (rules: {
     readonly user: Rule | false
     readonly anonymous: Rule | false
+    readonly authentication?: Rule | false | undefined
   }): Layer.Layer<RateLimiter> =>
     Layer.effect(
       RateLimiter,
@@ -76,59 +91,117 @@ export class RateLimiter extends Context.Service<RateLimiter, {
           }
         }
 
+        const authenticationRule = rules.authentication ?? false
         const longestWindowMs = Math.max(
           rules.user === false ? 0 : rules.user.windowSeconds * 1000,
-          rules.anonymous === false ? 0 : rules.anonymous.windowSeconds * 1000
+          rules.anonymous === false ? 0 : rules.anonymous.windowSeconds * 1000,
+          authenticationRule === false ? 0 : authenticationRule.windowSeconds * 1000
         )
 
-        const check = (key: string, rule: Rule) =>
-          Effect.sync((): Decision => {
-            const now = clock.currentTimeMillisUnsafe()
-            const windowMs = rule.windowSeconds * 1000
-            let times = windows.get(key)
-            if (times === undefined) {
-              times = []
-              windows.set(key, times)
-            }
-            let expired = 0
-            while (expired < times.length && times[expired]! <= now - windowMs) expired++
-            if (expired > 0) times.splice(0, expired)
-            if (++checks % 10_000 === 0) sweep(now, longestWindowMs)
-            if (times.length >= rule.requests) {
-              const oldest = times[times.length - rule.requests]!
-              return {
-                limited: true,
-                limit: rule.requests,
-                remaining: 0,
-                secondsToFreedom: (oldest + windowMs - now) / 1000,
-                now
-              }
-            }
-            times.push(now)
+        const check = (key: string, rule: Rule) => Effect.sync(() => checkUnsafe(key, rule))
+
+        /** Takes back a request counted at `time` (the latest such). */
+        const uncount = (key: string, time: number) => {
+          const times = windows.get(key)
+          const at = times === undefined ? -1 : times.lastIndexOf(time)
+          if (at !== -1) times!.splice(at, 1)
+        }
+
+        const checkUnsafe = (key: string, rule: Rule): Decision => {
+          const now = clock.currentTimeMillisUnsafe()
+          const windowMs = rule.windowSeconds * 1000
+          let times = windows.get(key)
+          if (times === undefined) {
+            times = []
+            windows.set(key, times)
+          }
+          let expired = 0
+          while (expired < times.length && times[expired]! <= now - windowMs) expired++
+          if (expired > 0) times.splice(0, expired)
+          if (++checks % 10_000 === 0) sweep(now, longestWindowMs)
+          if (times.length >= rule.requests) {
+            const oldest = times[times.length - rule.requests]!
             return {
-              limited: false,
+              limited: true,
               limit: rule.requests,
-              remaining: rule.requests - times.length,
-              secondsToFreedom: 0,
+              remaining: 0,
+              secondsToFreedom: (oldest + windowMs - now) / 1000,
               now
             }
+          }
+          times.push(now)
+          return {
+            limited: false,
+            limit: rule.requests,
+            remaining: rule.requests - times.length,
+            secondsToFreedom: 0,
+            now
+          }
+        }
+
+        /**
+         * The headers of `decision`, combined with those of limits applied to
+         * the same request before (Zulip's RateLimitMiddleware).
+         */
+        const headers = (decision: Decision) =>
+          HttpEffect.appendPreResponseHandler((_request, response) => {
+            const reset = Math.floor(decision.now / 1000 + decision.secondsToFreedom)
+            const before = response.headers
+            const earlier = (name: string) => {
+              const value = before[name]
+              return value === undefined ? undefined : Number(value)
+            }
+            const limit = earlier("x-ratelimit-limit")
+            const remaining = earlier("x-ratelimit-remaining")
+            const resetBefore = earlier("x-ratelimit-reset")
+            return Effect.succeed(HttpServerResponse.setHeaders(response, {
+              "X-RateLimit-Limit": String(limit === undefined ? decision.limit : Math.min(limit, decision.limit)),
+              "X-RateLimit-Remaining": String(
+                remaining === undefined ? decision.remaining : Math.min(remaining, decision.remaining)
+              ),
+              "X-RateLimit-Reset": String(resetBefore === undefined ? reset : Math.max(resetBefore, reset))
+            }))
           })
 
         const enforce = (key: string, rule: Rule | false) =>
           rule === false ? Effect.void : Effect.flatMap(check(key, rule), (decision) =>
-            HttpEffect.appendPreResponseHandler((_request, response) =>
-              Effect.succeed(HttpServerResponse.setHeaders(response, {
-                "X-RateLimit-Limit": String(decision.limit),
-                "X-RateLimit-Remaining": String(decision.remaining),
-                "X-RateLimit-Reset": String(Math.floor(decision.now / 1000 + decision.secondsToFreedom))
-              }))
-            ).pipe(
+            headers(decision).pipe(
               Effect.andThen(
                 decision.limited
                   ? Effect.fail(new RateLimitHit({ retry_after_seconds: decision.secondsToFreedom }))
                   : Effect.void
               )
             ))
+
+        const authenticate = <A, E, R>(
+          username: string,
+          login: Effect.Effect<A, E, R>
+        ): Effect.Effect<A, E | RateLimitHit, R | HttpServerRequest.HttpServerRequest> => {
+          if (authenticationRule === false) return login
+          const rule = authenticationRule
+          return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+            const byUsername = `authenticate:username:${username.trim().toLowerCase()}`
+            const byAddress = Option.map(request.remoteAddress, (address) => `authenticate:address:${address}`)
+            const keys = Option.isSome(byAddress) ? [byUsername, byAddress.value] : [byUsername]
+            return Effect.suspend((): Effect.Effect<A, E | RateLimitHit, R | HttpServerRequest.HttpServerRequest> => {
+              const decisions = keys.map((key) => checkUnsafe(key, rule))
+              const applied = Effect.forEach(decisions, headers, { discard: true })
+              const over = decisions.filter((decision) => decision.limited)
+              if (over.length > 0) {
+                decisions.forEach((decision, i) => {
+                  if (!decision.limited) uncount(keys[i]!, decision.now)
+                })
+                const retryAfter = Math.max(...over.map((decision) => decision.secondsToFreedom))
+                return Effect.andThen(applied, Effect.fail(new RateLimitHit({ retry_after_seconds: retryAfter })))
+              }
+              const succeeded = Effect.sync(() => {
+                windows.delete(byUsername)
+                if (Option.isSome(byAddress)) uncount(byAddress.value, decisions[1]!.now)
+              })
+              return Effect.andThen(applied, Effect.tap(login, () => succeeded))
+            })
+          })
+        }
 
         const userRule = rules.user
         const addressRule = rules.anonymous
@@ -139,6 +212,7 @@ export class RateLimiter extends Context.Service<RateLimiter, {
             ? Effect.void
             : Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
               enforce(`address:${Option.getOrElse(request.remoteAddress, () => "unknown")}`, addressRule)),
+          authenticate,
           limitsUsers: userRule !== false,
           limitsAddresses: addressRule !== false
         })
