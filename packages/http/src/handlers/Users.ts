@@ -17,19 +17,16 @@ const viewOptions = (query: { readonly client_gravatar: boolean; readonly includ
   includeCustomProfileFields: query.include_custom_profile_fields
 })
 
-/** A path segment of digits names a user id; anything else an email address. */
-const userIdPattern = /^[0-9]+$/
-
 /**
- * Who `/users/{user_id_or_email}` names. Ids beyond any this server issues,
- * and text no email address can be (NUL bytes), name nobody.
+ * Who `/users/{user_id_or_email}` names: digits a user id, anything else an
+ * email address. Ids beyond any this server issues, and text no email
+ * address can be (NUL bytes), name nobody.
  */
 const userKey = (segment: string): Effect.Effect<number | string, NoSuchUser> => {
-  if (userIdPattern.test(segment)) {
-    const id = Number(segment)
-    return Number.isSafeInteger(id) ? Effect.succeed(id) : Effect.fail(new NoSuchUser())
-  }
-  return Params.badCharacters(segment) === undefined ? Effect.succeed(segment) : Effect.fail(new NoSuchUser())
+  const id = Params.readPathId(segment)
+  if (typeof id === "number") return Effect.succeed(id)
+  if (id === "NoSuchId" || Params.badCharacters(segment) !== undefined) return Effect.fail(new NoSuchUser())
+  return Effect.succeed(segment)
 }
 
 /** @category handlers */

@@ -210,11 +210,21 @@ const errorIssue = (error: ZulipError.ZulipError, input: unknown, options: Schem
   new SchemaIssue.InvalidValue({ message: error.msg, [errorKey]: error }, input, options)
 
 /**
- * A path id (`/messages/{message_id}`): digits, as Django's `<int:…>` path
- * converter reads them, and anything else is no route (404). Digits beyond
- * the ids this server issues are answered as an id that does not exist,
- * with the endpoint's own `notFound` error (Zulip looks such ids up and
- * finds nothing).
+ * A path segment read as an id: digits, as Django's `<int:…>` path
+ * converter reads them (anything else is no id, and no route), and within
+ * the ids this server issues (digits beyond them name nothing: Zulip looks
+ * such ids up and finds nothing).
+ */
+export const readPathId = (text: string): number | "NotDigits" | "NoSuchId" => {
+  if (!/^[0-9]+$/.test(text)) return "NotDigits"
+  const id = Number(text)
+  return Number.isSafeInteger(id) ? id : "NoSuchId"
+}
+
+/**
+ * A path id parameter (`/messages/{message_id}`), read by
+ * {@link readPathId}: a segment that is not digits is no route (404 "Not
+ * Found"); an id beyond any issued is the endpoint's own `notFound` error.
  */
 export const PathId = (notFound: () => ZulipError.ZulipError, description: string) =>
   Schema.String.annotate({ description }).pipe(
@@ -222,9 +232,9 @@ export const PathId = (notFound: () => ZulipError.ZulipError, description: strin
       Schema.Int,
       SchemaTransformation.transformEffect<number, string>({
         decode: (text, options) => {
-          if (!/^[0-9]+$/.test(text)) return Effect.fail(errorIssue(new Errors.NotFoundRoute(), text, options))
-          const id = Number(text)
-          return Number.isSafeInteger(id) ? Effect.succeed(id) : Effect.fail(errorIssue(notFound(), text, options))
+          const id = readPathId(text)
+          if (typeof id === "number") return Effect.succeed(id)
+          return Effect.fail(errorIssue(id === "NotDigits" ? new Errors.NotFoundRoute() : notFound(), text, options))
         },
         encode: (id) => Effect.succeed(String(id))
       })

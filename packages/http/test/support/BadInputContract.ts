@@ -289,6 +289,13 @@ const characters: ReadonlyArray<Row> = [
     body: nul("username")
   },
   {
+    name: "GET /users/{email} with NUL",
+    method: "GET",
+    path: "/api/v1/users/hamlet%00@zulip.com",
+    status: 400,
+    body: badRequest("No such user")
+  },
+  {
     name: "POST /users/me/alert_words with an escaped NUL",
     method: "POST",
     path: "/api/v1/users/me/alert_words",
