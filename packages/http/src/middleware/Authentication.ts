@@ -162,13 +162,16 @@ const makeAuthenticate = Effect.gen(function*() {
   const core = yield* CoreAuthentication
   const limiter = yield* RateLimiter
   const organizations = yield* Organizations
-  // Zulip's validate_account_and_subdomain. The organizations are read only
-  // when the host is not the account's own.
+  // Read only when the host is not the account's own (clients of a single
+  // organization at another name, e.g. 127.0.0.1, on every request): kept a
+  // few seconds, as organizations are added by the CLI in another process.
+  const recentOrganizations = yield* Effect.cachedWithTTL(organizations.list, "10 seconds")
+  // Zulip's validate_account_and_subdomain.
   const atHome = (request: HttpServerRequest.HttpServerRequest) =>
   (principal: Principal): Effect.Effect<Principal, AccountNotInSubdomain> => {
     const host = RealmResolution.requestHost(request)
     if (host === undefined || host === RealmResolution.hostOfUrl(principal.realm.url)) return Effect.succeed(principal)
-    return Effect.flatMap(organizations.list, (realms) =>
+    return Effect.flatMap(recentOrganizations, (realms) =>
       realms.some((realm) => realm.id !== principal.realm.id && RealmResolution.hostOfUrl(realm.url) === host)
         ? Effect.fail(new AccountNotInSubdomain())
         : Effect.succeed(principal))
