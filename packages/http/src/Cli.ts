@@ -133,12 +133,9 @@ export const reportFailures = <R>(effect: Effect.Effect<number, unknown, R>): Ef
       const defect = cause.reasons.find(Cause.isDieReason)
       const text = defect === undefined ? "unknown error" : describeFailure(defect.defect).message
       return Effect.gen(function*() {
-        yield* Console.error(`${name}: internal error: ${firstLine(text)}`)
-        if (process.env.LOG_LEVEL?.toLowerCase() === "debug" || process.env.LOG_LEVEL?.toLowerCase() === "trace") {
-          yield* Console.error(Cause.pretty(cause))
-        } else {
-          yield* Console.error(`${name}: (set LOG_LEVEL=debug for details)`)
-        }
+        const debug = process.env.LOG_LEVEL?.toLowerCase() === "debug" || process.env.LOG_LEVEL?.toLowerCase() === "trace"
+        yield* Console.error(`${name}: internal error: ${firstLine(text)}${debug ? "" : " (set LOG_LEVEL=debug for details)"}`)
+        if (debug) yield* Console.error(Cause.pretty(cause))
         return ExitCode.failure
       })
     })

@@ -13,12 +13,14 @@ import * as Teamchat from "@teamchat/core/Teamchat"
 import * as TestDatabase from "@teamchat/core/testing/TestDatabase"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
+import * as TestConsole from "effect/testing/TestConsole"
 import { execFile, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Cli from "../src/Cli.ts"
 import * as Config from "../src/Config.ts"
 import * as Server from "../src/Server.ts"
 
@@ -417,6 +419,16 @@ layer(TestDatabase.postgresLayer(), { timeout: "60 seconds", excludeTestServices
       }), { timeout: 120_000 })
   }
 )
+
+describe("reportFailures", () => {
+  it.effect("a defect is one line on stderr, exit code 1", () =>
+    Effect.gen(function*() {
+      const code = yield* Cli.reportFailures(Effect.die(new Error("boom\n    at somewhere")))
+      assert.strictEqual(code, 1)
+      assert.deepStrictEqual(yield* TestConsole.errorLines, ["teamchat: internal error: boom (set LOG_LEVEL=debug for details)"])
+      assert.deepStrictEqual(yield* TestConsole.logLines, [])
+    }).pipe(Effect.provide(TestConsole.layer)))
+})
 
 describe("Config", () => {
   const load = (env: Record<string, string>, overrides: Config.Overrides = {}) =>
