@@ -25,6 +25,7 @@ import type { Message } from "../domain/Message.ts"
 import { FlagBits } from "../domain/Message.ts"
 import { MemoryDatabase } from "../persistence/MemoryDatabase.ts"
 import { decodeMessage, messageSelectList } from "../persistence/SqlRepositories.ts"
+import { inIds } from "../sql/SqlArrays.ts"
 import type { Narrow } from "./Narrow.ts"
 import { compile } from "./NarrowPredicate.ts"
 import { narrowCondition } from "./NarrowSql.ts"
@@ -281,7 +282,7 @@ const makeSql = (sql: SqlClient.SqlClient): MessageSearch["Service"] => {
     return {
       from: sql`messages m LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ${query.viewerId}`,
       where: sql`m.realm_id = ${query.realmId} AND (um.user_id IS NOT NULL OR ${
-        sql.in("m.channel_id", query.historyChannelIds)
+        inIds(sql, "m.channel_id", query.historyChannelIds)
       })`,
       flags: sql`COALESCE(um.flags, ${HistoricalFlags}::integer)`
     }
@@ -315,7 +316,7 @@ const makeSql = (sql: SqlClient.SqlClient): MessageSearch["Service"] => {
     const excluded = query.narrow.firstUnreadExcludedChannelIds
     const notExcluded = excluded.length === 0
       ? sql.literal("TRUE")
-      : sql`(m.channel_id IS NULL OR NOT ${sql.in("m.channel_id", excluded)})`
+      : sql`(m.channel_id IS NULL OR NOT ${inIds(sql, "m.channel_id", excluded)})`
     const unread = sql`(um.flags & ${FlagBits.read}::integer) = 0 AND ${notExcluded}`
     const rows = yield* select(query, unread, "ASC", 1, true)
     return rows.length === 0 ? LARGER_THAN_MAX_MESSAGE_ID : rows[0]!.message.id
@@ -342,7 +343,7 @@ const makeSql = (sql: SqlClient.SqlClient): MessageSearch["Service"] => {
     fetchIds: Effect.fn("MessageSearch.fetchIds")(function*(query: SearchQuery, ids: ReadonlyArray<number>) {
       const safe = ids.filter((id) => Number.isSafeInteger(id))
       if (safe.length === 0) return []
-      return yield* select(query, sql.in("m.id", safe), "ASC", null)
+      return yield* select(query, inIds(sql, "m.id", safe), "ASC", null)
     })
   }
 }

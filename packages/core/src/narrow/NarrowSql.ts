@@ -12,6 +12,7 @@
  */
 import type * as Statement from "effect/sql/Statement"
 import { FlagBits, MentionBits } from "../domain/Message.ts"
+import { inIds } from "../sql/SqlArrays.ts"
 import type { HasOperand, IsOperand, Narrow, Term } from "./Narrow.ts"
 import { ResolvedTopicPrefix } from "./Narrow.ts"
 
@@ -63,7 +64,7 @@ export const termCondition = (sql: Sql, term: Term, flags: Fragment): Fragment =
     case "ChannelSet":
       return term.channelIds.length === 0
         ? sql.literal("FALSE")
-        : sql`(m.channel_id IS NOT NULL AND ${sql.in("m.channel_id", term.channelIds)})`
+        : sql`(m.channel_id IS NOT NULL AND ${inIds(sql, "m.channel_id", term.channelIds)})`
     case "Topic":
       return sql`(m.channel_id IS NOT NULL AND lower(m.topic) = lower(${term.topic}::text))`
     case "Sender":

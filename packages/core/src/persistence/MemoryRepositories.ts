@@ -181,7 +181,9 @@ export const channelRepo = Layer.effect(
           )
         }),
       listByRealm: (realm) =>
-        Effect.sync(() => byId(Array.from(db.tables.channels.values()).filter((c) => c.realm_id === realm)))
+        Effect.sync(() => byId(Array.from(db.tables.channels.values()).filter((c) => c.realm_id === realm))),
+      // Memory transactions run one at a time.
+      lockNames: () => Effect.void
     }))
 )
 

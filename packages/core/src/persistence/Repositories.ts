@@ -68,6 +68,12 @@ export class ChannelRepo extends Context.Service<ChannelRepo, {
   /** Case-insensitive name match within one organization. */
   findByName(realmId: RealmId, name: string): Effect.Effect<Channel | undefined>
   listByRealm(realmId: RealmId): Effect.Effect<ReadonlyArray<Channel>>
+  /**
+   * Serialises the organization's channel-name claims (creations, renames)
+   * until the current transaction ends, so a name checked free stays free
+   * until it is written. A no-op where transactions already run one at a time.
+   */
+  lockNames(realmId: RealmId): Effect.Effect<void>
 }>()("teamchat/core/persistence/ChannelRepo") {}
 
 /** @category services */

@@ -18,6 +18,7 @@ import { channelId, messageId, realmId, userId } from "../domain/Ids.ts"
 import type { UserId } from "../domain/Ids.ts"
 import type { MessageType } from "../domain/Message.ts"
 import { byDeliveryTime, isPending, scheduledMessageId } from "../domain/ScheduledMessage.ts"
+import { inIds } from "../sql/SqlArrays.ts"
 import type { ScheduledMessage, ScheduledMessageId } from "../domain/ScheduledMessage.ts"
 import { MemoryDatabase } from "./MemoryDatabase.ts"
 import type { Insert } from "./Repositories.ts"
@@ -204,7 +205,7 @@ export const layerSql = Layer.effect(
         const rows = yield* sql<Row>`
           SELECT * FROM scheduled_messages
           WHERE NOT delivered AND NOT failed AND scheduled_timestamp <= ${now}
-            ${skip.length === 0 ? sql`` : sql`AND NOT ${sql.in("id", skip)}`}
+            ${skip.length === 0 ? sql`` : sql`AND NOT ${inIds(sql, "id", skip)}`}
           ORDER BY scheduled_timestamp, id
           LIMIT ${Math.max(0, limit)}
           FOR UPDATE SKIP LOCKED`

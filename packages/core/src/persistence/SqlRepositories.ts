@@ -32,6 +32,7 @@ import {
   UserRepo,
   UserSettingsRepo
 } from "./Repositories.ts"
+import { bigintArray, inIds } from "../sql/SqlArrays.ts"
 import type { Insert } from "./Repositories.ts"
 
 // ---------------------------------------------------------------------------
@@ -256,25 +257,25 @@ export const groupRepo = Layer.effect(
       addMembers: Effect.fn("GroupRepo.addMembers")(function*(group: GroupId, users: ReadonlyArray<UserId>) {
         if (!Arr.isReadonlyArrayNonEmpty(users)) return
         yield* sql`
-          INSERT INTO user_group_members ${sql.insert(Arr.map(users, (user_id) => ({ group_id: group, user_id })))}
+          INSERT INTO user_group_members (group_id, user_id)
+          SELECT ${group}, u FROM unnest(${bigintArray(sql, users)}) AS u
           ON CONFLICT DO NOTHING`
       }, Effect.orDie),
       removeMembers: Effect.fn("GroupRepo.removeMembers")(function*(group: GroupId, users: ReadonlyArray<UserId>) {
         if (users.length === 0) return
-        yield* sql`DELETE FROM user_group_members WHERE group_id = ${group} AND ${sql.in("user_id", users)}`
+        yield* sql`DELETE FROM user_group_members WHERE group_id = ${group} AND ${inIds(sql, "user_id", users)}`
       }, Effect.orDie),
       addSubgroups: Effect.fn("GroupRepo.addSubgroups")(function*(group: GroupId, subgroups: ReadonlyArray<GroupId>) {
         if (!Arr.isReadonlyArrayNonEmpty(subgroups)) return
         yield* sql`
-          INSERT INTO user_group_subgroups ${
-          sql.insert(Arr.map(subgroups, (subgroup_id) => ({ group_id: group, subgroup_id })))
-        }
+          INSERT INTO user_group_subgroups (group_id, subgroup_id)
+          SELECT ${group}, g FROM unnest(${bigintArray(sql, subgroups)}) AS g
           ON CONFLICT DO NOTHING`
       }, Effect.orDie),
       removeSubgroups: Effect.fn("GroupRepo.removeSubgroups")(
         function*(group: GroupId, subgroups: ReadonlyArray<GroupId>) {
           if (subgroups.length === 0) return
-          yield* sql`DELETE FROM user_group_subgroups WHERE group_id = ${group} AND ${sql.in("subgroup_id", subgroups)}`
+          yield* sql`DELETE FROM user_group_subgroups WHERE group_id = ${group} AND ${inIds(sql, "subgroup_id", subgroups)}`
         },
         Effect.orDie
       ),
@@ -354,6 +355,9 @@ const decodeChannel = (row: Row): Channel => ({
   settings: json<ChannelPermissionSettings>(row.settings)
 })
 
+/** The first key of `ChannelRepo.lockNames`'s advisory locks (the second is the organization). */
+const ChannelNamesLock = 0x6368616e // "chan"
+
 /** @category layers */
 export const channelRepo = Layer.effect(
   ChannelRepo,
@@ -383,6 +387,12 @@ export const channelRepo = Layer.effect(
       listByRealm: Effect.fn("ChannelRepo.listByRealm")(function*(realm: RealmId) {
         const rows = yield* sql<Row>`SELECT * FROM channels WHERE realm_id = ${realm} ORDER BY id`
         return rows.map(decodeChannel)
+      }, Effect.orDie),
+      // A transaction-scoped advisory lock in the two-key space, apart from
+      // the event log's one-key locks. Read committed: statements after it
+      // see the names the previous holder committed.
+      lockNames: Effect.fn("ChannelRepo.lockNames")(function*(realm: RealmId) {
+        yield* sql`SELECT pg_advisory_xact_lock(${ChannelNamesLock}::integer, ${realm}::integer)`
       }, Effect.orDie)
     })
   })
@@ -502,7 +512,7 @@ export const alertWordRepo = Layer.effect(
       listByUsers: Effect.fn("AlertWordRepo.listByUsers")(function*(users: ReadonlyArray<UserId>) {
         const out = new Map<UserId, Array<string>>()
         if (users.length === 0) return out
-        const rows = yield* sql<Row>`SELECT user_id, word FROM alert_words WHERE ${sql.in("user_id", users)} ORDER BY id`
+        const rows = yield* sql<Row>`SELECT user_id, word FROM alert_words WHERE ${inIds(sql, "user_id", users)} ORDER BY id`
         for (const r of rows) {
           const id = userId(int(r.user_id))
           let list = out.get(id)
@@ -548,6 +558,25 @@ const messageColumns = (message: Insert<Message>) => ({
   has_link: message.has_link,
   last_edit_time: message.last_edit_time
 })
+
+/** The names `messageColumns` writes. */
+const messageColumnNames: ReadonlyArray<keyof ReturnType<typeof messageColumns>> = [
+  "realm_id",
+  "sender_id",
+  "type",
+  "channel_id",
+  "topic",
+  "dm_key",
+  "dm_user_ids",
+  "content",
+  "rendered_content",
+  "date_sent",
+  "client",
+  "has_attachment",
+  "has_image",
+  "has_link",
+  "last_edit_time"
+]
 
 /**
  * The columns a Message decodes from, qualified by `alias`; never `*`, so the
@@ -605,12 +634,14 @@ export const messageRepo = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(messageSelectList("m"))
+    const messageColumnList = sql.literal(["id", ...messageColumnNames].join(", "))
     // A message's rows as one JSON parameter: a hundred recipients would
     // otherwise be three hundred bind parameters to build and parse.
-    const insertRows = (rows: ReadonlyArray<readonly [number, number, number]>) =>
+    const insertRows = (rows: ReadonlyArray<readonly [number, number, number]>, onConflict = sql``) =>
       rows.length === 0 ? Effect.void : sql`
         INSERT INTO user_messages (user_id, message_id, flags)
-        SELECT (r->>0)::bigint, (r->>1)::bigint, (r->>2)::int FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) AS r`
+        SELECT (r->>0)::bigint, (r->>1)::bigint, (r->>2)::int FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) AS r
+        ${onConflict}`
 
     const insertOne = Effect.fn("MessageRepo.insert")(
       function*(
@@ -648,8 +679,12 @@ export const messageRepo = Layer.effect(
             .map((r) => messageId(int(r.id)))
             .sort((a, b) => a - b)
           const inserted: Array<Message> = items.map((item, i) => ({ ...item.message, id: ids[i]! }))
-          const messageRows: ReadonlyArray<Record<string, unknown>> = inserted.map((m) => ({ id: m.id, ...messageColumns(m) }))
-          if (Arr.isReadonlyArrayNonEmpty(messageRows)) yield* sql`INSERT INTO messages ${sql.insert(messageRows)}`
+          // The rows as one JSON parameter, however many (a batch of thousands
+          // would pass the protocol's 32767 bind parameters).
+          const messageRows = inserted.map((m) => ({ id: m.id, ...messageColumns(m), dm_user_ids: m.dm_user_ids }))
+          yield* sql`
+            INSERT INTO messages (${messageColumnList})
+            SELECT ${messageColumnList} FROM jsonb_populate_recordset(NULL::messages, ${JSON.stringify(messageRows)}::jsonb)`
           yield* insertRows(items.flatMap((item, i) => item.recipients.map((r) => [r.user_id, ids[i]!, r.flags] as const)))
           return inserted
         },
@@ -661,14 +696,14 @@ export const messageRepo = Layer.effect(
       }, Effect.orDie),
       findByIds: Effect.fn("MessageRepo.findByIds")(function*(ids: ReadonlyArray<MessageId>) {
         if (ids.length === 0) return []
-        const rows = yield* sql<Row>`SELECT ${columns} FROM messages m WHERE ${sql.in("m.id", ids)} ORDER BY m.id`
+        const rows = yield* sql<Row>`SELECT ${columns} FROM messages m WHERE ${inIds(sql, "m.id", ids)} ORDER BY m.id`
         return rows.map(decodeMessage)
       }, Effect.orDie),
       userMessages: Effect.fn("MessageRepo.userMessages")(function*(user: UserId, ids: ReadonlyArray<MessageId>) {
         if (ids.length === 0) return []
         const rows = yield* sql<Row>`
           SELECT user_id, message_id, flags FROM user_messages
-          WHERE user_id = ${user} AND ${sql.in("message_id", ids)}
+          WHERE user_id = ${user} AND ${inIds(sql, "message_id", ids)}
           ORDER BY message_id`
         return rows.map(decodeUserMessage)
       }, Effect.orDie),
@@ -679,11 +714,7 @@ export const messageRepo = Layer.effect(
       }, Effect.orDie),
       insertUserMessages: Effect.fn("MessageRepo.insertUserMessages")(function*(rows: ReadonlyArray<UserMessage>) {
         if (!Arr.isReadonlyArrayNonEmpty(rows)) return
-        yield* sql`
-          INSERT INTO user_messages ${
-          sql.insert(Arr.map(rows, (r) => ({ user_id: r.user_id, message_id: r.message_id, flags: r.flags })))
-        }
-          ON CONFLICT (user_id, message_id) DO NOTHING`
+        yield* insertRows(rows.map((r) => [r.user_id, r.message_id, r.flags] as const), sql`ON CONFLICT (user_id, message_id) DO NOTHING`)
       }, Effect.orDie),
       updateFlags: Effect.fn("MessageRepo.updateFlags")(
         function*(user: UserId, ids: ReadonlyArray<MessageId>, mask: number, add: boolean) {
@@ -692,12 +723,12 @@ export const messageRepo = Layer.effect(
           const rows = add
             ? yield* sql<{ message_id: unknown }>`
                 UPDATE user_messages SET flags = flags | ${mask}::integer
-                WHERE user_id = ${user} AND ${sql.in("message_id", ids)}
+                WHERE user_id = ${user} AND ${inIds(sql, "message_id", ids)}
                   AND (flags & ${mask}::integer) <> ${mask}::integer
                 RETURNING message_id`
             : yield* sql<{ message_id: unknown }>`
                 UPDATE user_messages SET flags = flags & ~(${mask}::integer)
-                WHERE user_id = ${user} AND ${sql.in("message_id", ids)}
+                WHERE user_id = ${user} AND ${inIds(sql, "message_id", ids)}
                   AND (flags & ${mask}::integer) <> 0
                 RETURNING message_id`
           return rows.map((r) => messageId(int(r.message_id))).sort((a, b) => a - b)
@@ -714,8 +745,8 @@ export const messageRepo = Layer.effect(
       }, Effect.orDie),
       delete: Effect.fn("MessageRepo.delete")(function*(ids: ReadonlyArray<MessageId>) {
         if (ids.length === 0) return
-        yield* sql`DELETE FROM user_messages WHERE ${sql.in("message_id", ids)}`
-        yield* sql`DELETE FROM messages WHERE ${sql.in("id", ids)}`
+        yield* sql`DELETE FROM user_messages WHERE ${inIds(sql, "message_id", ids)}`
+        yield* sql`DELETE FROM messages WHERE ${inIds(sql, "id", ids)}`
       }, Effect.orDie),
       topicMessageIds: Effect.fn("MessageRepo.topicMessageIds")(
         function*(channel: ChannelId, topic: string, limit: number) {

@@ -134,6 +134,8 @@ export class Channels extends Context.Service<Channels, {
           return yield* new BadRequest({ msg: `description is too long (limit: ${MaxChannelDescriptionLength} characters)` })
         }
         return yield* tx.withTransaction(Effect.gen(function*() {
+          // Concurrent creators of one name wait here; the later ones then see it.
+          yield* channels.lockNames(realmId)
           if ((yield* channels.findByName(realmId, name)) !== undefined) {
             return yield* new BadRequest({ msg: `Channel '${name}' already exists` })
           }
@@ -312,6 +314,7 @@ export class Channels extends Context.Service<Channels, {
             if (name.length > MaxChannelNameLength) {
               return yield* new BadRequest({ msg: `Channel name too long (limit: ${MaxChannelNameLength} characters).` })
             }
+            yield* channels.lockNames(channel.realm_id)
             const clash = yield* channels.findByName(channel.realm_id, name)
             if (clash !== undefined && clash.id !== channel.id) {
               return yield* new BadRequest({ msg: `Channel '${name}' already exists` })

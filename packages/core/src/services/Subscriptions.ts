@@ -19,7 +19,7 @@ import type { AccessContext } from "../internal/access.ts"
 import { activeSubscriberIds, subscriptionAddEvents, subscriptionRemoveEvents } from "../internal/subscriptionEvents.ts"
 import { canAddSubscribers, canRemoveSubscribers } from "../permissions/ChannelAccess.ts"
 import { hasGroupPermission, membershipCheck } from "../permissions/GroupMembership.ts"
-import { RealmRepo, SubscriptionRepo } from "../persistence/Repositories.ts"
+import { ChannelRepo, RealmRepo, SubscriptionRepo } from "../persistence/Repositories.ts"
 import { Transactor } from "../persistence/Transactor.ts"
 import { toApiSubscription } from "../views/ChannelView.ts"
 import type { ApiSubscription, PostPolicyGroups } from "../views/ChannelView.ts"
@@ -127,6 +127,7 @@ export class Subscriptions extends Context.Service<Subscriptions, {
       const channelsService = yield* Channels
       const organizations = yield* Organizations
       const subscriptions = yield* SubscriptionRepo
+      const channelRepo = yield* ChannelRepo
       const realms = yield* RealmRepo
       const events = yield* Events
       const tx = yield* Transactor
@@ -196,7 +197,16 @@ export class Subscriptions extends Context.Service<Subscriptions, {
         }
         const fatal = request.authorization_errors_fatal ?? true
         return yield* tx.withTransaction(Effect.gen(function*() {
-          const before = yield* context(principal)
+          let before = yield* context(principal)
+          const isNew = (n: { readonly name: string }) =>
+            !before.channels.some((c) => c.name.toLowerCase() === n.name.toLowerCase())
+          if (names.some(isNew)) {
+            // A name may be claimed by a concurrent request: wait for any
+            // claim in progress, then decide on what it committed (a channel
+            // created meanwhile is joined, not created again).
+            yield* channelRepo.lockNames(principal.realm.id)
+            before = yield* context(principal)
+          }
           const actor = principal.user
           const targets = yield* resolvePrincipals(before, principal, request.principals)
           const othersIncluded = targets.some((u) => u.id !== actor.id)
