@@ -338,8 +338,9 @@ const malformed = { status: 400, msg: "Malformed HTTP request." }
 const answerClientError = (error: NodeJS.ErrnoException, socket: net.Socket): void => {
   const { msg, status } = clientErrors[error.code ?? ""] ?? malformed
   const response = (socket as net.Socket & { _httpMessage?: ServerResponse | null })._httpMessage
-  if (!socket.writable || (response != null && response.headersSent)) {
-    socket.destroy(error)
+  // A reset connection has nobody to answer.
+  if (error.code === "ECONNRESET" || !socket.writable || (response != null && response.headersSent)) {
+    socket.destroy()
     return
   }
   const body = JSON.stringify({ result: "error", msg, code: "BAD_REQUEST" })
