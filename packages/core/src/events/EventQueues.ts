@@ -254,6 +254,10 @@ export class EventQueues extends Context.Service<EventQueues, {
           if (w !== undefined && (signal.reason === "deleted" || signal.at >= w.since)) w.wake(Woke[signal.reason])
           return
         }
+        if (signal._tag === "resync") {
+          for (const w of byQueue.values()) w.wake(Woke.events)
+          return
+        }
         if (signal.users === null) {
           const waiting = byRealm.get(signal.realm)
           if (waiting !== undefined) for (const w of waiting) w.wake(Woke.events)

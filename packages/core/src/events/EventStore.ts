@@ -28,11 +28,14 @@
 import type * as PgClient from "@effect/sql-pg/PgClient"
 import { PgClient as PgClientTag } from "@effect/sql-pg/PgClient"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
+import * as Schedule from "effect/Schedule"
 import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import { realmId as toRealmId, userId as toUserId } from "../domain/Ids.ts"
 import type { RealmId, UserId } from "../domain/Ids.ts"
 import { Transactor } from "../persistence/Transactor.ts"
@@ -56,6 +59,8 @@ export type Signal =
     /** When the signalling request arrived (milliseconds). */
     readonly at: number
   }
+  /** Signals may have been missed (this process listens again after losing its connection): every waiting poll re-reads the log. */
+  | { readonly _tag: "resync" }
 
 /** The NOTIFY channel shared by every process. @category constants */
 export const NotifyChannel = "teamchat_events"
@@ -120,6 +125,7 @@ const makeCallbacks = () => {
 /** The NOTIFY payload (PostgreSQL caps it at 8000 bytes, so long user lists become "anyone"). @category encoding */
 export const encodeSignal = (signal: Signal): string => {
   if (signal._tag === "queue") return JSON.stringify({ q: signal.queue, why: signal.reason, at: signal.at })
+  if (signal._tag === "resync") return JSON.stringify({ resync: true })
   const text = JSON.stringify({ r: signal.realm, u: signal.users })
   return text.length <= 7000 ? text : JSON.stringify({ r: signal.realm, u: null })
 }
@@ -136,6 +142,7 @@ export const decodeSignal = (payload: string): Signal | undefined => {
         at: typeof raw.at === "number" ? raw.at : 0
       }
     }
+    if (raw.resync === true) return { _tag: "resync" }
     if (typeof raw.r === "number") {
       return { _tag: "events", realm: raw.r, users: Array.isArray(raw.u) ? (raw.u as Array<number>) : null }
     }
@@ -277,17 +284,47 @@ const decodeQueue = (row: Row): QueueRecord => ({
 /** How this process hears NOTIFY from the others. */
 type Listener = (dispatch: (signal: Signal) => void) => Effect.Effect<void, never, import("effect/Scope").Scope>
 
+/** Waits between attempts to listen again: 100 ms doubling up to 5 s, jittered, for as long as it takes. */
+const relistenSchedule = Schedule.min([Schedule.exponential("100 millis"), Schedule.spaced("5 seconds")]).pipe(
+  Schedule.jittered
+)
+
+/**
+ * LISTEN on a connection of the pool; when that connection is lost
+ * (PostgreSQL restarted, a network blip, the backend terminated) listens
+ * again on a new one. Notifications sent meanwhile are gone, so once it
+ * listens again every waiting poll of this process re-reads the log.
+ */
 const pgListener = (pg: PgClient.PgClient): Listener => (dispatch) =>
   Effect.gen(function*() {
-    const queue = yield* Effect.orDie(pg.listen(NotifyChannel))
-    yield* Effect.forkScoped(
-      Effect.forever(
-        Effect.map(Queue.take(queue), (notification) => {
+    /** One session: `onListening` once PostgreSQL confirms, then notifications until the connection fails (the result). */
+    const session = (onListening: Effect.Effect<void>) =>
+      Effect.scoped(Effect.gen(function*() {
+        const queue = yield* pg.listen(NotifyChannel)
+        yield* onListening
+        return yield* Effect.flip(Effect.forever(Effect.map(Queue.take(queue), (notification) => {
           const signal = decodeSignal(notification.payload)
           if (signal !== undefined) dispatch(signal)
-        })
-      ).pipe(Effect.ignore)
+        })))
+      }))
+    const restored = Effect.andThen(
+      Effect.logInfo("LISTEN connection restored; waiting polls re-read the event log"),
+      Effect.sync(() => dispatch({ _tag: "resync" }))
     )
+    const first = yield* Deferred.make<void, SqlError>()
+    yield* Effect.forkScoped(Effect.gen(function*() {
+      let lost = yield* session(Effect.asVoid(Deferred.succeed(first, undefined)))
+      while (true) {
+        // Once per loss: the attempts that follow fail quietly until one listens.
+        yield* Effect.logWarning(
+          "LISTEN connection lost; listening again (until then, other processes' events wake polls here only at their heartbeat)",
+          lost
+        )
+        lost = yield* Effect.retry(session(restored), relistenSchedule)
+      }
+    }).pipe(Effect.tapError((error) => Deferred.fail(first, error))))
+    // The layer is ready once this process listens; a database it cannot listen on is a defect, as before.
+    yield* Effect.orDie(Deferred.await(first))
   })
 
 
