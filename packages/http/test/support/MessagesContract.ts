@@ -1338,6 +1338,18 @@ export const messagesContract = (backend: Backend) =>
           assert.deepStrictEqual((yield* read(othello, theirs)).flags, [])
         }))
 
+      it.effect("POST /messages/flags: 40,000 and 80,000 ids reach the database as one list (Zulip's 400, never a 500)", () =>
+        Effect.gen(function*() {
+          const iago = yield* as("admin")
+          const hamlet = yield* as("member")
+          const mine = yield* sent(iago, { type: "stream", to: "Denmark", topic: "many ids", content: "x" })
+          for (const count of [40_000, 80_000]) {
+            const ids = [mine, ...Array.from({ length: count - 1 }, (_, i) => 1_000_000_000 + i)]
+            expectReply(yield* flags(hamlet, { messages: JSON.stringify(ids), op: "add", flag: "starred" }), 400, invalidMessages)
+          }
+          assert.deepStrictEqual((yield* read(hamlet, mine)).flags, [])
+        }))
+
       it.effect("POST /messages/flags on public history not received: the row is created (read, historical)", () =>
         Effect.gen(function*() {
           const iago = yield* as("admin")
