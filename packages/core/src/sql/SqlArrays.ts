@@ -15,6 +15,12 @@ import type * as Statement from "effect/sql/Statement"
 export const bigintArray = (sql: Statement.Constructor, ids: ReadonlyArray<number>): Statement.Fragment =>
   sql`${`{${ids.join(",")}}`}::bigint[]`
 
-/** `column = ANY(ids)`: `sql.in` for lists of any length (false for none). @category constructors */
+/**
+ * `column = ANY(ids)`: `sql.in` for lists of any length (false for none).
+ * A value that is not a safe integer matches no id, so it is left out
+ * rather than failing the cast.
+ *
+ * @category constructors
+ */
 export const inIds = (sql: Statement.Constructor, column: string, ids: ReadonlyArray<number>): Statement.Fragment =>
-  sql`${sql(column)} = ANY(${bigintArray(sql, ids)})`
+  sql`${sql(column)} = ANY(${bigintArray(sql, ids.filter(Number.isSafeInteger))})`
