@@ -3,7 +3,7 @@
  * appended mid-transaction under the organization's event-log lock, and
  * channel names under another): sends, direct messages, flags,
  * subscriptions to existing and new channels, subscription properties,
- * settings, alert words and channel creation, all at once. Every request
+ * settings, alert words, channel creation and renaming, all at once. Every request
  * succeeds and PostgreSQL counts no deadlock in the database.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -91,7 +91,10 @@ describe("concurrent writes in one organization on PostgreSQL", () => {
                   subscriptions.updateProperties(p, [{ stream_id: general.id, property: "pin_to_top", value: round % 2 === 0 }]),
                   settings.update(p, { full_name: `W${i} r${round}`, enter_sends: round % 2 === 0 }),
                   alertWords.add(p, [`word${round}`]),
-                  channels.create(org.realm.id, { name: unique("made"), creator_id: p.user.id })
+                  Effect.flatMap(
+                    channels.create(org.realm.id, { name: unique("made"), creator_id: p.user.id }),
+                    (made) => channels.update(p, made.id, { name: unique("renamed") })
+                  )
                 ] as ReadonlyArray<Effect.Effect<unknown, unknown, never>>
               }).flat()
             )
