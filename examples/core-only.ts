@@ -4,6 +4,7 @@
  * back end. It creates an organization with its owner, two channels and a
  * member, then lists the channels as that member sees them through the API.
  *
+ *   . scripts/env.sh     # once per shell, from the repository root: Node 22 on PATH
  *   node examples/core-only.ts
  *
  * Everything runs in memory; swap `Teamchat.layerMemory()` for

@@ -7,6 +7,7 @@
  * `Response`. teamchat runs on its in-memory backend with the demo
  * organization, so there is nothing to set up:
  *
+ *   . scripts/env.sh                               # once per shell: Node 22 on PATH
  *   node examples/embed-in-node-server.ts          # PORT=3000 by default
  *   curl http://127.0.0.1:3000/healthz
  *   curl http://127.0.0.1:3000/api/v1/server_settings
