@@ -122,8 +122,9 @@ describe("teamchat command line without a database", () => {
 
   it.live("pnpm teamchat runs the command line with nothing sourced first", () =>
     Effect.gen(function*() {
-      // Only the system's directories on PATH: the script brings Node 22 itself.
-      const env = { HOME: process.env.HOME ?? "/tmp", PATH: "/usr/local/bin:/usr/bin:/bin" }
+      // The PATH of a shell that did not source scripts/env.sh: the script brings Node 22 itself.
+      const searchPath = (process.env.PATH ?? "").split(":").filter((dir) => !dir.includes("/.tools/")).join(":")
+      const env = { ...baseEnv, PATH: searchPath }
       const run = (file: string, args: ReadonlyArray<string>) =>
         Effect.promise(() =>
           new Promise<Run>((resolve) => {
