@@ -33,7 +33,7 @@ import {
 import type * as ZulipError from "@teamchat/core/errors/ZulipError"
 import { Authentication as CoreAuthentication } from "@teamchat/core/services/Authentication"
 import { Organizations } from "@teamchat/core/services/Organizations"
-import type { Principal } from "@teamchat/core/services/Users"
+import type { Principal } from "@teamchat/core/domain/Principal"
 import { Users } from "@teamchat/core/services/Users"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -176,22 +176,29 @@ const makeAuthenticate = Effect.gen(function*() {
         ? Effect.fail(new AccountNotInSubdomain())
         : Effect.succeed(principal))
   }
-  const recorded = (request: HttpServerRequest.HttpServerRequest) => (principal: Principal) => {
-    RequestLog.setUser(request, principal.user.id)
+  const recorded = (loggedUser: LoggedUserCell) => (principal: Principal) => {
+    RequestLog.recordUser(loggedUser, principal.user.id)
     return principal
   }
-  const limited = (request: HttpServerRequest.HttpServerRequest) => (principal: Principal) => {
-    RequestLog.setUser(request, principal.user.id)
+  const limited = (loggedUser: LoggedUserCell) => (principal: Principal) => {
+    RequestLog.recordUser(loggedUser, principal.user.id)
     return Effect.as(limiter.user(principal.user.id), principal)
   }
   return (
-    request: HttpServerRequest.HttpServerRequest,
+    context: Context.Context<HttpServerRequest.HttpServerRequest>,
     credentials: Credentials
-  ): Effect.Effect<Principal, ZulipError.ZulipError, HttpServerRequest.HttpServerRequest> =>
-    limiter.limitsUsers
-      ? Effect.flatMap(Effect.flatMap(core.basic(credentials.email, credentials.apiKey), atHome(request)), limited(request))
-      : Effect.map(Effect.flatMap(core.basic(credentials.email, credentials.apiKey), atHome(request)), recorded(request))
+  ): Effect.Effect<Principal, ZulipError.ZulipError, HttpServerRequest.HttpServerRequest> => {
+    const request = Context.getUnsafe(context, HttpServerRequest.HttpServerRequest)
+    const loggedUser = Context.get(context, RequestLog.LoggedUser)
+    const principal = Effect.flatMap(core.basic(credentials.email, credentials.apiKey), atHome(request))
+    return limiter.limitsUsers
+      ? Effect.flatMap(principal, limited(loggedUser))
+      : Effect.map(principal, recorded(loggedUser))
+  }
 })
+
+/** The request log's cell for the current request's user, if requests are logged. */
+type LoggedUserCell = (typeof RequestLog.LoggedUser)["Service"]
 
 const authenticationLayer: Layer.Layer<
   Authentication,
@@ -208,7 +215,7 @@ const authenticationLayer: Layer.Layer<
           if (credentials === undefined) return Effect.fail(new Unauthorized())
           if (!isCredentials(credentials)) return Effect.fail(credentials)
           return Effect.flatMap(
-            authenticate(request, credentials),
+            authenticate(context, credentials),
             (principal) => Effect.provideService(httpEffect, CurrentPrincipal, principal)
           )
         })
@@ -233,7 +240,7 @@ const optionalAuthenticationLayer: Layer.Layer<
           if (credentials !== undefined) {
             if (!isCredentials(credentials)) return Effect.fail(credentials)
             return Effect.flatMap(
-              authenticate(request, credentials),
+              authenticate(context, credentials),
               ({ realm, user }) => Effect.provideService(httpEffect, CurrentViewer, { realm, user })
             )
           }

@@ -13,30 +13,34 @@
  */
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerError from "effect/http/HttpServerError"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as MutableRef from "effect/MutableRef"
 import * as Option from "effect/Option"
 import type { unhandled } from "effect/Types"
 import { InternalServerError, notFound, toResponse } from "../internal/Errors.ts"
 
-const users = new WeakMap<object, number>()
+/**
+ * The user a request authenticated as, for its log line. The logging
+ * middleware provides a fresh cell per request and the authentication
+ * middleware fills it; without request logging there is no cell and nothing
+ * is recorded.
+ *
+ * @category references
+ */
+export const LoggedUser = Context.Reference<MutableRef.MutableRef<number | null> | undefined>(
+  "@teamchat/http/middleware/RequestLog/LoggedUser",
+  { defaultValue: () => undefined }
+)
 
-const keyOf = (request: HttpServerRequest.HttpServerRequest): object | undefined =>
-  typeof request.source === "object" && request.source !== null ? request.source : undefined
-
-// Only a logging router reads the users back; until one is built in this
-// process, recording them would be wasted work on every request.
-let recording = false
-
-/** Records the authenticated user of a request, for its log line. */
-export const setUser = (request: HttpServerRequest.HttpServerRequest, userId: number): void => {
-  if (!recording) return
-  const key = keyOf(request)
-  if (key !== undefined) users.set(key, userId)
+/** Records the authenticated user of the request whose `LoggedUser` cell this is. */
+export const recordUser = (cell: MutableRef.MutableRef<number | null> | undefined, userId: number): void => {
+  if (cell !== undefined) MutableRef.set(cell, userId)
 }
 
 const isRouteNotFound = (error: unknown): boolean =>
@@ -82,9 +86,12 @@ const logged = (
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const start = yield* Clock.currentTimeMillis
-    const response: HttpServerResponse.HttpServerResponse = yield* Effect.catchCause(httpEffect, recover)
+    const user = MutableRef.make<number | null>(null)
+    const response: HttpServerResponse.HttpServerResponse = yield* Effect.catchCause(
+      Effect.provideService(httpEffect, LoggedUser, user),
+      recover
+    )
     const end = yield* Clock.currentTimeMillis
-    const key = keyOf(request)
     const code = errorCode(response)
     yield* Effect.logInfo("request").pipe(
       Effect.annotateLogs({
@@ -92,7 +99,7 @@ const logged = (
         path: pathOf(request.url),
         status: response.status,
         duration_ms: end - start,
-        user_id: (key === undefined ? undefined : users.get(key)) ?? null,
+        user_id: MutableRef.get(user),
         ...(code === undefined ? {} : { code })
       })
     )
@@ -108,11 +115,7 @@ const logged = (
 export const layer = (options: { readonly log: boolean }): Layer.Layer<never, never, HttpRouter.HttpRouter> =>
   options.log
     ? HttpRouter.middleware(
-      Effect.sync(() => {
-        recording = true
-        return (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, unknown>) =>
-          logged(httpEffect) as Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled>
-      }),
+      (httpEffect) => logged(httpEffect) as Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled>,
       { global: true }
     )
     : HttpRouter.middleware(
