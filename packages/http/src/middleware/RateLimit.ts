@@ -15,6 +15,19 @@
  * `Retry-After`. Rejected requests do not count. Time comes from effect's
  * `Clock`.
  *
+ * Why not `effect/persistence/RateLimiter`: its stores offer a counter that
+ * empties all at once when its expiry passes ("fixed-window", each token
+ * pushing the expiry by window/limit) and a token bucket, where Zulip counts a
+ * sliding window of request times. With 3 per 60 s and requests at 0, 0.5
+ * and 1 s, Zulip accepts one request at 60 s and then answers `retry-after`
+ * 0.5 with `X-RateLimit-Remaining: 0` (RateLimit.test.ts); both of its
+ * algorithms have refilled by then, report 2 remaining and accept the next.
+ * Its `consume` also has no way to take a request back or clear a key, which
+ * password logins need (a success is taken back from the address's count and
+ * clears the username's; an attempt refused by one key is not counted
+ * against the other). A shared store (issue 16) can keep the same sorted
+ * times per key (a Redis sorted set, as Zulip does) behind this service.
+ *
  * @since 0.1.0
  */
 import { RateLimitHit } from "@teamchat/core/errors/Errors"
