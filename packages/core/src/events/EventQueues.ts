@@ -39,7 +39,7 @@ import {
   NarrowOperatorNotSupported,
   UserNotAuthorizedForQuery
 } from "../errors/Errors.ts"
-import type { Principal } from "../services/Users.ts"
+import type { Principal } from "../domain/Principal.ts"
 import type { ClientEvent, IncludeSubscribers, NarrowTerm, QueueOptions, QueueRecord } from "./EventModel.ts"
 import { accepts, capabilitiesFrom, heartbeat, isExpired, present } from "./EventModel.ts"
 import { EventStore } from "./EventStore.ts"

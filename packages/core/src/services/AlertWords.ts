@@ -18,7 +18,7 @@ import { Events } from "../events/Events.ts"
 import { Audience } from "../events/EventModel.ts"
 import { AlertWordRepo } from "../persistence/Repositories.ts"
 import { Transactor } from "../persistence/Transactor.ts"
-import type { Principal } from "./Users.ts"
+import type { Principal } from "../domain/Principal.ts"
 
 /** @category constants */
 export const MaxAlertWordLength = 100

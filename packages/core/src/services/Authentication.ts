@@ -25,7 +25,7 @@ import { AccessCache } from "../persistence/AccessCache.ts"
 import { RealmRepo, UserRepo } from "../persistence/Repositories.ts"
 import { isWellFormedApiKey } from "./KeyGenerator.ts"
 import { Users } from "./Users.ts"
-import type { Principal } from "./Users.ts"
+import type { Principal } from "../domain/Principal.ts"
 
 /** The response of POST /fetch_api_key and /dev_fetch_api_key. @category models */
 export interface ApiKeyGrant {

@@ -29,7 +29,7 @@ import { Transactor } from "../persistence/Transactor.ts"
 import { toApiChannel } from "../views/ChannelView.ts"
 import type { ApiChannel, PostPolicyGroups } from "../views/ChannelView.ts"
 import { Organizations } from "./Organizations.ts"
-import type { Principal } from "./Users.ts"
+import type { Principal } from "../domain/Principal.ts"
 
 /** @category models */
 export interface NewChannel {

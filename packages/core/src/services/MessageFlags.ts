@@ -24,7 +24,7 @@ import { canReadFullHistory, hasContentAccess } from "../permissions/ChannelAcce
 import { MessageRepo, RealmRepo, SubscriptionRepo } from "../persistence/Repositories.ts"
 import { Transactor } from "../persistence/Transactor.ts"
 import { narrowRange } from "../internal/messageAccess.ts"
-import type { Principal } from "./Users.ts"
+import type { Principal } from "../domain/Principal.ts"
 
 /** `add` or `remove`. @category models */
 export type FlagOperation = "add" | "remove"

@@ -42,7 +42,7 @@ import type { Anchor } from "../narrow/MessageSearch.ts"
 import { HistoricalFlags, MessageSearch } from "../narrow/MessageSearch.ts"
 import type { NarrowParseError, NarrowResolveError } from "../narrow/Narrow.ts"
 import { accessibleMessage, narrowRange } from "../internal/messageAccess.ts"
-import type { Principal } from "./Users.ts"
+import type { Principal } from "../domain/Principal.ts"
 
 /** The `type` values clients send; `channel`/`direct` are the modern names. @category models */
 export type SendType = "stream" | "channel" | "private" | "direct"

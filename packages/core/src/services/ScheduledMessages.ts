@@ -39,7 +39,7 @@ import { ScheduledMessageRepo } from "../persistence/ScheduledMessageRepo.ts"
 import { Transactor } from "../persistence/Transactor.ts"
 import { Messages, renderContextFor } from "./Messages.ts"
 import type { SendError, SendRequest, SendType, ValidatedMessage } from "./Messages.ts"
-import type { Principal } from "./Users.ts"
+import type { Principal } from "../domain/Principal.ts"
 
 /** A recipient as clients send it: a channel id, or user ids (emails are refused). @category models */
 export type ScheduledRecipient = number | ReadonlyArray<number | string>

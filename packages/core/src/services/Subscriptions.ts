@@ -25,7 +25,7 @@ import { toApiSubscription } from "../views/ChannelView.ts"
 import type { ApiSubscription, PostPolicyGroups } from "../views/ChannelView.ts"
 import { Channels } from "./Channels.ts"
 import { Organizations } from "./Organizations.ts"
-import type { Principal } from "./Users.ts"
+import type { Principal } from "../domain/Principal.ts"
 
 /** POST /users/me/subscriptions, decoded. @category models */
 export interface SubscribeRequest {

@@ -22,7 +22,7 @@ import { accessInput, makeAccessLoader } from "../internal/access.ts"
 import { hasContentAccess } from "../permissions/ChannelAccess.ts"
 import { ChannelRepo, MessageRepo, RealmRepo } from "../persistence/Repositories.ts"
 import { Transactor } from "../persistence/Transactor.ts"
-import type { Principal } from "./Users.ts"
+import type { Principal } from "../domain/Principal.ts"
 
 /** Messages deleted per transaction (Zulip's retention batch size). @category constants */
 export const DeleteTopicBatchSize = 100

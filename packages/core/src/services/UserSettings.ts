@@ -49,7 +49,7 @@ import { Transactor } from "../persistence/Transactor.ts"
 import { canAccessDeliveryEmail } from "../views/UserView.ts"
 import { PasswordHasher } from "./PasswordHasher.ts"
 import { checkFullName, Users } from "./Users.ts"
-import type { Principal } from "./Users.ts"
+import type { Principal } from "../domain/Principal.ts"
 
 /** PATCH /settings parameters, decoded from their JSON text; keys absent are unchanged. @category models */
 export type SettingsUpdate = Readonly<Record<string, unknown>> & {

@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { randomBytes } from "node:crypto"
 import type { RealmId, UserId } from "../domain/Ids.ts"
+import type { Principal } from "../domain/Principal.ts"
 import type { Realm } from "../domain/Realm.ts"
 import { EmailVisibilities, Roles } from "../domain/Role.ts"
 import type { BotType, Role } from "../domain/Role.ts"
@@ -51,12 +52,6 @@ export interface NewUser {
   readonly password?: string
   readonly timezone?: string
   readonly bot?: { readonly bot_type: BotType; readonly owner_id: UserId | null }
-}
-
-/** The authenticated caller of an API request. @category models */
-export interface Principal {
-  readonly user: User
-  readonly realm: Realm
 }
 
 /** @category errors */

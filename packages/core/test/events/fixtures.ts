@@ -13,7 +13,7 @@ import * as Persistence from "../../src/persistence/Persistence.ts"
 import * as Teamchat from "../../src/Teamchat.ts"
 import { Organizations } from "../../src/services/Organizations.ts"
 import { Users } from "../../src/services/Users.ts"
-import type { Principal } from "../../src/services/Users.ts"
+import type { Principal } from "../../src/domain/Principal.ts"
 import * as TestDatabase from "../../src/testing/TestDatabase.ts"
 
 /** Every core service over the given persistence (test secrets). */

@@ -14,7 +14,7 @@ import type { GetEventsParams, RegisterQueueParams } from "@teamchat/core/events
 import { EventQueues, EventQueuesConfig } from "@teamchat/core/events/EventQueues"
 import { Register } from "@teamchat/core/events/Register"
 import type { ServerInfo } from "@teamchat/core/events/Register"
-import type { Principal } from "@teamchat/core/services/Users"
+import type { Principal } from "@teamchat/core/domain/Principal"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"

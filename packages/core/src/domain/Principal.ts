@@ -1,0 +1,14 @@
+/**
+ * Principal: the authenticated caller of a request, as every service and the
+ * event queues see it.
+ *
+ * @since 0.1.0
+ */
+import type { Realm } from "./Realm.ts"
+import type { User } from "./User.ts"
+
+/** The authenticated caller of an API request. @category models */
+export interface Principal {
+  readonly user: User
+  readonly realm: Realm
+}
