@@ -13,7 +13,7 @@ import { EmptyTopicDisplayName, flagNames } from "../domain/Message.ts"
 import type { Realm } from "../domain/Realm.ts"
 import { EmailVisibilities } from "../domain/Role.ts"
 import type { User } from "../domain/User.ts"
-import { escapeHtml } from "../internal/renderDescription.ts"
+import { escapeHtml } from "../markdown/Description.ts"
 import { avatarUrl } from "./UserView.ts"
 
 /** One participant of a direct message, as `display_recipient` lists it. @category models */

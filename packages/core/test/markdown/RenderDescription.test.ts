@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { escapeHtml, renderDescription } from "../../src/internal/renderDescription.ts"
+import { escapeHtml, renderDescription } from "../../src/markdown/Description.ts"
 
 describe("renderDescription", () => {
   it("renders blank descriptions as nothing", () => {

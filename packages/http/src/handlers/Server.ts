@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import type { Realm } from "@teamchat/core/domain/Realm"
-import { renderDescription } from "@teamchat/core/internal/renderDescription"
+import { renderDescription } from "@teamchat/core/markdown/Description"
 import { Channels } from "@teamchat/core/services/Channels"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"

@@ -8,7 +8,7 @@
 import { zulipMarkdown } from "./engine.ts"
 import { processFencedBlocks } from "./fencedBlocks.ts"
 import { Placeholders, stripMarkers } from "./placeholders.ts"
-import type { Rendered, RenderContext } from "../Markdown.ts"
+import type { Rendered, RenderContext } from "./shapes.ts"
 import type { Directory, RenderState } from "./renderState.ts"
 import { buildDirectory, stateEnv } from "./renderState.ts"
 import { alignListItems, normalizeLines, separateHangingLists } from "./sourceLines.ts"

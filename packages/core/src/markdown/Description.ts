@@ -4,9 +4,9 @@
  * No names are resolved here (mentions and channel links stay text) and
  * nothing is notified. Blank descriptions render to the empty string.
  *
- * @internal
+ * @since 0.1.0
  */
-import { renderMarkdown } from "../markdown/internal/pipeline.ts"
+import { renderMarkdown } from "./internal/pipeline.ts"
 
 const escapes: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" }
 
