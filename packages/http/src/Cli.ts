@@ -133,7 +133,9 @@ export const reportFailures = <R>(effect: Effect.Effect<number, unknown, R>): Ef
       const defect = cause.reasons.find(Cause.isDieReason)
       const text = defect === undefined ? "unknown error" : describeFailure(defect.defect).message
       return Effect.gen(function*() {
-        const debug = process.env.LOG_LEVEL?.toLowerCase() === "debug" || process.env.LOG_LEVEL?.toLowerCase() === "trace"
+        // An unreadable LOG_LEVEL is for the command to report; here it only means no details.
+        const level = yield* Effect.orElseSucceed(Config.logLevel, () => Config.defaults.logLevel)
+        const debug = level === "Debug" || level === "Trace"
         yield* Console.error(`${name}: internal error: ${firstLine(text)}${debug ? "" : " (set LOG_LEVEL=debug for details)"}`)
         if (debug) yield* Console.error(Cause.pretty(cause))
         return ExitCode.failure

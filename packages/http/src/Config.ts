@@ -15,16 +15,23 @@
  * | `LOG_LEVEL` | | info |
  * | `LOG_FORMAT` (logfmt, json, pretty) | | logfmt: one line per entry |
  *
- * Empty variables count as unset. A bad value fails with `InvalidConfig`,
+ * Each value, from a flag or a variable, is parsed by effect's `Config`:
+ * `Config.Boolean`, `Config.LogLevel`, `Config.Literals`, and integers and URLs
+ * read as `Config.Int`, `Config.Port` and `Config.URL` read them, with this
+ * server's ranges and checks. Empty variables count as unset; values are trimmed and
+ * names are accepted in any case. A bad value fails with `InvalidConfig`,
  * whose message is one line naming the setting, the value and what was
  * expected.
  *
  * @since 0.1.0
  */
 import * as Config from "effect/Config"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import type * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { isIP } from "node:net"
 
 /** Where the data lives. @category models */
@@ -107,42 +114,139 @@ export const defaults = {
 // reading
 // -----------------------------------------------------------------------------
 
-interface Raw {
-  readonly setting: string
-  readonly value: string
+/**
+ * One setting: its environment variable, how effect's `Config` reads its
+ * value, and what the error line says was expected. `normalize` prepares a
+ * value for `read` (case-insensitive names).
+ */
+interface Setting<A> {
+  readonly name: string
+  readonly read: (name: string) => Config.Config<A>
+  readonly expected: string
+  readonly normalize?: ((value: string) => string) | undefined
 }
 
-/** An environment variable through the current ConfigProvider; empty is unset. */
-const env = (name: string): Effect.Effect<Raw | undefined, InvalidConfig> =>
-  Effect.map(Config.option(Config.String(name)), (value) =>
-      value._tag === "Some" && value.value.trim() !== "" ? { setting: name, value: value.value.trim() } : undefined
-  ).pipe(
-    Effect.mapError((error) => new InvalidConfig({ setting: name, value: "", expected: `a readable value (${error.message})` }))
+/**
+ * The raw value of a setting: the flag when given, else the variable through
+ * the current `ConfigProvider`, trimmed; an empty variable is unset.
+ */
+const rawValue = (name: string, flag: string | undefined, override: string | undefined) =>
+  override !== undefined
+    ? Effect.succeed(Option.some({ setting: flag ?? name, value: override }))
+    : Config.option(Config.String(name)).pipe(
+      Effect.map(Option.flatMap((value) => {
+        const trimmed = value.trim()
+        return trimmed === "" ? Option.none() : Option.some({ setting: name, value: trimmed })
+      })),
+      Effect.mapError((error) =>
+        new InvalidConfig({ setting: name, value: "", expected: `a readable value (${error.message})` })
+      )
+    )
+
+/**
+ * Reads `setting` (from `flag` when given): `None` when unset. The value is
+ * parsed by its `Config` from a provider holding just that value, so a flag
+ * and a variable are read alike; a `ConfigError` becomes this server's one
+ * line naming the flag or variable, the value and what was expected.
+ */
+const read = <A>(setting: Setting<A>, flag?: string, override?: string) =>
+  Effect.flatMap(
+    rawValue(setting.name, flag, override),
+    Option.match({
+      onNone: () => Effect.succeedNone,
+      onSome: (raw) => {
+        const value = setting.normalize === undefined ? raw.value : setting.normalize(raw.value)
+        return setting.read(setting.name).parse(ConfigProvider.fromUnknown({ [setting.name]: value })).pipe(
+          Effect.map(Option.some),
+          Effect.mapError(() => new InvalidConfig({ setting: raw.setting, value: raw.value, expected: setting.expected }))
+        )
+      }
+    })
   )
-
-/** The flag when given, else the variable. */
-const setting = (name: string, flag: string, override: string | undefined) =>
-  override !== undefined ? Effect.succeed<Raw | undefined>({ setting: flag, value: override }) : env(name)
-
-const invalid = (raw: Raw, expected: string) =>
-  Effect.fail(new InvalidConfig({ setting: raw.setting, value: raw.value, expected }))
-
-const integer = (raw: Raw, min: number, max: number, expected: string) => {
-  const n = /^\d+$/.test(raw.value) ? Number(raw.value) : Number.NaN
-  return Number.isSafeInteger(n) && n >= min && n <= max ? Effect.succeed(n) : invalid(raw, expected)
-}
 
 const hostnamePattern = /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/
 
-const booleans: Record<string, boolean> = {
-  "1": true, true: true, yes: true, on: true,
-  "0": false, false: false, no: false, off: false
-}
+const integerBetween = (minimum: number, maximum: number) => (name: string) =>
+  Config.schema(Schema.Int.check(Schema.isBetween({ minimum, maximum })), name)
 
-const logLevels: Record<string, LogLevel.LogLevel> = {
+/** Names accepted for `LOG_LEVEL`, in any case, as `Config.LogLevel` spells them. */
+const logLevelNames: Record<string, LogLevel.LogLevel> = {
   all: "All", trace: "Trace", debug: "Debug", info: "Info", warn: "Warn", warning: "Warn",
   error: "Error", fatal: "Fatal", none: "None", off: "None"
 }
+
+const lowercase = (value: string) => value.toLowerCase()
+
+const settings = {
+  // `Config.Port` starts at 1; 0 asks the system for a free port.
+  port: {
+    name: "PORT",
+    read: integerBetween(0, 65535),
+    expected: "a port number from 0 to 65535 (0 picks a free port)"
+  },
+  host: {
+    name: "HOST",
+    read: (name) =>
+      Config.schema(Schema.String.check(Schema.makeFilter((host) => isIP(host) !== 0 || hostnamePattern.test(host))), name),
+    expected: "an IP address or host name to listen on, e.g. 127.0.0.1 or 0.0.0.0"
+  },
+  demo: {
+    name: "DEMO",
+    read: Config.Boolean,
+    expected: "1 or 0 (also true/false, yes/no, on/off)",
+    normalize: lowercase
+  },
+  rateLimitRequests: {
+    name: "RATE_LIMIT_REQUESTS",
+    read: integerBetween(0, 1_000_000_000),
+    expected: "a whole number of requests per window (0 disables rate limiting)"
+  },
+  rateLimitWindowSeconds: {
+    name: "RATE_LIMIT_WINDOW_SECONDS",
+    read: integerBetween(1, 86_400),
+    expected: "a whole number of seconds from 1 to 86400"
+  },
+  logLevel: {
+    name: "LOG_LEVEL",
+    read: Config.LogLevel,
+    expected: "one of trace, debug, info, warn, error, fatal, none",
+    normalize: (value) => logLevelNames[value.toLowerCase()] ?? value
+  },
+  logFormat: {
+    name: "LOG_FORMAT",
+    read: (name) => Config.Literals(["logfmt", "json", "pretty"], name),
+    expected: "logfmt, json or pretty",
+    normalize: lowercase
+  },
+  databaseUrl: {
+    name: "DATABASE_URL",
+    read: (name) =>
+      Config.schema(
+        Schema.String.check(Schema.makeFilter((url) => memoryUrl.test(url) || postgresUrl.test(url))),
+        name
+      ),
+    expected: "a postgres:// or postgresql:// URL (e.g. postgres://user:password@localhost:5432/teamchat), or memory://"
+  },
+  dataDir: { name: "DATA_DIR", read: Config.String, expected: "a directory path" },
+  externalUrl: {
+    name: "EXTERNAL_URL",
+    read: (name) => Config.map(Config.schema(Schema.URL.check(Schema.makeFilter(isOrigin)), name), (url) => url.origin),
+    expected: "an http:// or https:// URL without a path, e.g. https://chat.example.com"
+  }
+} satisfies Record<string, Setting<unknown>>
+
+const memoryUrl = /^memory:(\/\/)?$/i
+
+/** A PostgreSQL URL with a host, kept as written. */
+const postgresUrl = {
+  test: (value: string): boolean =>
+    /^postgres(ql)?:\/\//i.test(value) && URL.canParse(value) && new URL(value).hostname !== ""
+}
+
+/** An http or https origin: nothing after the host and port but an optional slash. */
+const isOrigin = (url: URL): boolean =>
+  (url.protocol === "http:" || url.protocol === "https:") && url.pathname === "/" &&
+  url.search === "" && url.hash === "" && url.username === "" && url.password === ""
 
 // -----------------------------------------------------------------------------
 // settings
@@ -163,23 +267,17 @@ export const database = Effect.fn("Config.database")(function*(overrides: Overri
     })
   }
   const url = overrides.dataDir !== undefined
-    ? undefined
-    : yield* setting("DATABASE_URL", "--database-url", overrides.databaseUrl)
-  if (url !== undefined && /^memory:(\/\/)?$/i.test(url.value)) return { _tag: "Memory" } satisfies Database as Database
-  if (url !== undefined) {
-    return { _tag: "Postgres", url: yield* postgresUrl(url) } satisfies Database as Database
+    ? Option.none<string>()
+    : yield* read(settings.databaseUrl, "--database-url", overrides.databaseUrl)
+  if (Option.isSome(url)) {
+    return (memoryUrl.test(url.value) ? { _tag: "Memory" } : { _tag: "Postgres", url: url.value }) satisfies Database as Database
   }
-  const dir = yield* setting("DATA_DIR", "--data-dir", overrides.dataDir)
-  if (dir !== undefined && dir.value.trim() === "") return yield* invalid(dir, "a directory path")
-  return { _tag: "Pglite", dataDir: dir?.value ?? defaults.dataDir } satisfies Database as Database
+  const dir = yield* read(settings.dataDir, "--data-dir", overrides.dataDir)
+  if (Option.isSome(dir) && dir.value.trim() === "") {
+    return yield* new InvalidConfig({ setting: "--data-dir", value: dir.value, expected: settings.dataDir.expected })
+  }
+  return { _tag: "Pglite", dataDir: Option.getOrElse(dir, () => defaults.dataDir) } satisfies Database as Database
 })
-
-const postgresUrl = (raw: Raw) => {
-  const expected = "a postgres:// or postgresql:// URL (e.g. postgres://user:password@localhost:5432/teamchat), or memory://"
-  if (!/^postgres(ql)?:\/\//i.test(raw.value) || !URL.canParse(raw.value)) return invalid(raw, expected)
-  const url = new URL(raw.value)
-  return url.hostname === "" ? invalid(raw, expected) : Effect.succeed(raw.value)
-}
 
 /**
  * An organization URL (`EXTERNAL_URL`, `--external-url`, `--url`): an http
@@ -187,15 +285,8 @@ const postgresUrl = (raw: Raw) => {
  *
  * @category config
  */
-export const organizationUrl = (settingName: string, value: string): Effect.Effect<string, InvalidConfig> => {
-  const raw = { setting: settingName, value }
-  const expected = "an http:// or https:// URL without a path, e.g. https://chat.example.com"
-  if (!URL.canParse(value)) return invalid(raw, expected)
-  const url = new URL(value)
-  const plain = (url.protocol === "http:" || url.protocol === "https:") && url.pathname === "/" &&
-    url.search === "" && url.hash === "" && url.username === "" && url.password === ""
-  return plain ? Effect.succeed(url.origin) : invalid(raw, expected)
-}
+export const organizationUrl = (settingName: string, value: string): Effect.Effect<string, InvalidConfig> =>
+  Effect.map(read(settings.externalUrl, settingName, value), Option.getOrThrow)
 
 /**
  * `EXTERNAL_URL` / `--external-url`, or undefined when unset.
@@ -203,8 +294,7 @@ export const organizationUrl = (settingName: string, value: string): Effect.Effe
  * @category config
  */
 export const externalUrl = Effect.fn("Config.externalUrl")(function*(overrides: Overrides = {}) {
-  const raw = yield* setting("EXTERNAL_URL", "--external-url", overrides.externalUrl)
-  return raw === undefined ? undefined : yield* organizationUrl(raw.setting, raw.value)
+  return Option.getOrUndefined(yield* read(settings.externalUrl, "--external-url", overrides.externalUrl))
 })
 
 /**
@@ -213,11 +303,18 @@ export const externalUrl = Effect.fn("Config.externalUrl")(function*(overrides: 
  * @category config
  */
 export const port = Effect.fn("Config.port")(function*(overrides: Overrides = {}) {
-  const raw = yield* setting("PORT", "--port", overrides.port)
-  return raw === undefined
-    ? defaults.port
-    : yield* integer(raw, 0, 65535, "a port number from 0 to 65535 (0 picks a free port)")
+  return Option.getOrElse(yield* read(settings.port, "--port", overrides.port), () => defaults.port)
 })
+
+/**
+ * `LOG_LEVEL`, or Info when unset.
+ *
+ * @category config
+ */
+export const logLevel: Effect.Effect<LogLevel.LogLevel, InvalidConfig> = Effect.map(
+  read(settings.logLevel),
+  Option.getOrElse((): LogLevel.LogLevel => defaults.logLevel)
+)
 
 /** The default organization URL for a port. @category config */
 export const defaultExternalUrl = (port: number): string => `http://localhost:${port}`
@@ -229,48 +326,14 @@ export const defaultExternalUrl = (port: number): string => `http://localhost:${
  */
 export const server = Effect.fn("Config.server")(function*(overrides: Overrides = {}) {
   const listenPort = yield* port(overrides)
-  const hostRaw = yield* setting("HOST", "--host", overrides.host)
-  if (hostRaw !== undefined && isIP(hostRaw.value) === 0 && !hostnamePattern.test(hostRaw.value)) {
-    return yield* invalid(hostRaw, "an IP address or host name to listen on, e.g. 127.0.0.1 or 0.0.0.0")
-  }
-  const host = hostRaw?.value ?? defaults.host
-
-  const demoRaw = overrides.demo === true ? undefined : yield* env("DEMO")
-  let demo = overrides.demo === true
-  if (demoRaw !== undefined) {
-    const value = booleans[demoRaw.value.toLowerCase()]
-    if (value === undefined) return yield* invalid(demoRaw, "1 or 0 (also true/false, yes/no, on/off)")
-    demo = value
-  }
-
-  const requestsRaw = yield* env("RATE_LIMIT_REQUESTS")
-  const windowRaw = yield* env("RATE_LIMIT_WINDOW_SECONDS")
-  const requests = requestsRaw === undefined
-    ? undefined
-    : yield* integer(requestsRaw, 0, 1_000_000_000, "a whole number of requests per window (0 disables rate limiting)")
-  const windowSeconds = windowRaw === undefined
-    ? undefined
-    : yield* integer(windowRaw, 1, 86_400, "a whole number of seconds from 1 to 86400")
+  const host = Option.getOrElse(yield* read(settings.host, "--host", overrides.host), () => defaults.host)
+  // --demo turns the demo on whatever DEMO says.
+  const demo = overrides.demo === true || Option.getOrElse(yield* read(settings.demo), () => false)
+  const requests = Option.getOrUndefined(yield* read(settings.rateLimitRequests))
+  const windowSeconds = Option.getOrUndefined(yield* read(settings.rateLimitWindowSeconds))
   const rateLimit: RateLimitSetting = requests === 0 ? false : { requests, windowSeconds }
-
-  const levelRaw = yield* env("LOG_LEVEL")
-  let logLevel: LogLevel.LogLevel = defaults.logLevel
-  if (levelRaw !== undefined) {
-    const level = logLevels[levelRaw.value.toLowerCase()]
-    if (level === undefined) return yield* invalid(levelRaw, "one of trace, debug, info, warn, error, fatal, none")
-    logLevel = level
-  }
-
-  const formatRaw = yield* env("LOG_FORMAT")
-  let logFormat: LogFormat = defaults.logFormat
-  if (formatRaw !== undefined) {
-    const format = formatRaw.value.toLowerCase()
-    if (format !== "logfmt" && format !== "json" && format !== "pretty") {
-      return yield* invalid(formatRaw, "logfmt, json or pretty")
-    }
-    logFormat = format
-  }
-
+  const level = yield* logLevel
+  const logFormat = Option.getOrElse(yield* read(settings.logFormat), (): LogFormat => defaults.logFormat)
   return {
     port: listenPort,
     host,
@@ -278,7 +341,7 @@ export const server = Effect.fn("Config.server")(function*(overrides: Overrides 
     demo,
     externalUrl: yield* externalUrl(overrides),
     rateLimit,
-    logLevel,
+    logLevel: level,
     logFormat
   } satisfies ServerConfig as ServerConfig
 })

@@ -429,6 +429,18 @@ describe("reportFailures", () => {
       assert.deepStrictEqual(yield* TestConsole.errorLines, ["teamchat: internal error: boom (set LOG_LEVEL=debug for details)"])
       assert.deepStrictEqual(yield* TestConsole.logLines, [])
     }).pipe(Effect.provide(TestConsole.layer)))
+
+  it.effect("LOG_LEVEL=debug (read like every setting) adds the details", () =>
+    Effect.gen(function*() {
+      const code = yield* Cli.reportFailures(Effect.die(new Error("boom"))).pipe(
+        Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env: { LOG_LEVEL: " Debug " } }))
+      )
+      assert.strictEqual(code, 1)
+      const lines = yield* TestConsole.errorLines
+      assert.strictEqual(lines[0], "teamchat: internal error: boom")
+      assert.lengthOf(lines, 2)
+      assert.match(String(lines[1]), /^Error: boom\n\s+at /)
+    }).pipe(Effect.provide(TestConsole.layer)))
 })
 
 describe("Config", () => {
@@ -509,5 +521,38 @@ describe("Config", () => {
       assert.strictEqual(yield* message({ LOG_FORMAT: "xml" }), "invalid LOG_FORMAT \"xml\": expected logfmt, json or pretty")
       assert.match(yield* message({ DATABASE_URL: "postgres://" }), /^invalid DATABASE_URL "postgres:\/\/": expected a postgres:\/\//)
       assert.match(yield* message({ EXTERNAL_URL: "ftp://chat.example.com" }), /^invalid EXTERNAL_URL/)
+    }))
+
+  it.effect("names in any case, values trimmed; a bad flag is named as the flag", () =>
+    Effect.gen(function*() {
+      const accepted: ReadonlyArray<[Record<string, string>, Partial<Config.ServerConfig>]> = [
+        [{ DEMO: " ON " }, { demo: true }],
+        [{ DEMO: "No" }, { demo: false }],
+        [{ LOG_LEVEL: "Off" }, { logLevel: "None" }],
+        [{ LOG_LEVEL: "trace" }, { logLevel: "Trace" }],
+        [{ LOG_FORMAT: "PRETTY" }, { logFormat: "pretty" }],
+        [{ PORT: " 0 " }, { port: 0 }],
+        [{ HOST: "::1" }, { host: "::1" }],
+        [{ DATABASE_URL: "MEMORY:" }, { database: { _tag: "Memory" } }],
+        [{ EXTERNAL_URL: "HTTPS://Chat.Example.com:8443" }, { externalUrl: "https://chat.example.com:8443" }],
+        [{ RATE_LIMIT_REQUESTS: "7", RATE_LIMIT_WINDOW_SECONDS: "86400" }, { rateLimit: { requests: 7, windowSeconds: 86400 } }]
+      ]
+      for (const [env, expected] of accepted) {
+        const config = yield* load(env)
+        assert.deepStrictEqual(Object.fromEntries(Object.keys(expected).map((key) => [key, config[key as keyof typeof config]])), expected)
+      }
+      // --demo wins without reading DEMO at all.
+      assert.isTrue((yield* load({ DEMO: "maybe" }, { demo: true })).demo)
+      const rejected: ReadonlyArray<[Record<string, string>, Config.Overrides, string]> = [
+        [{ HOST: "a b" }, {}, "invalid HOST \"a b\": expected an IP address or host name to listen on, e.g. 127.0.0.1 or 0.0.0.0"],
+        [{ PORT: "80" }, { port: "-1" }, "invalid --port \"-1\": expected a port number from 0 to 65535 (0 picks a free port)"],
+        [{}, { externalUrl: "https://chat.example.com/x" }, "invalid --external-url \"https://chat.example.com/x\": expected an http:// or https:// URL without a path, e.g. https://chat.example.com"],
+        [{}, { databaseUrl: "postgres://" }, "invalid --database-url \"postgres://\": expected a postgres:// or postgresql:// URL (e.g. postgres://user:password@localhost:5432/teamchat), or memory://"],
+        [{}, { dataDir: " " }, "invalid --data-dir \" \": expected a directory path"],
+        [{ RATE_LIMIT_REQUESTS: "1000000001" }, {}, "invalid RATE_LIMIT_REQUESTS \"1000000001\": expected a whole number of requests per window (0 disables rate limiting)"]
+      ]
+      for (const [env, overrides, line] of rejected) {
+        assert.strictEqual(yield* Effect.map(Effect.flip(load(env, overrides)), (e) => e.message), line)
+      }
     }))
 })
