@@ -17,7 +17,7 @@
  */
 import * as DemoOrganization from "@teamchat/core/demo/DemoOrganization"
 import { realmId } from "@teamchat/core/domain/Ids"
-import { UserRepo } from "@teamchat/core/persistence/Repositories"
+import { UserRepo } from "@teamchat/core/ports/Repositories"
 import { Channels } from "@teamchat/core/services/Channels"
 import { Users } from "@teamchat/core/services/Users"
 import { PgliteClient } from "@teamchat/core/sql/PgliteClient"

@@ -29,9 +29,9 @@
  * the worker's, 100).
  */
 import * as DemoOrganization from "../packages/core/src/demo/DemoOrganization.ts"
-import type * as Persistence from "../packages/core/src/persistence/Persistence.ts"
-import { MessageRepo, SubscriptionRepo } from "../packages/core/src/persistence/Repositories.ts"
-import { Transactor } from "../packages/core/src/persistence/Transactor.ts"
+import type * as Persistence from "../packages/core/src/Persistence.ts"
+import { MessageRepo, SubscriptionRepo } from "../packages/core/src/ports/Repositories.ts"
+import { Transactor } from "../packages/core/src/ports/Transactor.ts"
 import { Channels } from "../packages/core/src/services/Channels.ts"
 import { Messages } from "../packages/core/src/services/Messages.ts"
 import { Organizations } from "../packages/core/src/services/Organizations.ts"

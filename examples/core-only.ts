@@ -11,18 +11,15 @@
  * `Teamchat.layerSql()` provided with `Persistence.layerPglite(dir)` or
  * `Persistence.layerPostgres(url)` to keep the data.
  */
-import { Channels, defaultListChannelsOptions } from "@teamchat/core/services/Channels"
-import { Organizations } from "@teamchat/core/services/Organizations"
-import { Users } from "@teamchat/core/services/Users"
-import * as Teamchat from "@teamchat/core/Teamchat"
+import { Channels, Organizations, Teamchat, Users } from "@teamchat/core"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { fileURLToPath } from "node:url"
 
 export const program = Effect.gen(function*() {
-  const organizations = yield* Organizations
-  const users = yield* Users
-  const channels = yield* Channels
+  const organizations = yield* Organizations.Organizations
+  const users = yield* Users.Users
+  const channels = yield* Channels.Channels
 
   const { owner, realm } = yield* organizations.create({
     string_id: "acme",
@@ -37,7 +34,7 @@ export const program = Effect.gen(function*() {
   yield* channels.subscribe(general.id, [owner!.id, ann.id])
 
   // What GET /api/v1/streams would answer Ann: the private channel is hidden.
-  const visible = yield* channels.list({ user: ann, realm }, defaultListChannelsOptions)
+  const visible = yield* channels.list({ user: ann, realm }, Channels.defaultListChannelsOptions)
   yield* Console.log(`${realm.name} (${realm.url}): ${ann.full_name}'s API key is ${ann.api_key}`)
   for (const channel of visible) yield* Console.log(`  #${channel.name}: ${channel.description}`)
   return visible.map((c) => c.name)

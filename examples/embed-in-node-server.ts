@@ -16,8 +16,7 @@
  * For durable data, pass `Teamchat.layerSql()` over `Persistence.layerPglite(dir)`
  * or `Persistence.layerPostgres(url)` instead of `Teamchat.layerMemory()`.
  */
-import * as DemoOrganization from "@teamchat/core/demo/DemoOrganization"
-import * as Teamchat from "@teamchat/core/Teamchat"
+import { DemoOrganization, Teamchat } from "@teamchat/core"
 import { makeWebHandler } from "@teamchat/http/Http"
 import * as Layer from "effect/Layer"
 import { createServer } from "node:http"

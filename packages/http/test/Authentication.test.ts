@@ -4,7 +4,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import * as DemoOrganization from "@teamchat/core/demo/DemoOrganization"
 import { userId } from "@teamchat/core/domain/Ids"
-import { RealmRepo, UserRepo } from "@teamchat/core/persistence/Repositories"
+import { RealmRepo, UserRepo } from "@teamchat/core/ports/Repositories"
 import { KeyGenerator } from "@teamchat/core/services/KeyGenerator"
 import { Organizations } from "@teamchat/core/services/Organizations"
 import { PasswordHasher } from "@teamchat/core/services/PasswordHasher"

@@ -10,7 +10,7 @@
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { assert, describe, layer } from "@effect/vitest"
-import { EventQueues } from "@teamchat/core/events/EventQueues"
+import { EventQueues } from "@teamchat/core/services/events/EventQueues"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -20,9 +20,9 @@ import {
   RealmDeactivated,
   UserDeactivated
 } from "../errors/Errors.ts"
-import { makeCachedKeyLookup } from "../internal/access.ts"
-import { AccessCache } from "../persistence/AccessCache.ts"
-import { RealmRepo, UserRepo } from "../persistence/Repositories.ts"
+import { makeCachedKeyLookup } from "./internal/access.ts"
+import { AccessCache } from "../ports/AccessCache.ts"
+import { RealmRepo, UserRepo } from "../ports/Repositories.ts"
 import { isWellFormedApiKey } from "./KeyGenerator.ts"
 import { Users } from "./Users.ts"
 import type { Principal } from "../domain/Principal.ts"

@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as TestClock from "effect/testing/TestClock"
-import * as Deadlines from "../../src/events/Deadlines.ts"
+import * as Deadlines from "../../src/services/events/Deadlines.ts"
 
 const entry = (name: string, fired: Array<string>): Deadlines.Entry => ({
   deadline: 0,

@@ -5,7 +5,7 @@
  */
 import { assert, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { RealmRepo } from "../../src/persistence/Repositories.ts"
+import { RealmRepo } from "../../src/ports/Repositories.ts"
 import { AlertWords } from "../../src/services/AlertWords.ts"
 import { Channels } from "../../src/services/Channels.ts"
 import { Organizations } from "../../src/services/Organizations.ts"

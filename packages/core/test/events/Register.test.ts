@@ -5,9 +5,9 @@
  */
 import { assert, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { EventQueues } from "../../src/events/EventQueues.ts"
-import { Register } from "../../src/events/Register.ts"
-import type { ServerInfo } from "../../src/events/Register.ts"
+import { EventQueues } from "../../src/services/events/EventQueues.ts"
+import { Register } from "../../src/services/Register.ts"
+import type { ServerInfo } from "../../src/services/Register.ts"
 import { AlertWords } from "../../src/services/AlertWords.ts"
 import { Subscriptions } from "../../src/services/Subscriptions.ts"
 import { backends, makeOrg } from "./fixtures.ts"

@@ -9,18 +9,20 @@ import * as Layer from "effect/Layer"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type { ChannelId, RealmId, UserId } from "../../src/domain/Ids.ts"
 import { FlagBits } from "../../src/domain/Message.ts"
-import { MessageSearch } from "../../src/narrow/MessageSearch.ts"
-import { MessageRepo } from "../../src/persistence/Repositories.ts"
+import * as MemoryMessageSearch from "../../src/memory/MemoryMessageSearch.ts"
+import { MessageSearch } from "../../src/ports/MessageSearch.ts"
+import { MessageRepo } from "../../src/ports/Repositories.ts"
+import * as SqlMessageSearch from "../../src/sql/SqlMessageSearch.ts"
 import type { Repos } from "../persistence/MessagesFixtures.ts"
 import { channelMessage, directMessage, memoryLayer, seedOrganization, sqlLayer } from "../persistence/MessagesFixtures.ts"
 
 /** Repositories and MessageSearch over one fresh memory database. */
 export const memorySearchLayer = (): Layer.Layer<Repos | MessageSearch> =>
-  MessageSearch.layerMemory.pipe(Layer.provideMerge(memoryLayer()))
+  MemoryMessageSearch.layer.pipe(Layer.provideMerge(memoryLayer()))
 
 /** Repositories and MessageSearch over a fresh, migrated SQL database. */
 export const sqlSearchLayer = <E>(client: Layer.Layer<SqlClient.SqlClient, E>): Layer.Layer<Repos | MessageSearch, unknown> =>
-  MessageSearch.layerSql.pipe(Layer.provideMerge(sqlLayer(client)))
+  SqlMessageSearch.layer.pipe(Layer.provideMerge(sqlLayer(client)))
 
 /** A small deterministic PRNG (mulberry32), so the world is the same on every backend. */
 export const prng = (seed: number) => {

@@ -14,9 +14,10 @@ import { dmParticipants } from "../../src/domain/Message.ts"
 import type { Realm } from "../../src/domain/Realm.ts"
 import type { User } from "../../src/domain/User.ts"
 import { placeholderEmail } from "../../src/domain/User.ts"
-import { MemoryDatabase } from "../../src/persistence/MemoryDatabase.ts"
-import * as MemoryRepositories from "../../src/persistence/MemoryRepositories.ts"
-import type { Insert } from "../../src/persistence/Repositories.ts"
+import { MemoryDatabase } from "../../src/memory/MemoryDatabase.ts"
+import * as MemoryRepositories from "../../src/memory/MemoryRepositories.ts"
+import * as MemoryTransactor from "../../src/memory/MemoryTransactor.ts"
+import type { Insert } from "../../src/ports/Repositories.ts"
 import {
   AlertWordRepo,
   ChannelRepo,
@@ -26,9 +27,10 @@ import {
   SubscriptionRepo,
   UserRepo,
   UserSettingsRepo
-} from "../../src/persistence/Repositories.ts"
-import * as SqlRepositories from "../../src/persistence/SqlRepositories.ts"
-import { Transactor } from "../../src/persistence/Transactor.ts"
+} from "../../src/ports/Repositories.ts"
+import * as SqlRepositories from "../../src/sql/SqlRepositories.ts"
+import * as SqlTransactor from "../../src/sql/SqlTransactor.ts"
+import type { Transactor } from "../../src/ports/Transactor.ts"
 import * as Migrations from "../../src/sql/Migrations.ts"
 
 /** What the message tests need from a backend. */
@@ -45,13 +47,13 @@ export type Repos =
 
 /** Memory repositories over a fresh MemoryDatabase, which is exposed too. */
 export const memoryLayer = (): Layer.Layer<Repos | MemoryDatabase> =>
-  Layer.mergeAll(MemoryRepositories.layer, Transactor.layerMemory).pipe(Layer.provideMerge(MemoryDatabase.layer))
+  Layer.mergeAll(MemoryRepositories.layer, MemoryTransactor.layer).pipe(Layer.provideMerge(MemoryDatabase.layer))
 
 /** SQL repositories over a migrated database behind `client`, which is exposed too. */
 export const sqlLayer = <E>(
   client: Layer.Layer<SqlClient.SqlClient, E>
 ): Layer.Layer<Repos | SqlClient.SqlClient, unknown> =>
-  Layer.mergeAll(SqlRepositories.layer, Transactor.layerSql).pipe(
+  Layer.mergeAll(SqlRepositories.layer, SqlTransactor.layer).pipe(
     Layer.provide(Migrations.layer),
     Layer.provideMerge(client)
   )

@@ -5,7 +5,7 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { ChannelRepo, SubscriptionRepo } from "../../src/persistence/Repositories.ts"
+import { ChannelRepo, SubscriptionRepo } from "../../src/ports/Repositories.ts"
 import { Subscriptions } from "../../src/services/Subscriptions.ts"
 import { Users } from "../../src/services/Users.ts"
 import { backends, makeOrg, openQueue, unique } from "../events/fixtures.ts"

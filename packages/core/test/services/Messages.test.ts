@@ -6,7 +6,7 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { ChannelRepo, RealmRepo } from "../../src/persistence/Repositories.ts"
+import { ChannelRepo, RealmRepo } from "../../src/ports/Repositories.ts"
 import { Channels } from "../../src/services/Channels.ts"
 import { Messages } from "../../src/services/Messages.ts"
 import type { SendRequest } from "../../src/services/Messages.ts"

@@ -10,10 +10,10 @@
  *
  * @since 0.1.0
  */
-import type { GetEventsParams, RegisterQueueParams } from "@teamchat/core/events/EventQueues"
-import { EventQueues, EventQueuesConfig } from "@teamchat/core/events/EventQueues"
-import { Register } from "@teamchat/core/events/Register"
-import type { ServerInfo } from "@teamchat/core/events/Register"
+import type { GetEventsParams, RegisterQueueParams } from "@teamchat/core/services/events/EventQueues"
+import { EventQueues, EventQueuesConfig } from "@teamchat/core/services/events/EventQueues"
+import { Register } from "@teamchat/core/services/Register"
+import type { ServerInfo } from "@teamchat/core/services/Register"
 import type { Principal } from "@teamchat/core/domain/Principal"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"

@@ -33,7 +33,7 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import type { UserId } from "@teamchat/core/domain/Ids"
-import { EventStore } from "@teamchat/core/events/EventStore"
+import { EventStore } from "@teamchat/core/ports/EventStore"
 import {
   AlertWordRepo,
   ChannelRepo,
@@ -43,8 +43,8 @@ import {
   SubscriptionRepo,
   UserRepo,
   UserSettingsRepo
-} from "@teamchat/core/persistence/Repositories"
-import { ScheduledMessageRepo } from "@teamchat/core/persistence/ScheduledMessageRepo"
+} from "@teamchat/core/ports/Repositories"
+import { ScheduledMessageRepo } from "@teamchat/core/ports/ScheduledMessageRepo"
 import * as Arbitrary from "effect/Arbitrary"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"

@@ -12,9 +12,9 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Errors from "@teamchat/core/errors/Errors"
-import { EventQueues } from "@teamchat/core/events/EventQueues"
-import type { RegisterParams } from "@teamchat/core/events/Register"
-import { Register } from "@teamchat/core/events/Register"
+import { EventQueues } from "@teamchat/core/services/events/EventQueues"
+import type { RegisterParams } from "@teamchat/core/services/Register"
+import { Register } from "@teamchat/core/services/Register"
 import { Authentication } from "@teamchat/core/services/Authentication"
 import { Subscriptions } from "@teamchat/core/services/Subscriptions"
 import { UserSettings } from "@teamchat/core/services/UserSettings"

@@ -6,8 +6,8 @@
  */
 import * as DemoData from "@teamchat/core/demo/DemoData"
 import * as DemoOrganization from "@teamchat/core/demo/DemoOrganization"
-import { EventQueuesConfig } from "@teamchat/core/events/EventQueues"
-import type * as Persistence from "@teamchat/core/persistence/Persistence"
+import { EventQueuesConfig } from "@teamchat/core/services/events/EventQueues"
+import type * as Persistence from "@teamchat/core/Persistence"
 import * as Teamchat from "@teamchat/core/Teamchat"
 import * as TestDatabase from "@teamchat/core/testing/TestDatabase"
 import * as Clock from "effect/Clock"

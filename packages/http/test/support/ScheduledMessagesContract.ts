@@ -12,7 +12,7 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Errors from "@teamchat/core/errors/Errors"
-import { ChannelRepo } from "@teamchat/core/persistence/Repositories"
+import { ChannelRepo } from "@teamchat/core/ports/Repositories"
 import { NotificationBotName } from "@teamchat/core/services/NotificationBot"
 import { failureNotice, ScheduledDelivery } from "@teamchat/core/services/ScheduledDelivery"
 import * as Effect from "effect/Effect"

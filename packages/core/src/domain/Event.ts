@@ -6,8 +6,8 @@
  *
  * @since 0.1.0
  */
-import type { ChannelId, RealmId, UserId } from "../domain/Ids.ts"
-import { EmptyTopicDisplayName, flagNames } from "../domain/Message.ts"
+import type { ChannelId, RealmId, UserId } from "./Ids.ts"
+import { EmptyTopicDisplayName, flagNames } from "./Message.ts"
 
 /**
  * An event as sent to clients, without its id (the log assigns it). Every

@@ -10,12 +10,12 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type { RealmId, UserId } from "../domain/Ids.ts"
+import type { RealmId, UserId } from "../../domain/Ids.ts"
 import { makeAccessLoader, metadataViewers, subscribersOf, usersWhoCanAccess } from "../internal/access.ts"
 import type { AccessContext } from "../internal/access.ts"
-import { RealmRepo } from "../persistence/Repositories.ts"
-import type { Audience, CapabilityCondition, EventPayload, NewLoggedEvent } from "./EventModel.ts"
-import { EventStore } from "./EventStore.ts"
+import { RealmRepo } from "../../ports/Repositories.ts"
+import type { Audience, CapabilityCondition, EventPayload, NewLoggedEvent } from "../../domain/Event.ts"
+import { EventStore } from "../../ports/EventStore.ts"
 
 /** One event and who gets it. @category models */
 export interface Publication {
@@ -31,7 +31,7 @@ export class Events extends Context.Service<Events, {
   publish(realmId: RealmId, event: EventPayload, audience: Audience, requires?: CapabilityCondition): Effect.Effect<void>
   /** Publishes several events in order, resolving audiences against one read of the organization. */
   publishAll(realmId: RealmId, publications: ReadonlyArray<Publication>): Effect.Effect<void>
-}>()("teamchat/core/events/Events") {
+}>()("teamchat/core/services/events/Events") {
   static readonly layer = Layer.effect(
     Events,
     Effect.gen(function*() {

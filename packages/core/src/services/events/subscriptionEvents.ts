@@ -14,17 +14,17 @@
  *
  * @internal
  */
-import type { Channel, Subscription } from "../domain/Channel.ts"
-import type { ChannelId, UserId } from "../domain/Ids.ts"
-import type { Realm } from "../domain/Realm.ts"
-import type { User } from "../domain/User.ts"
-import type { Publication } from "../events/Events.ts"
-import { Audience } from "../events/EventModel.ts"
-import { toApiChannel, toApiSubscription } from "../views/ChannelView.ts"
-import type { PostPolicyGroups } from "../views/ChannelView.ts"
-import { toApiUser } from "../views/UserView.ts"
-import type { AccessContext } from "./access.ts"
-import { canAccessUser, canSeeChannel, hasFullUserAccess, metadataViewers, subscribersOf } from "./access.ts"
+import type { Channel, Subscription } from "../../domain/Channel.ts"
+import type { ChannelId, UserId } from "../../domain/Ids.ts"
+import type { Realm } from "../../domain/Realm.ts"
+import type { User } from "../../domain/User.ts"
+import type { Publication } from "./Events.ts"
+import { Audience } from "../../domain/Event.ts"
+import { toApiChannel, toApiSubscription } from "../../views/ChannelView.ts"
+import type { PostPolicyGroups } from "../../views/ChannelView.ts"
+import { toApiUser } from "../../views/UserView.ts"
+import type { AccessContext } from "../internal/access.ts"
+import { canAccessUser, canSeeChannel, hasFullUserAccess, metadataViewers, subscribersOf } from "../internal/access.ts"
 
 const ascending = (a: number, b: number) => a - b
 

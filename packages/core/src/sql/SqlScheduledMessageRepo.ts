@@ -1,113 +1,22 @@
 /**
- * The scheduled-message store: the port and its memory and SQL
- * implementations (same observable results; see RepositoryContract).
- *
- * `claimDue` is what makes delivery exactly-once: on SQL it locks the due
- * rows it returns (`FOR UPDATE SKIP LOCKED`) for the rest of the calling
- * transaction, so another process's worker skips them, and a transaction
- * that dies releases them still pending. In memory the Transactor admits one
- * writer at a time, which gives the same guarantee.
+ * The scheduled-message store on SQL. `claimDue` locks the due rows it
+ * returns (`FOR UPDATE SKIP LOCKED`) for the rest of the calling transaction,
+ * so another process's worker skips them, and a transaction that dies
+ * releases them still pending.
  *
  * @since 0.1.0
  */
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { channelId, messageId, realmId, userId } from "../domain/Ids.ts"
 import type { UserId } from "../domain/Ids.ts"
 import type { MessageType } from "../domain/Message.ts"
-import { byDeliveryTime, isPending, scheduledMessageId } from "../domain/ScheduledMessage.ts"
-import { inIds } from "../sql/SqlArrays.ts"
+import { scheduledMessageId } from "../domain/ScheduledMessage.ts"
 import type { ScheduledMessage, ScheduledMessageId } from "../domain/ScheduledMessage.ts"
-import { MemoryDatabase } from "./MemoryDatabase.ts"
-import type { Insert } from "./Repositories.ts"
-
-/** @category services */
-export class ScheduledMessageRepo extends Context.Service<ScheduledMessageRepo, {
-  insert(row: Insert<ScheduledMessage>): Effect.Effect<ScheduledMessage>
-  update(row: ScheduledMessage): Effect.Effect<void>
-  /** Marks rows delivered, each with the id of the message it became (one statement for a batch). */
-  markDelivered(
-    rows: ReadonlyArray<{ readonly id: ScheduledMessageId; readonly messageId: number }>
-  ): Effect.Effect<void>
-  delete(id: ScheduledMessageId): Effect.Effect<void>
-  findById(id: ScheduledMessageId): Effect.Effect<ScheduledMessage | undefined>
-  /**
-   * `findById`, locking the row until the surrounding transaction ends (an
-   * edit waits for a delivery in progress, then sees it delivered).
-   */
-  lock(id: ScheduledMessageId): Effect.Effect<ScheduledMessage | undefined>
-  /** The user's undelivered rows (failed ones included), by delivery time then id. */
-  listUndelivered(userId: UserId): Effect.Effect<ReadonlyArray<ScheduledMessage>>
-  /**
-   * Up to `limit` pending rows due at `nowSeconds` (scheduled at or before
-   * it), oldest first, locked until the surrounding transaction ends; rows
-   * another transaction holds are skipped, and so are the ids in `skip`.
-   * Call inside a transaction.
-   */
-  claimDue(
-    nowSeconds: number,
-    limit: number,
-    skip?: ReadonlyArray<ScheduledMessageId>
-  ): Effect.Effect<ReadonlyArray<ScheduledMessage>>
-  /** The earliest delivery time of any pending row; null when none. */
-  nextDue: Effect.Effect<number | null>
-}>()("teamchat/core/persistence/ScheduledMessageRepo") {}
-
-// -----------------------------------------------------------------------------
-// memory
-
-/** @category layers */
-export const layerMemory = Layer.effect(
-  ScheduledMessageRepo,
-  MemoryDatabase.useSync((db) => {
-    const rows = () => db.tables.scheduledMessages.values()
-    return ScheduledMessageRepo.of({
-      insert: (row) =>
-        Effect.sync(() => {
-          const inserted: ScheduledMessage = { ...row, id: scheduledMessageId(db.nextId("scheduledMessages")) }
-          db.tables.scheduledMessages.set(inserted.id, inserted)
-          return inserted
-        }),
-      update: (row) =>
-        Effect.sync(() => {
-          if (db.tables.scheduledMessages.has(row.id)) db.tables.scheduledMessages.set(row.id, row)
-        }),
-      markDelivered: (delivered) =>
-        Effect.sync(() => {
-          for (const d of delivered) {
-            const row = db.tables.scheduledMessages.get(d.id)
-            if (row !== undefined) {
-              db.tables.scheduledMessages.set(d.id, { ...row, delivered: true, delivered_message_id: messageId(d.messageId) })
-            }
-          }
-        }),
-      delete: (id) => Effect.sync(() => void db.tables.scheduledMessages.delete(id)),
-      findById: (id) => Effect.sync(() => db.tables.scheduledMessages.get(id)),
-      lock: (id) => Effect.sync(() => db.tables.scheduledMessages.get(id)),
-      listUndelivered: (user) =>
-        Effect.sync(() => Array.from(rows()).filter((m) => m.sender_id === user && !m.delivered).sort(byDeliveryTime)),
-      claimDue: (now, limit, skip = []) =>
-        Effect.sync(() =>
-          Array.from(rows())
-            .filter((m) => isPending(m) && m.scheduled_timestamp <= now && !skip.includes(m.id))
-            .sort(byDeliveryTime)
-            .slice(0, Math.max(0, limit))
-        ),
-      nextDue: Effect.sync(() => {
-        let next: number | null = null
-        for (const m of rows()) {
-          if (isPending(m) && (next === null || m.scheduled_timestamp < next)) next = m.scheduled_timestamp
-        }
-        return next
-      })
-    })
-  })
-)
-
-// -----------------------------------------------------------------------------
-// SQL
+import type { Insert } from "../ports/Repositories.ts"
+import { ScheduledMessageRepo } from "../ports/ScheduledMessageRepo.ts"
+import { inIds } from "./SqlArrays.ts"
 
 type Row = Readonly<Record<string, unknown>>
 
@@ -155,7 +64,7 @@ const decode = (row: Row): ScheduledMessage => ({
 })
 
 /** @category layers */
-export const layerSql = Layer.effect(
+export const layer: Layer.Layer<ScheduledMessageRepo, never, SqlClient.SqlClient> = Layer.effect(
   ScheduledMessageRepo,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient

@@ -27,7 +27,7 @@ export class RealmRepo extends Context.Service<RealmRepo, {
   findById(id: RealmId): Effect.Effect<Realm | undefined>
   findByStringId(stringId: string): Effect.Effect<Realm | undefined>
   list: Effect.Effect<ReadonlyArray<Realm>>
-}>()("teamchat/core/persistence/RealmRepo") {}
+}>()("teamchat/core/ports/RealmRepo") {}
 
 /** @category services */
 export class UserRepo extends Context.Service<UserRepo, {
@@ -42,7 +42,7 @@ export class UserRepo extends Context.Service<UserRepo, {
   findByApiKeyWithRealm(apiKey: string): Effect.Effect<{ readonly user: User; readonly realm: Realm } | undefined>
   /** Every user of the organization, bots and deactivated users included, by id. */
   listByRealm(realmId: RealmId): Effect.Effect<ReadonlyArray<User>>
-}>()("teamchat/core/persistence/UserRepo") {}
+}>()("teamchat/core/ports/UserRepo") {}
 
 /** @category services */
 export class GroupRepo extends Context.Service<GroupRepo, {
@@ -58,7 +58,7 @@ export class GroupRepo extends Context.Service<GroupRepo, {
   removeSubgroups(groupId: GroupId, subgroupIds: ReadonlyArray<GroupId>): Effect.Effect<void>
   /** The direct membership edges of every group of the organization. */
   membership(realmId: RealmId): Effect.Effect<GroupMembership>
-}>()("teamchat/core/persistence/GroupRepo") {}
+}>()("teamchat/core/ports/GroupRepo") {}
 
 /** @category services */
 export class ChannelRepo extends Context.Service<ChannelRepo, {
@@ -74,7 +74,7 @@ export class ChannelRepo extends Context.Service<ChannelRepo, {
    * until it is written. A no-op where transactions already run one at a time.
    */
   lockNames(realmId: RealmId): Effect.Effect<void>
-}>()("teamchat/core/persistence/ChannelRepo") {}
+}>()("teamchat/core/ports/ChannelRepo") {}
 
 /** @category services */
 export class SubscriptionRepo extends Context.Service<SubscriptionRepo, {
@@ -87,7 +87,7 @@ export class SubscriptionRepo extends Context.Service<SubscriptionRepo, {
   listByChannel(channelId: ChannelId): Effect.Effect<ReadonlyArray<Subscription>>
   /** Rows of every channel of the organization, by channel id then user id. */
   listByRealm(realmId: RealmId): Effect.Effect<ReadonlyArray<Subscription>>
-}>()("teamchat/core/persistence/SubscriptionRepo") {}
+}>()("teamchat/core/ports/SubscriptionRepo") {}
 
 /**
  * Per-user settings, stored as the values that differ from the defaults
@@ -99,7 +99,7 @@ export class UserSettingsRepo extends Context.Service<UserSettingsRepo, {
   /** The stored overrides; `{}` for a user who changed nothing. */
   get(userId: UserId): Effect.Effect<Readonly<Record<string, unknown>>>
   set(userId: UserId, overrides: Readonly<Record<string, unknown>>): Effect.Effect<void>
-}>()("teamchat/core/persistence/UserSettingsRepo") {}
+}>()("teamchat/core/ports/UserSettingsRepo") {}
 
 /** @category services */
 export class AlertWordRepo extends Context.Service<AlertWordRepo, {
@@ -111,7 +111,7 @@ export class AlertWordRepo extends Context.Service<AlertWordRepo, {
   add(userId: UserId, words: ReadonlyArray<string>): Effect.Effect<void>
   /** Removes words, compared case-insensitively. */
   remove(userId: UserId, words: ReadonlyArray<string>): Effect.Effect<void>
-}>()("teamchat/core/persistence/AlertWordRepo") {}
+}>()("teamchat/core/ports/AlertWordRepo") {}
 
 /**
  * Messages and their per-user rows (flags). Narrowed, anchored reads are the
@@ -175,4 +175,4 @@ export class MessageRepo extends Context.Service<MessageRepo, {
     userId: UserId,
     limit: number
   ): Effect.Effect<ReadonlyArray<{ readonly dm_user_ids: ReadonlyArray<UserId>; readonly max_message_id: MessageId }>>
-}>()("teamchat/core/persistence/MessageRepo") {}
+}>()("teamchat/core/ports/MessageRepo") {}

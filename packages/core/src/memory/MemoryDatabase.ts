@@ -59,7 +59,7 @@ export class MemoryDatabase extends Context.Service<MemoryDatabase, {
   nextId(table: keyof MemoryTables["sequences"]): number
   snapshot(): MemoryTables
   restore(snapshot: MemoryTables): void
-}>()("teamchat/core/persistence/MemoryDatabase") {
+}>()("teamchat/core/memory/MemoryDatabase") {
   static readonly layer = Layer.sync(MemoryDatabase, () => {
     let tables = emptyTables()
     return MemoryDatabase.of({

@@ -6,13 +6,13 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import type { RealmId, UserId } from "../domain/Ids.ts"
-import type { Realm } from "../domain/Realm.ts"
-import type { User } from "../domain/User.ts"
-import type { UserGroup } from "../domain/UserGroup.ts"
-import { makeGroupIndex } from "../permissions/GroupMembership.ts"
-import type { GroupIndex } from "../permissions/GroupMembership.ts"
-import { GroupRepo, UserRepo } from "../persistence/Repositories.ts"
+import type { RealmId, UserId } from "../../domain/Ids.ts"
+import type { Realm } from "../../domain/Realm.ts"
+import type { User } from "../../domain/User.ts"
+import type { UserGroup } from "../../domain/UserGroup.ts"
+import { makeGroupIndex } from "../../permissions/GroupMembership.ts"
+import type { GroupIndex } from "../../permissions/GroupMembership.ts"
+import { GroupRepo, UserRepo } from "../../ports/Repositories.ts"
 
 export interface OrganizationState {
   readonly realm: Realm

@@ -1,33 +1,11 @@
 /**
- * Durable storage of the event log and the event queues, plus the wake-up
- * signals that tell waiting polls something changed.
- *
- * Storage design:
- *
- * - `events`: one row per distinct payload with its audience (`user_ids`,
- *   null for the whole organization) and an optional capability condition.
- *   An event for a thousand users is one row; queues never hold copies.
- * - `event_queues`: one row per queue; a queue is a cursor into the log plus
- *   Zulip's acknowledgement state (see `QueueRecord`).
- * - Ids come from the log's identity sequence, so they increase across every
- *   queue ("increasing, not necessarily consecutive"). Appends to one
- *   organization are serialised by a transaction-scoped advisory lock held
- *   until commit, so within an organization ids are visible in commit order
- *   and a reader that moved its cursor past id N can never later see a
- *   smaller id appear.
- * - Signals: after commit the appender wakes local waiters directly and sends
- *   `NOTIFY teamchat_events` so other processes on the same database wake
- *   within milliseconds (PostgreSQL LISTEN/NOTIFY; a PGlite database has
- *   one process, so the local wake-up is all). In memory the signal is an
- *   in-process callback.
- *
- * Storage failures are defects, like the repositories'.
+ * The event log and queues on SQL (migration `0002_events`), with wake-ups
+ * across processes through PostgreSQL LISTEN/NOTIFY.
  *
  * @since 0.1.0
  */
 import type * as PgClient from "@effect/sql-pg/PgClient"
 import { PgClient as PgClientTag } from "@effect/sql-pg/PgClient"
-import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -36,215 +14,15 @@ import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import type { CapabilityCondition, EventPayload, LoggedEvent, NewLoggedEvent, QueueOptions, QueueRecord } from "../domain/Event.ts"
 import { realmId as toRealmId, userId as toUserId } from "../domain/Ids.ts"
-import type { RealmId, UserId } from "../domain/Ids.ts"
-import { Transactor } from "../persistence/Transactor.ts"
-import { PgliteClient } from "../sql/PgliteClient.ts"
-import type { CapabilityCondition, EventPayload, LoggedEvent, NewLoggedEvent, QueueOptions, QueueRecord } from "./EventModel.ts"
-import { addressedTo } from "./EventModel.ts"
-
-/**
- * A wake-up: new events for some users of an organization (`users` null:
- * possibly any of them), or a change to one queue (`queue`: a newer poll
- * arrived, or the queue was deleted).
- *
- * @category models
- */
-export type Signal =
-  | { readonly _tag: "events"; readonly realm: number; readonly users: ReadonlyArray<number> | null }
-  | {
-    readonly _tag: "queue"
-    readonly queue: string
-    readonly reason: "superseded" | "deleted"
-    /** When the signalling request arrived (milliseconds). */
-    readonly at: number
-  }
-  /** Signals may have been missed (this process listens again after losing its connection): every waiting poll re-reads the log. */
-  | { readonly _tag: "resync" }
+import type { RealmId } from "../domain/Ids.ts"
+import { decodeSignal, encodeSignal, EventStore, eventsSignal, makeCallbacks } from "../ports/EventStore.ts"
+import type { Signal } from "../ports/EventStore.ts"
+import { PgliteClient } from "./PgliteClient.ts"
 
 /** The NOTIFY channel shared by every process. @category constants */
 export const NotifyChannel = "teamchat_events"
-
-/** @category services */
-export class EventStore extends Context.Service<EventStore, {
-  /**
-   * Appends events to the log as part of the current transaction (one is
-   * opened when there is none); waiters are signalled after it commits.
-   */
-  append(realmId: RealmId, events: ReadonlyArray<NewLoggedEvent>): Effect.Effect<void>
-  /** The newest event id of the organization visible now (0 when none). */
-  highWaterMark(realmId: RealmId): Effect.Effect<number>
-  /**
-   * Events of the organization addressed to the user with `after < id`
-   * (and `id <= upTo` when given), by id.
-   */
-  read(realmId: RealmId, userId: UserId, after: number, upTo?: number): Effect.Effect<ReadonlyArray<LoggedEvent>>
-  /** A fresh id from the log's sequence, ordered after every committed event of the organization. */
-  nextId(realmId: RealmId): Effect.Effect<number>
-  insertQueue(queue: QueueRecord): Effect.Effect<void>
-  findQueue(id: string): Effect.Effect<QueueRecord | undefined>
-  /** Records an acknowledgement. */
-  saveAck(id: string, ack: { readonly acked_id: number; readonly cursor_id: number; readonly heartbeat_id: number | null }): Effect.Effect<void>
-  setHeartbeat(id: string, heartbeatId: number): Effect.Effect<void>
-  /** A poll starts waiting: refreshes `last_connected`. */
-  markBlocked(id: string, now: number, blockedUntil: number): Effect.Effect<void>
-  markUnblocked(id: string): Effect.Effect<void>
-  deleteQueue(id: string): Effect.Effect<boolean>
-  /** Deletes the queues expired at `now`; returns their ids. */
-  deleteExpired(now: number): Effect.Effect<ReadonlyArray<string>>
-  /** Deletes log events every queue of their organization is past; returns how many. */
-  pruneLog: Effect.Effect<number>
-  /** Sends a signal to every process (this one included). */
-  signal(signal: Signal): Effect.Effect<void>
-  /** Registers a callback for signals until the scope closes. */
-  onSignal(callback: (signal: Signal) => void): Effect.Effect<void, never, import("effect/Scope").Scope>
-}>()("teamchat/core/events/EventStore") {}
-
-// -----------------------------------------------------------------------------
-// signals
-
-const makeCallbacks = () => {
-  const callbacks = new Set<(signal: Signal) => void>()
-  const dispatch = (signal: Signal) => {
-    for (const callback of callbacks) {
-      try {
-        callback(signal)
-      } catch {
-        // A broken subscriber must not stop the others.
-      }
-    }
-  }
-  const onSignal = (callback: (signal: Signal) => void) =>
-    Effect.acquireRelease(
-      Effect.sync(() => void callbacks.add(callback)),
-      () => Effect.sync(() => void callbacks.delete(callback))
-    )
-  return { dispatch, onSignal }
-}
-
-/** The NOTIFY payload (PostgreSQL caps it at 8000 bytes, so long user lists become "anyone"). @category encoding */
-export const encodeSignal = (signal: Signal): string => {
-  if (signal._tag === "queue") return JSON.stringify({ q: signal.queue, why: signal.reason, at: signal.at })
-  if (signal._tag === "resync") return JSON.stringify({ resync: true })
-  const text = JSON.stringify({ r: signal.realm, u: signal.users })
-  return text.length <= 7000 ? text : JSON.stringify({ r: signal.realm, u: null })
-}
-
-/** @category encoding */
-export const decodeSignal = (payload: string): Signal | undefined => {
-  try {
-    const raw = JSON.parse(payload) as Record<string, unknown>
-    if (typeof raw.q === "string") {
-      return {
-        _tag: "queue",
-        queue: raw.q,
-        reason: raw.why === "deleted" ? "deleted" : "superseded",
-        at: typeof raw.at === "number" ? raw.at : 0
-      }
-    }
-    if (raw.resync === true) return { _tag: "resync" }
-    if (typeof raw.r === "number") {
-      return { _tag: "events", realm: raw.r, users: Array.isArray(raw.u) ? (raw.u as Array<number>) : null }
-    }
-  } catch {
-    // Not ours.
-  }
-  return undefined
-}
-
-const eventsSignal = (realmId: RealmId, events: ReadonlyArray<NewLoggedEvent>): Signal => {
-  if (events.some((e) => e.user_ids === null)) return { _tag: "events", realm: realmId, users: null }
-  const users = new Set<number>()
-  for (const event of events) for (const id of event.user_ids ?? []) users.add(id)
-  return { _tag: "events", realm: realmId, users: Array.from(users) }
-}
-
-// -----------------------------------------------------------------------------
-// memory
-
-/**
- * The log and queues in process memory. Appends happen when the memory
- * transaction commits, so rolled-back work never reaches the log.
- *
- * @category layers
- */
-export const layerMemory: Layer.Layer<EventStore, never, Transactor> = Layer.effect(
-  EventStore,
-  Effect.gen(function*() {
-    const tx = yield* Transactor
-    const log: Array<LoggedEvent> = []
-    const queues = new Map<string, QueueRecord>()
-    let sequence = 0
-    const { dispatch, onSignal } = makeCallbacks()
-    const update = (id: string, f: (q: QueueRecord) => QueueRecord) => {
-      const queue = queues.get(id)
-      if (queue !== undefined) queues.set(id, f(queue))
-    }
-    return EventStore.of({
-      append: (realmId, events) =>
-        events.length === 0 ? Effect.void : tx.afterCommit(Effect.sync(() => {
-          for (const event of events) {
-            log.push({
-              id: ++sequence,
-              realm_id: realmId,
-              type: event.payload.type,
-              payload: event.payload,
-              user_ids: event.user_ids,
-              requires: event.requires
-            })
-          }
-          dispatch(eventsSignal(realmId, events))
-        })),
-      highWaterMark: (realmId) =>
-        Effect.sync(() => {
-          for (let i = log.length - 1; i >= 0; i--) if (log[i]!.realm_id === realmId) return log[i]!.id
-          return 0
-        }),
-      read: (realmId, userId, after, upTo) =>
-        Effect.sync(() =>
-          log.filter((e) =>
-            e.realm_id === realmId && e.id > after && (upTo === undefined || e.id <= upTo) && addressedTo(e, userId)
-          )
-        ),
-      nextId: () => Effect.sync(() => ++sequence),
-      insertQueue: (queue) => Effect.sync(() => void queues.set(queue.id, queue)),
-      findQueue: (id) => Effect.sync(() => queues.get(id)),
-      saveAck: (id, ack) => Effect.sync(() => update(id, (q) => ({ ...q, ...ack }))),
-      setHeartbeat: (id, heartbeatId) => Effect.sync(() => update(id, (q) => ({ ...q, heartbeat_id: heartbeatId }))),
-      markBlocked: (id, now, blockedUntil) =>
-        Effect.sync(() => update(id, (q) => ({ ...q, last_connected: now, blocked_until: blockedUntil }))),
-      markUnblocked: (id) => Effect.sync(() => update(id, (q) => ({ ...q, blocked_until: 0 }))),
-      deleteQueue: (id) => Effect.sync(() => queues.delete(id)),
-      deleteExpired: (now) =>
-        Effect.sync(() => {
-          const expired: Array<string> = []
-          for (const queue of queues.values()) {
-            if (queue.blocked_until <= now && now - queue.last_connected >= queue.lifespan_secs * 1000) {
-              expired.push(queue.id)
-            }
-          }
-          for (const id of expired) queues.delete(id)
-          return expired
-        }),
-      pruneLog: Effect.sync(() => {
-        const floor = new Map<number, number>()
-        for (const queue of queues.values()) {
-          floor.set(queue.realm_id, Math.min(floor.get(queue.realm_id) ?? Infinity, queue.cursor_id))
-        }
-        const before = log.length
-        const kept = log.filter((e) => e.id > (floor.get(e.realm_id) ?? Infinity))
-        log.length = 0
-        log.push(...kept)
-        return before - kept.length
-      }),
-      signal: (signal) => Effect.sync(() => dispatch(signal)),
-      onSignal
-    })
-  })
-)
-
-// -----------------------------------------------------------------------------
-// SQL
 
 type Row = Readonly<Record<string, unknown>>
 
@@ -336,7 +114,7 @@ const pgListener = (pg: PgClient.PgClient): Listener => (dispatch) =>
  *
  * @category layers
  */
-export const layerSql: Layer.Layer<EventStore, never, SqlClient.SqlClient> = Layer.effect(
+export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient> = Layer.effect(
   EventStore,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient

@@ -22,7 +22,7 @@ import {
   SubscriptionRepo,
   UserRepo,
   UserSettingsRepo
-} from "./Repositories.ts"
+} from "../ports/Repositories.ts"
 
 const byId = <A extends { readonly id: number }>(rows: Iterable<A>): Array<A> =>
   Array.from(rows).sort((a, b) => a.id - b.id)

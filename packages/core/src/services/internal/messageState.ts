@@ -6,12 +6,12 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import type { ChannelId, UserId } from "../domain/Ids.ts"
-import type { Message } from "../domain/Message.ts"
-import { FlagBits, MentionBits } from "../domain/Message.ts"
-import type { Subscription } from "../domain/Channel.ts"
-import type { MessageRepo } from "../persistence/Repositories.ts"
-import { displayTopic } from "../views/MessageView.ts"
+import type { ChannelId, UserId } from "../../domain/Ids.ts"
+import type { Message } from "../../domain/Message.ts"
+import { FlagBits, MentionBits } from "../../domain/Message.ts"
+import type { Subscription } from "../../domain/Channel.ts"
+import type { MessageRepo } from "../../ports/Repositories.ts"
+import { displayTopic } from "../../views/MessageView.ts"
 
 /** Zulip stops listing unreads past this many and says so with `old_unreads_missing`. */
 export const MaxUnreadMessages = 50_000

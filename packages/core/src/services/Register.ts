@@ -25,22 +25,22 @@ import type { GroupId } from "../domain/Ids.ts"
 import { isAdministrator, isGuest, isModeratorOrAbove, isOwner } from "../domain/Role.ts"
 import type { User } from "../domain/User.ts"
 import { DisplaySettingsLegacy, NotificationSettingsLegacy } from "../domain/UserSettings.ts"
-import { canAccessUser, canSeeChannel, makeAccessLoader } from "../internal/access.ts"
-import type { AccessContext } from "../internal/access.ts"
-import { activeSubscriberIds } from "../internal/subscriptionEvents.ts"
+import { canAccessUser, canSeeChannel, makeAccessLoader } from "./internal/access.ts"
+import type { AccessContext } from "./internal/access.ts"
+import { activeSubscriberIds } from "./events/subscriptionEvents.ts"
 import { hasGroupPermission } from "../permissions/GroupMembership.ts"
-import { messageState } from "../internal/messageState.ts"
-import { AlertWordRepo, MessageRepo, SubscriptionRepo } from "../persistence/Repositories.ts"
-import { Organizations } from "../services/Organizations.ts"
-import { ScheduledMessages } from "../services/ScheduledMessages.ts"
+import { messageState } from "./internal/messageState.ts"
+import { AlertWordRepo, MessageRepo, SubscriptionRepo } from "../ports/Repositories.ts"
+import { Organizations } from "./Organizations.ts"
+import { ScheduledMessages } from "./ScheduledMessages.ts"
 import type { Principal } from "../domain/Principal.ts"
-import { UserSettings } from "../services/UserSettings.ts"
+import { UserSettings } from "./UserSettings.ts"
 import { toApiChannel, toApiSubscription } from "../views/ChannelView.ts"
 import type { PostPolicyGroups } from "../views/ChannelView.ts"
 import { avatarUrl, inaccessibleUser, toApiUser } from "../views/UserView.ts"
-import type { Capabilities } from "./EventModel.ts"
-import { EventQueues } from "./EventQueues.ts"
-import type { RegisterQueueError, RegisterQueueParams } from "./EventQueues.ts"
+import type { Capabilities } from "../domain/Event.ts"
+import { EventQueues } from "./events/EventQueues.ts"
+import type { RegisterQueueError, RegisterQueueParams } from "./events/EventQueues.ts"
 
 /** What the server reports about itself. @category models */
 export interface ServerInfo {
@@ -115,7 +115,7 @@ export class Register extends Context.Service<Register, {
     options: InitialStateOptions,
     server: ServerInfo
   ): Effect.Effect<Record<string, unknown>>
-}>()("teamchat/core/events/Register") {
+}>()("teamchat/core/services/Register") {
   static readonly layer = Layer.effect(
     Register,
     Effect.gen(function*() {

@@ -12,9 +12,9 @@
  */
 import type * as Statement from "effect/sql/Statement"
 import { FlagBits, MentionBits } from "../domain/Message.ts"
-import { inIds } from "../sql/SqlArrays.ts"
-import type { HasOperand, IsOperand, Narrow, Term } from "./Narrow.ts"
-import { ResolvedTopicPrefix } from "./Narrow.ts"
+import { inIds } from "./SqlArrays.ts"
+import type { HasOperand, IsOperand, Narrow, Term } from "../narrow/Narrow.ts"
+import { ResolvedTopicPrefix } from "../narrow/Narrow.ts"
 
 type Sql = Statement.Constructor
 type Fragment = Statement.Fragment

@@ -31,9 +31,9 @@ import {
   SubscriptionRepo,
   UserRepo,
   UserSettingsRepo
-} from "./Repositories.ts"
-import { bigintArray, inIds } from "../sql/SqlArrays.ts"
-import type { Insert } from "./Repositories.ts"
+} from "../ports/Repositories.ts"
+import { bigintArray, inIds } from "./SqlArrays.ts"
+import type { Insert } from "../ports/Repositories.ts"
 
 // ---------------------------------------------------------------------------
 // Column decoding. Drivers differ in how they hand back BIGINT (bigint or

@@ -28,7 +28,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Random from "effect/Random"
-import { isGuest } from "../domain/Role.ts"
+import { isGuest } from "../../domain/Role.ts"
 import {
   BadEventQueueId,
   EventNotInQueue,
@@ -38,12 +38,12 @@ import {
   NarrowOperandNotSupported,
   NarrowOperatorNotSupported,
   UserNotAuthorizedForQuery
-} from "../errors/Errors.ts"
-import type { Principal } from "../domain/Principal.ts"
-import type { ClientEvent, IncludeSubscribers, NarrowTerm, QueueOptions, QueueRecord } from "./EventModel.ts"
-import { accepts, capabilitiesFrom, heartbeat, isExpired, present } from "./EventModel.ts"
-import { EventStore } from "./EventStore.ts"
-import type { Signal } from "./EventStore.ts"
+} from "../../errors/Errors.ts"
+import type { Principal } from "../../domain/Principal.ts"
+import type { ClientEvent, IncludeSubscribers, NarrowTerm, QueueOptions, QueueRecord } from "../../domain/Event.ts"
+import { accepts, capabilitiesFrom, heartbeat, isExpired, present } from "../../domain/Event.ts"
+import { EventStore } from "../../ports/EventStore.ts"
+import type { Signal } from "../../ports/EventStore.ts"
 import * as Deadlines from "./Deadlines.ts"
 
 /** Timings; tests shorten them. @category configuration */
@@ -59,7 +59,7 @@ export interface EventQueuesConfig {
 }
 
 /** @category configuration */
-export const EventQueuesConfig = Context.Reference<EventQueuesConfig>("teamchat/core/events/EventQueuesConfig", {
+export const EventQueuesConfig = Context.Reference<EventQueuesConfig>("teamchat/core/services/events/EventQueuesConfig", {
   defaultValue: () => ({
     heartbeatMinMs: 45_000,
     heartbeatMaxMs: 55_000,
@@ -224,7 +224,7 @@ export class EventQueues extends Context.Service<EventQueues, {
   collectGarbage: Effect.Effect<ReadonlyArray<string>>
   /** Number of polls waiting in this process (for tests and metrics). */
   waitingPolls: Effect.Effect<number>
-}>()("teamchat/core/events/EventQueues") {
+}>()("teamchat/core/services/events/EventQueues") {
   static readonly layer: Layer.Layer<EventQueues, never, EventStore> = Layer.effect(
     EventQueues,
     Effect.gen(function*() {

@@ -1,0 +1,122 @@
+/**
+ * The whole persistence stack as one layer: the adapters of every port
+ * (repositories, Transactor, message search, event log) and the event
+ * publisher over them, in memory (`memory/`) or on SQL (`sql/`: PostgreSQL or
+ * PGlite, migrated on build).
+ *
+ * @since 0.1.0
+ */
+import * as Layer from "effect/Layer"
+import type * as SqlClient from "effect/sql/SqlClient"
+import type { MigrationError } from "effect/sql/Migrator"
+import type { SqlError } from "effect/sql/SqlError"
+import { MemoryDatabase } from "./memory/MemoryDatabase.ts"
+import * as MemoryEventStore from "./memory/MemoryEventStore.ts"
+import * as MemoryMessageSearch from "./memory/MemoryMessageSearch.ts"
+import * as MemoryRepositories from "./memory/MemoryRepositories.ts"
+import * as MemoryScheduledMessageRepo from "./memory/MemoryScheduledMessageRepo.ts"
+import * as MemoryTransactor from "./memory/MemoryTransactor.ts"
+import type { EventStore } from "./ports/EventStore.ts"
+import type { MessageSearch } from "./ports/MessageSearch.ts"
+import type {
+  AlertWordRepo,
+  ChannelRepo,
+  GroupRepo,
+  MessageRepo,
+  RealmRepo,
+  SubscriptionRepo,
+  UserRepo,
+  UserSettingsRepo
+} from "./ports/Repositories.ts"
+import type { ScheduledMessageRepo } from "./ports/ScheduledMessageRepo.ts"
+import type { Transactor } from "./ports/Transactor.ts"
+import { Events } from "./services/events/Events.ts"
+import * as Migrations from "./sql/Migrations.ts"
+import * as PgClientLayer from "./sql/PgClientLayer.ts"
+import { PgliteClient } from "./sql/PgliteClient.ts"
+import * as SqlAccessCache from "./sql/SqlAccessCache.ts"
+import * as SqlEventStore from "./sql/SqlEventStore.ts"
+import * as SqlMessageSearch from "./sql/SqlMessageSearch.ts"
+import * as SqlRepositories from "./sql/SqlRepositories.ts"
+import * as SqlScheduledMessageRepo from "./sql/SqlScheduledMessageRepo.ts"
+import * as SqlTransactor from "./sql/SqlTransactor.ts"
+
+/**
+ * Everything the persistence layer provides: the repositories, the
+ * Transactor, the event log (EventStore) and the publisher every service
+ * emits events through (Events).
+ *
+ * @category models
+ */
+export type Persistence =
+  | RealmRepo
+  | UserRepo
+  | GroupRepo
+  | ChannelRepo
+  | SubscriptionRepo
+  | UserSettingsRepo
+  | AlertWordRepo
+  | ScheduledMessageRepo
+  | MessageRepo
+  | MessageSearch
+  | Transactor
+  | EventStore
+  | Events
+
+/**
+ * Memory repositories and the memory Transactor over one fresh
+ * MemoryDatabase per build.
+ *
+ * @category layers
+ */
+export const layerMemory: Layer.Layer<Persistence> = Events.layer.pipe(
+  Layer.provideMerge(MemoryEventStore.layer),
+  Layer.provideMerge(Layer.mergeAll(
+    MemoryRepositories.layer,
+    MemoryScheduledMessageRepo.layer,
+    MemoryMessageSearch.layer,
+    MemoryTransactor.layer
+  )),
+  Layer.provide(MemoryDatabase.layer)
+)
+
+/**
+ * SQL repositories and the SQL Transactor over the provided SqlClient; the
+ * pending migrations run first.
+ *
+ * @category layers
+ */
+export const layerSql: Layer.Layer<Persistence, MigrationError | SqlError, SqlClient.SqlClient> = Events.layer.pipe(
+  Layer.provideMerge(Layer.mergeAll(
+    SqlRepositories.layer,
+    SqlScheduledMessageRepo.layer,
+    SqlMessageSearch.layer,
+    SqlAccessCache.layer,
+    SqlTransactor.layer,
+    SqlEventStore.layer
+  )),
+  Layer.provide(Migrations.layer)
+)
+
+/**
+ * `layerSql` on an embedded PGlite (in memory when `dataDir` is omitted); the
+ * client is exposed too.
+ *
+ * @category layers
+ */
+export const layerPglite = (
+  dataDir?: string
+): Layer.Layer<Persistence | PgliteClient | SqlClient.SqlClient, MigrationError | SqlError> =>
+  layerSql.pipe(Layer.provideMerge(PgliteClient.layer({ dataDir })))
+
+/**
+ * `layerSql` on a PostgreSQL server at `url` (`postgres://…`); the client is
+ * exposed too.
+ *
+ * @category layers
+ */
+export const layerPostgres = (
+  url: string,
+  options?: PgClientLayer.PgClientOptions
+): Layer.Layer<Persistence | SqlClient.SqlClient, MigrationError | SqlError> =>
+  layerSql.pipe(Layer.provideMerge(PgClientLayer.layer(url, options)))

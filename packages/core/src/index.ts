@@ -1,0 +1,62 @@
+/**
+ * The public surface of `@teamchat/core`: every module an embedder or the
+ * HTTP package uses, as a namespace (`Users.Users`, `Teamchat.layerMemory`).
+ * Modules under `internal/` folders, the ports and the adapters are not part
+ * of it (the SQL and memory adapters are reached through `Persistence`).
+ *
+ * @since 0.1.0
+ */
+
+// domain: records, ids, the caller, pure rules
+export * as Channel from "./domain/Channel.ts"
+export * as Event from "./domain/Event.ts"
+export * as GroupSetting from "./domain/GroupSetting.ts"
+export * as Ids from "./domain/Ids.ts"
+export * as Message from "./domain/Message.ts"
+export * as Principal from "./domain/Principal.ts"
+export * as Realm from "./domain/Realm.ts"
+export * as Role from "./domain/Role.ts"
+export * as ScheduledMessage from "./domain/ScheduledMessage.ts"
+export * as User from "./domain/User.ts"
+export * as UserGroup from "./domain/UserGroup.ts"
+/** Settings' names, types and defaults (the service is `UserSettings`). */
+export * as Settings from "./domain/UserSettings.ts"
+
+// rendering
+export * as Description from "./markdown/Description.ts"
+export * as Markdown from "./markdown/Markdown.ts"
+
+// errors
+export * as Errors from "./errors/Errors.ts"
+export * as ZulipError from "./errors/ZulipError.ts"
+
+// the narrow language
+export * as Narrow from "./narrow/Narrow.ts"
+
+// services
+export * as AlertWords from "./services/AlertWords.ts"
+export * as Authentication from "./services/Authentication.ts"
+export * as Channels from "./services/Channels.ts"
+export * as EventQueues from "./services/events/EventQueues.ts"
+export * as Events from "./services/events/Events.ts"
+export * as KeyGenerator from "./services/KeyGenerator.ts"
+export * as MessageFlags from "./services/MessageFlags.ts"
+export * as Messages from "./services/Messages.ts"
+export * as NotificationBot from "./services/NotificationBot.ts"
+export * as Organizations from "./services/Organizations.ts"
+export * as PasswordHasher from "./services/PasswordHasher.ts"
+export * as Register from "./services/Register.ts"
+export * as ScheduledDelivery from "./services/ScheduledDelivery.ts"
+export * as ScheduledMessages from "./services/ScheduledMessages.ts"
+export * as Subscriptions from "./services/Subscriptions.ts"
+export * as Topics from "./services/Topics.ts"
+export * as UserSettings from "./services/UserSettings.ts"
+export * as Users from "./services/Users.ts"
+
+// composition
+export * as Persistence from "./Persistence.ts"
+export * as Teamchat from "./Teamchat.ts"
+
+// the development organization
+export * as DemoData from "./demo/DemoData.ts"
+export * as DemoOrganization from "./demo/DemoOrganization.ts"

@@ -1,0 +1,80 @@
+/**
+ * Transactor in memory: one writer at a time over the MemoryDatabase,
+ * snapshot/restore for rollbacks, after-commit callbacks run once the
+ * outermost transaction succeeds.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Semaphore from "effect/Semaphore"
+import { Transactor } from "../ports/Transactor.ts"
+import { MemoryDatabase } from "./MemoryDatabase.ts"
+
+interface MemoryTransaction {
+  readonly callbacks: Array<Effect.Effect<void>>
+}
+
+const CurrentMemoryTransaction = Context.Reference<MemoryTransaction | undefined>(
+  "teamchat/core/memory/MemoryTransactor/CurrentMemoryTransaction",
+  { defaultValue: () => undefined }
+)
+
+/**
+ * In-memory transactions: one writer at a time; the state is snapshotted at
+ * the start of the outermost transaction and restored if it fails.
+ */
+export const layer: Layer.Layer<Transactor, never, MemoryDatabase> = Layer.effect(
+  Transactor,
+  Effect.gen(function*() {
+    const db = yield* MemoryDatabase
+    const lock = yield* Semaphore.make(1)
+    const withTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+      Effect.withFiber((fiber) => {
+        const current = fiber.getRef(CurrentMemoryTransaction)
+        if (current !== undefined) {
+          // Nested: behave like a savepoint.
+          const snapshot = db.snapshot()
+          const mark = current.callbacks.length
+          return effect.pipe(
+            Effect.onExit((exit) =>
+              Effect.sync(() => {
+                if (exit._tag === "Failure") {
+                  db.restore(snapshot)
+                  current.callbacks.length = mark
+                }
+              })
+            )
+          )
+        }
+        const tx: MemoryTransaction = { callbacks: [] }
+        return lock.withPermits(1)(
+          Effect.suspend(() => {
+            const snapshot = db.snapshot()
+            return effect.pipe(
+              Effect.provideService(CurrentMemoryTransaction, tx),
+              Effect.onExit((exit) => Effect.sync(() => exit._tag === "Failure" && db.restore(snapshot)))
+            )
+          })
+        ).pipe(
+          Effect.tap(() => Effect.forEach(tx.callbacks, (callback) => Effect.ignoreCause(callback), { discard: true }))
+        )
+      })
+    return Transactor.of({
+      withTransaction,
+      afterCommit: <R>(effect: Effect.Effect<void, never, R>) =>
+        Effect.withFiber<void, never, R>((fiber) => {
+          const current = fiber.getRef(CurrentMemoryTransaction)
+          if (current === undefined) return effect
+          current.callbacks.push(
+            Effect.provideContext(effect, fiber.context as Context.Context<R>).pipe(
+              // The callback runs after the transaction, not inside it.
+              Effect.provideService(CurrentMemoryTransaction, undefined)
+            )
+          )
+          return Effect.void
+        })
+    })
+  })
+)

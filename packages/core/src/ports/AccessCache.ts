@@ -1,0 +1,32 @@
+/**
+ * One read of each organization's access state (users, groups, channels,
+ * subscriptions) kept between requests on SQL, valid while the
+ * organization's access version (bumped by triggers on every write to those
+ * tables, see migration `0006_access_versions`) stays the same. Checking the
+ * version is one indexed single-row read instead of loading the whole
+ * organization on every message sent or read.
+ *
+ * On PGlite the database belongs to this one process (the server locks its
+ * data directory), so the version need not even be read: outside a
+ * transaction the last version read stands until the database's
+ * `teamchat_access` notice for the organization (migration
+ * `0008_access_change_notices`), which arrives as the changing transaction
+ * commits. Inside a transaction the version is always read, as the
+ * transaction's own writes move it before they commit.
+ *
+ * The memory backend has no version and no cache: it reads its maps anyway.
+ * The SQL implementation is `sql/SqlAccessCache.ts`.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type { RealmId } from "../domain/Ids.ts"
+
+/** @category services */
+export class AccessCache extends Context.Service<AccessCache, {
+  /** The organization's current access version; null when it has none yet (nothing is cached then). */
+  readonly version: (realmId: RealmId) => Effect.Effect<number | null>
+  /** The last read per organization, with the version it was read at. */
+  readonly entries: Map<RealmId, { readonly version: number; readonly value: unknown }>
+}>()("teamchat/core/ports/AccessCache") {}

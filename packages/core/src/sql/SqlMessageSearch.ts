@@ -1,0 +1,115 @@
+/**
+ * Message search on SQL: the narrow compiled to a condition (NarrowSql) over
+ * `messages` and `user_messages` (the `0004_messages` schema), with the port's
+ * shared range arithmetic.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
+import type * as Statement from "effect/sql/Statement"
+import { FlagBits } from "../domain/Message.ts"
+import {
+  byId,
+  HistoricalFlags,
+  LARGER_THAN_MAX_MESSAGE_ID,
+  MessageSearch,
+  planRange,
+  postProcess,
+  resolveAnchor
+} from "../ports/MessageSearch.ts"
+import type { MessageRow, RangeOptions, SearchQuery } from "../ports/MessageSearch.ts"
+import { narrowCondition } from "./NarrowSql.ts"
+import { inIds } from "./SqlArrays.ts"
+import { decodeMessage, messageSelectList } from "./SqlRepositories.ts"
+
+const make = (sql: SqlClient.SqlClient): MessageSearch["Service"] => {
+  const columns = sql.literal(messageSelectList("m"))
+
+  /** FROM, the candidate condition and the flags expression of a query. */
+  const source = (query: SearchQuery, rowsOnly: boolean) => {
+    if (rowsOnly || query.historyChannelIds === null) {
+      return {
+        from: sql`user_messages um JOIN messages m ON m.id = um.message_id`,
+        where: sql`um.user_id = ${query.viewerId} AND m.realm_id = ${query.realmId}`,
+        flags: sql`um.flags`
+      }
+    }
+    return {
+      from: sql`messages m LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ${query.viewerId}`,
+      where: sql`m.realm_id = ${query.realmId} AND (um.user_id IS NOT NULL OR ${
+        inIds(sql, "m.channel_id", query.historyChannelIds)
+      })`,
+      flags: sql`COALESCE(um.flags, ${HistoricalFlags}::integer)`
+    }
+  }
+
+  type Row = Readonly<Record<string, unknown>>
+  const decodeRow = (row: Row): MessageRow => ({ message: decodeMessage(row), flags: Number(row.um_flags) })
+
+  const select = (
+    query: SearchQuery,
+    extra: Statement.Fragment,
+    order: "ASC" | "DESC",
+    limit: number | null,
+    rowsOnly = false
+  ) => {
+    const { from, flags, where } = source(query, rowsOnly)
+    const condition = narrowCondition(sql, query.narrow, flags)
+    const orderBy = sql.literal(order === "ASC" ? "ORDER BY m.id ASC" : "ORDER BY m.id DESC")
+    const limitClause = limit === null ? sql.literal("") : sql`LIMIT ${limit}`
+    return sql<Row>`
+      SELECT ${columns}, ${flags} AS um_flags
+      FROM ${from}
+      WHERE ${where} AND ${condition} AND ${extra}
+      ${orderBy} ${limitClause}`.pipe(
+      Effect.map((rows) => rows.map(decodeRow)),
+      Effect.orDie
+    )
+  }
+
+  const firstUnread = Effect.fnUntraced(function*(query: SearchQuery) {
+    const excluded = query.narrow.firstUnreadExcludedChannelIds
+    const notExcluded = excluded.length === 0
+      ? sql.literal("TRUE")
+      : sql`(m.channel_id IS NULL OR NOT ${inIds(sql, "m.channel_id", excluded)})`
+    const unread = sql`(um.flags & ${FlagBits.read}::integer) = 0 AND ${notExcluded}`
+    const rows = yield* select(query, unread, "ASC", 1, true)
+    return rows.length === 0 ? LARGER_THAN_MAX_MESSAGE_ID : rows[0]!.message.id
+  })
+
+  return {
+    fetchRange: Effect.fn("MessageSearch.fetchRange")(function*(query: SearchQuery, options: RangeOptions) {
+      const anchor = options.anchor._tag === "first_unread"
+        ? yield* firstUnread(query)
+        : resolveAnchor(options.anchor, () => LARGER_THAN_MAX_MESSAGE_ID)
+      const plan = planRange(anchor, options.numBefore, options.numAfter, options.includeAnchor)
+      const fetched: Array<MessageRow> = []
+      if (plan.before !== null) {
+        const bound = plan.before.upTo === null ? sql.literal("TRUE") : sql`m.id <= ${plan.before.upTo}`
+        fetched.push(...(yield* select(query, bound, "DESC", plan.before.limit)))
+      }
+      if (plan.after !== null) {
+        const bound = plan.after.from === null ? sql.literal("TRUE") : sql`m.id >= ${plan.after.from}`
+        fetched.push(...(yield* select(query, bound, "ASC", plan.after.limit)))
+      }
+      if (plan.exact !== null) fetched.push(...(yield* select(query, sql`m.id = ${plan.exact}`, "ASC", null)))
+      return postProcess(fetched.sort(byId), anchor, options.numBefore, options.numAfter)
+    }),
+    fetchIds: Effect.fn("MessageSearch.fetchIds")(function*(query: SearchQuery, ids: ReadonlyArray<number>) {
+      const safe = ids.filter((id) => Number.isSafeInteger(id))
+      if (safe.length === 0) return []
+      return yield* select(query, inIds(sql, "m.id", safe), "ASC", null)
+    })
+  }
+}
+
+/** Over SqlClient (PostgreSQL or PGlite) with the `0004_messages` schema. */
+export const layer: Layer.Layer<MessageSearch, never, SqlClient.SqlClient> = Layer.effect(
+  MessageSearch,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return MessageSearch.of(make(sql))
+  })
+)
