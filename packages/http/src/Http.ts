@@ -46,6 +46,7 @@ import * as StreamsHandlers from "./handlers/Streams.ts"
 import * as SubscriptionsHandlers from "./handlers/Subscriptions.ts"
 import * as UsersHandlers from "./handlers/Users.ts"
 import * as Config from "./internal/Config.ts"
+import type { HttpOptions } from "./internal/Config.ts"
 import { notFound, toResponse } from "./internal/Errors.ts"
 import * as RootPage from "./internal/RootPage.ts"
 import { Authentication, OptionalAuthentication } from "./middleware/Authentication.ts"
@@ -54,39 +55,7 @@ import { RequestParams } from "./middleware/RequestParams.ts"
 import * as RequestLog from "./middleware/RequestLog.ts"
 import { ZulipErrors } from "./middleware/ZulipErrors.ts"
 
-/** @category models */
-export interface HttpOptions {
-  /** Enables the demo login: POST /dev_fetch_api_key and GET /dev_list_users. */
-  readonly demo: boolean
-  /**
-   * Requests per authenticated user per window (default 200 per 60 s);
-   * `false` turns rate limiting off, for users and anonymous clients alike.
-   */
-  readonly rateLimit: { readonly requests: number; readonly windowSeconds: number } | false
-  /**
-   * Requests per client address for endpoints without credentials (default
-   * 100 per 60 s); ignored when `rateLimit` is `false`.
-   */
-  readonly anonymousRateLimit?: { readonly requests: number; readonly windowSeconds: number } | undefined
-  /**
-   * Password logins (POST /fetch_api_key) per username and per client address
-   * (default 5 per 30 minutes, Zulip's `authenticate_by_username`); ignored
-   * when `rateLimit` is `false`.
-   */
-  readonly authenticationRateLimit?: { readonly requests: number; readonly windowSeconds: number } | undefined
-  /** Larger request bodies get a Zulip-shaped 413 (default 25 MiB). */
-  readonly maxBodyBytes: number
-  readonly version: {
-    readonly zulip_version: string
-    readonly zulip_feature_level: number
-    readonly zulip_merge_base: string
-  }
-  /**
-   * One structured log line per request at Info level (annotations `method`,
-   * `path`, `status`, `duration_ms`, `user_id`); off by default.
-   */
-  readonly log?: boolean | undefined
-}
+export type { HttpOptions } from "./internal/Config.ts"
 
 /** @category constants */
 export const defaultHttpOptions: HttpOptions = {
