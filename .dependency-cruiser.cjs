@@ -29,9 +29,9 @@ const coreLayers = [
 /** packages/http, lowest first. */
 const httpLayers = [
   ["internal", "internal/"],
-  ["middleware", "middleware/"],
   ["api", "api/"],
   ["handlers", "handlers/"],
+  ["middleware", "middleware/"],
   ["server (Http.ts, Config.ts, Server.ts, Cli.ts, bin.ts, index.ts)", "[^/]+$"]
 ]
 

@@ -49,11 +49,11 @@ import * as Config from "./internal/Config.ts"
 import type { HttpOptions } from "./internal/Config.ts"
 import { notFound, toResponse } from "./internal/Errors.ts"
 import * as RootPage from "./internal/RootPage.ts"
-import { Authentication, OptionalAuthentication } from "./middleware/Authentication.ts"
-import { RateLimit, RateLimiter } from "./middleware/RateLimit.ts"
-import { RequestParams } from "./middleware/RequestParams.ts"
+import * as AuthenticationMiddleware from "./middleware/Authentication.ts"
+import * as RateLimitMiddleware from "./middleware/RateLimit.ts"
 import * as RequestLog from "./middleware/RequestLog.ts"
-import { ZulipErrors } from "./middleware/ZulipErrors.ts"
+import * as RequestParamsMiddleware from "./middleware/RequestParams.ts"
+import * as ZulipErrorsMiddleware from "./middleware/ZulipErrors.ts"
 
 export type { HttpOptions } from "./internal/Config.ts"
 
@@ -100,7 +100,7 @@ const notFoundRoute = HttpRouter.add("*", "*", toResponse(notFound()))
  * @category layers
  */
 export const layerRoutes = (options: HttpOptions): Layer.Layer<never, never, Services | HttpRouter.HttpRouter> => {
-  const limiter = RateLimiter.layer(
+  const limiter = RateLimitMiddleware.limiterLayer(
     options.rateLimit === false
       ? { user: false, anonymous: false }
       : {
@@ -110,11 +110,11 @@ export const layerRoutes = (options: HttpOptions): Layer.Layer<never, never, Ser
       }
   )
   const middleware = Layer.mergeAll(
-    ZulipErrors.layer,
-    RequestParams.layer(options),
-    Authentication.layer,
-    OptionalAuthentication.layer,
-    RateLimit.layer
+    ZulipErrorsMiddleware.layer,
+    RequestParamsMiddleware.layer(options),
+    AuthenticationMiddleware.layer,
+    AuthenticationMiddleware.layerOptional,
+    RateLimitMiddleware.layer
   ).pipe(Layer.provideMerge(limiter))
   const api = options.demo
     ? HttpApiBuilder.layer(Api, { openapiPath })

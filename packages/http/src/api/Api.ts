@@ -12,8 +12,7 @@
  */
 import * as HttpApi from "effect/http-api/HttpApi"
 import * as OpenApi from "effect/http-api/OpenApi"
-import { RequestParams } from "../middleware/RequestParams.ts"
-import { ZulipErrors } from "../middleware/ZulipErrors.ts"
+import { RequestParams, ZulipErrors } from "./Middleware.ts"
 import { AlertWordsApi } from "./AlertWords.ts"
 import { AuthApi, DevApi } from "./Auth.ts"
 import { EventsApi } from "./Events.ts"

@@ -14,7 +14,7 @@ import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
 import * as Envelope from "../internal/Envelope.ts"
-import { RateLimit } from "../middleware/RateLimit.ts"
+import { RateLimit } from "./Middleware.ts"
 
 /** @category schemas */
 export const ApiKeyGrant = {

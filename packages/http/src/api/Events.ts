@@ -16,7 +16,7 @@ import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
 import * as Envelope from "../internal/Envelope.ts"
 import * as Params from "../internal/Params.ts"
-import { Authentication } from "../middleware/Authentication.ts"
+import { Authentication } from "./Middleware.ts"
 
 /** `idle_queue_timeout=mobile`: the 12 hours Zulip keeps a mobile client's queue. @category constants */
 export const MobileIdleQueueTimeoutSecs = 12 * 60 * 60

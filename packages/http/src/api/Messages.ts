@@ -22,7 +22,7 @@ import * as Errors from "@teamchat/core/errors/Errors"
 import * as Schema from "effect/Schema"
 import * as Envelope from "../internal/Envelope.ts"
 import * as Params from "../internal/Params.ts"
-import { Authentication } from "../middleware/Authentication.ts"
+import { Authentication } from "./Middleware.ts"
 
 const DisplayRecipientUser = Schema.Struct({
   id: Schema.Int,

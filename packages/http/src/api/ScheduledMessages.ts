@@ -21,7 +21,7 @@ import * as Errors from "@teamchat/core/errors/Errors"
 import * as Schema from "effect/Schema"
 import * as Envelope from "../internal/Envelope.ts"
 import * as Params from "../internal/Params.ts"
-import { Authentication } from "../middleware/Authentication.ts"
+import { Authentication } from "./Middleware.ts"
 import { Content, Topic } from "./Messages.ts"
 
 /** A scheduled message as the API shows it. @category schemas */

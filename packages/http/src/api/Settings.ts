@@ -19,7 +19,7 @@ import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
 import * as Envelope from "../internal/Envelope.ts"
 import * as Params from "../internal/Params.ts"
-import { Authentication } from "../middleware/Authentication.ts"
+import { Authentication } from "./Middleware.ts"
 
 const parameterOf = (type: SettingType) => {
   switch (type._tag) {

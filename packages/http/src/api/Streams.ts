@@ -11,7 +11,7 @@ import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
 import * as Envelope from "../internal/Envelope.ts"
 import * as Params from "../internal/Params.ts"
-import { Authentication } from "../middleware/Authentication.ts"
+import { Authentication } from "./Middleware.ts"
 
 /** A channel as GET /streams lists it. @category schemas */
 export const Channel = Schema.Struct({

@@ -13,7 +13,7 @@ import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
 import * as Envelope from "../internal/Envelope.ts"
 import * as Params from "../internal/Params.ts"
-import { Authentication, OptionalAuthentication } from "../middleware/Authentication.ts"
+import { Authentication, OptionalAuthentication } from "./Middleware.ts"
 
 /** @category schemas */
 export const ProfileData = Schema.Record(

@@ -10,7 +10,7 @@ import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Api } from "../api/Api.ts"
 import * as Envelope from "../internal/Envelope.ts"
 import * as RealmResolution from "../internal/Realm.ts"
-import { RateLimiter } from "../middleware/RateLimit.ts"
+import { RateLimiter } from "../internal/RateLimiter.ts"
 
 const makeRealmOf = RealmResolution.make
 

@@ -26,9 +26,7 @@ import { MobileIdleQueueTimeoutSecs } from "../api/Events.ts"
 import type { QueueParams } from "../api/Events.ts"
 import { HttpConfig } from "../internal/Config.ts"
 import * as Envelope from "../internal/Envelope.ts"
-import { Authentication, CurrentPrincipal } from "../middleware/Authentication.ts"
-import { RequestParams } from "../middleware/RequestParams.ts"
-import { ZulipErrors } from "../middleware/ZulipErrors.ts"
+import { Authentication, CurrentPrincipal, RequestParams, ZulipErrors } from "../api/Middleware.ts"
 
 /** What `Register.register` always answers, beside the requested state. */
 type RegisterBody = Record<string, unknown> & {

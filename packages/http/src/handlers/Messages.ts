@@ -14,7 +14,7 @@ import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Api } from "../api/Api.ts"
 import * as Envelope from "../internal/Envelope.ts"
 import * as Params from "../internal/Params.ts"
-import { CurrentPrincipal } from "../middleware/Authentication.ts"
+import { CurrentPrincipal } from "../api/Middleware.ts"
 
 /** A JSON value sent as text (absent: null). */
 const jsonValue = (name: string, text: string | undefined) =>

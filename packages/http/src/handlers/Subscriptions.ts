@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Api } from "../api/Api.ts"
 import * as Envelope from "../internal/Envelope.ts"
-import { CurrentPrincipal } from "../middleware/Authentication.ts"
+import { CurrentPrincipal } from "../api/Middleware.ts"
 
 /** @category handlers */
 export const layer = HttpApiBuilder.group(

@@ -10,7 +10,7 @@ import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Api } from "../api/Api.ts"
 import * as Envelope from "../internal/Envelope.ts"
 import * as Params from "../internal/Params.ts"
-import { CurrentPrincipal, CurrentViewer } from "../middleware/Authentication.ts"
+import { CurrentPrincipal, CurrentViewer } from "../api/Middleware.ts"
 
 const viewOptions = (query: { readonly client_gravatar: boolean; readonly include_custom_profile_fields: boolean }) => ({
   clientGravatar: query.client_gravatar,

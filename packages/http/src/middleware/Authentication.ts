@@ -22,8 +22,6 @@
  *
  * @since 0.1.0
  */
-import type { Realm } from "@teamchat/core/domain/Realm"
-import type { User } from "@teamchat/core/domain/User"
 import {
   AccountNotInSubdomain,
   BasicAuthRequired,
@@ -31,76 +29,20 @@ import {
   Unauthorized
 } from "@teamchat/core/errors/Errors"
 import type * as ZulipError from "@teamchat/core/errors/ZulipError"
+import type { Principal } from "@teamchat/core/domain/Principal"
 import { Authentication as CoreAuthentication } from "@teamchat/core/services/Authentication"
 import { Organizations } from "@teamchat/core/services/Organizations"
-import type { Principal } from "@teamchat/core/domain/Principal"
 import { Users } from "@teamchat/core/services/Users"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type * as HttpServerResponse from "effect/http/HttpServerResponse"
-import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
-import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
 import type { unhandled } from "effect/Types"
-import { ErrorResponses } from "../internal/Errors.ts"
+import { Authentication, CurrentPrincipal, CurrentViewer, OptionalAuthentication } from "../api/Middleware.ts"
+import { RateLimiter } from "../internal/RateLimiter.ts"
 import * as RealmResolution from "../internal/Realm.ts"
-import { RateLimiter } from "./RateLimit.ts"
 import * as RequestLog from "./RequestLog.ts"
-
-/** The authenticated caller. @category services */
-export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()(
-  "@teamchat/http/middleware/Authentication/CurrentPrincipal"
-) {}
-
-/** Who reads: an authenticated user, or a spectator (`user` undefined) of `realm`. @category models */
-export interface Viewer {
-  readonly realm: Realm
-  readonly user: User | undefined
-}
-
-/** @category services */
-export class CurrentViewer extends Context.Service<CurrentViewer, Viewer>()(
-  "@teamchat/http/middleware/Authentication/CurrentViewer"
-) {}
-
-/**
- * HTTP Basic, documented as `HttpApiSecurity.basic` is (`type: http`,
- * `scheme: basic`). The middleware parses the header itself, with Zulip's
- * rules, so HttpApi's own Basic decoding would be wasted work on every request;
- * the generic HTTP scheme only slices the header.
- */
-const basicSecurity = HttpApiSecurity.http({ scheme: "basic" })
-
-/** Requires HTTP Basic credentials. @category middleware */
-export class Authentication extends HttpApiMiddleware.Service<Authentication, {
-  provides: CurrentPrincipal
-}>()("@teamchat/http/middleware/Authentication", {
-  security: { basic: basicSecurity },
-  error: ErrorResponses
-}) {
-  /** @category layers */
-  static get layer(): Layer.Layer<Authentication, never, CoreAuthentication | RateLimiter | Organizations> {
-    return authenticationLayer
-  }
-}
-
-/** HTTP Basic credentials, or none in organizations open to spectators. @category middleware */
-export class OptionalAuthentication extends HttpApiMiddleware.Service<OptionalAuthentication, {
-  provides: CurrentViewer
-}>()("@teamchat/http/middleware/Authentication/OptionalAuthentication", {
-  security: { basic: basicSecurity },
-  error: ErrorResponses
-}) {
-  /** @category layers */
-  static get layer(): Layer.Layer<
-    OptionalAuthentication,
-    never,
-    CoreAuthentication | RateLimiter | Organizations | Users
-  > {
-    return optionalAuthenticationLayer
-  }
-}
 
 const base64 = /^[A-Za-z0-9+/]*={0,2}$/
 const utf8 = new TextDecoder("utf-8", { fatal: true })
@@ -200,7 +142,8 @@ const makeAuthenticate = Effect.gen(function*() {
 /** The request log's cell for the current request's user, if requests are logged. */
 type LoggedUserCell = (typeof RequestLog.LoggedUser)["Service"]
 
-const authenticationLayer: Layer.Layer<
+/** Requires HTTP Basic credentials. @category layers */
+export const layer: Layer.Layer<
   Authentication,
   never,
   CoreAuthentication | RateLimiter | Organizations
@@ -222,7 +165,8 @@ const authenticationLayer: Layer.Layer<
     }))
 )
 
-const optionalAuthenticationLayer: Layer.Layer<
+/** HTTP Basic credentials, or none in organizations open to spectators. @category layers */
+export const layerOptional: Layer.Layer<
   OptionalAuthentication,
   never,
   CoreAuthentication | RateLimiter | Organizations | Users

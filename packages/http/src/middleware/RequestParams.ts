@@ -29,72 +29,14 @@ import * as HttpMethod from "effect/http/HttpMethod"
 import type * as HttpServerError from "effect/http/HttpServerError"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as Multipart from "effect/http/Multipart"
-import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as Redacted from "effect/Redacted"
 import type * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import * as Stream from "effect/Stream"
-import { ErrorResponses, PayloadTooLarge } from "../internal/Errors.ts"
+import { RequestParams } from "../api/Middleware.ts"
+import { PayloadTooLarge } from "../internal/Errors.ts"
 import * as IgnoredParameters from "../internal/IgnoredParameters.ts"
 import * as Params from "../internal/Params.ts"
-
-/** @category middleware */
-export class RequestParams extends HttpApiMiddleware.Service<RequestParams, {
-  provides: IgnoredParameters.IgnoredParameters
-}>()("@teamchat/http/middleware/RequestParams", {
-  error: ErrorResponses
-}) {
-  /** @category layers */
-  static readonly layer = (options: { readonly maxBodyBytes: number }): Layer.Layer<RequestParams> =>
-    Layer.succeed(RequestParams, (httpEffect, { endpoint }) => {
-      // Runs once per endpoint, when the routes are built.
-      const declared = IgnoredParameters.declaredNames(endpoint)
-      const nullMessages = nullMessagesOf(endpoint.query)
-      const withParams = (merged: Record<string, string>, ignored: ReadonlyArray<string>) => {
-        const run = Effect.updateContext(
-          httpEffect,
-          (context: Context.Context<never>) =>
-            Context.add(
-              Context.add(context, HttpServerRequest.ParsedSearchParams, merged),
-              IgnoredParameters.IgnoredParameters,
-              ignored
-            )
-        )
-        // Only parameters the endpoint reads: the others are never read, only named
-        // in `ignored_parameters_unsupported`.
-        for (const name in merged) {
-          if (!declared.has(name)) continue
-          const refused = Params.checkText(name, merged[name]!, nullMessages.get(name))
-          if (refused !== undefined) return Effect.andThen(Effect.fail(refused), run)
-        }
-        return run
-      }
-      const withBody = (
-        merged: Record<string, string>,
-        body: ReadonlyArray<readonly [string, string]>
-      ) => {
-        for (const [key, value] of body) merged[key] = value
-        return withParams(merged, IgnoredParameters.compute(Object.keys(merged), declared))
-      }
-      type Requires = HttpServerRequest.HttpServerRequest | HttpServerRequest.ParsedSearchParams
-      return Effect.contextWith((context: Context.Context<Requires>) => {
-        const request = Context.getUnsafe(context, HttpServerRequest.HttpServerRequest)
-        const query = Context.getUnsafe(context, HttpServerRequest.ParsedSearchParams)
-        const merged: Record<string, string> = Object.create(null)
-        for (const key in query) {
-          if (!Object.hasOwn(query, key)) continue
-          const value = query[key]!
-          const last = typeof value === "string" ? value : value[value.length - 1]
-          if (last !== undefined) merged[key] = last
-        }
-        const body = readBody(request, options.maxBodyBytes)
-        if (body === undefined) {
-          return withParams(merged, IgnoredParameters.compute(Object.keys(merged), declared))
-        }
-        return Effect.flatMap(body, (fields) => withBody(merged, fields))
-      })
-    })
-}
 
 /** The parameters whose schema gives NUL bytes a message of its own. */
 const nullMessagesOf = (query: Schema.Top | undefined): ReadonlyMap<string, string> => {
@@ -160,3 +102,54 @@ const readBody = (
     Effect.provideService(Multipart.MaxFieldSize, limit)
   )
 }
+
+/** @category layers */
+export const layer = (options: { readonly maxBodyBytes: number }): Layer.Layer<RequestParams> =>
+  Layer.succeed(RequestParams, (httpEffect, { endpoint }) => {
+    // Runs once per endpoint, when the routes are built.
+    const declared = IgnoredParameters.declaredNames(endpoint)
+    const nullMessages = nullMessagesOf(endpoint.query)
+    const withParams = (merged: Record<string, string>, ignored: ReadonlyArray<string>) => {
+      const run = Effect.updateContext(
+        httpEffect,
+        (context: Context.Context<never>) =>
+          Context.add(
+            Context.add(context, HttpServerRequest.ParsedSearchParams, merged),
+            IgnoredParameters.IgnoredParameters,
+            ignored
+          )
+      )
+      // Only parameters the endpoint reads: the others are never read, only named
+      // in `ignored_parameters_unsupported`.
+      for (const name in merged) {
+        if (!declared.has(name)) continue
+        const refused = Params.checkText(name, merged[name]!, nullMessages.get(name))
+        if (refused !== undefined) return Effect.andThen(Effect.fail(refused), run)
+      }
+      return run
+    }
+    const withBody = (
+      merged: Record<string, string>,
+      body: ReadonlyArray<readonly [string, string]>
+    ) => {
+      for (const [key, value] of body) merged[key] = value
+      return withParams(merged, IgnoredParameters.compute(Object.keys(merged), declared))
+    }
+    type Requires = HttpServerRequest.HttpServerRequest | HttpServerRequest.ParsedSearchParams
+    return Effect.contextWith((context: Context.Context<Requires>) => {
+      const request = Context.getUnsafe(context, HttpServerRequest.HttpServerRequest)
+      const query = Context.getUnsafe(context, HttpServerRequest.ParsedSearchParams)
+      const merged: Record<string, string> = Object.create(null)
+      for (const key in query) {
+        if (!Object.hasOwn(query, key)) continue
+        const value = query[key]!
+        const last = typeof value === "string" ? value : value[value.length - 1]
+        if (last !== undefined) merged[key] = last
+      }
+      const body = readBody(request, options.maxBodyBytes)
+      if (body === undefined) {
+        return withParams(merged, IgnoredParameters.compute(Object.keys(merged), declared))
+      }
+      return Effect.flatMap(body, (fields) => withBody(merged, fields))
+    })
+  })

@@ -16,30 +16,25 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as HttpApiError from "effect/http-api/HttpApiError"
-import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as Option from "effect/Option"
-import { ErrorResponses, InternalServerError, toResponse } from "../internal/Errors.ts"
+import { ZulipErrors } from "../api/Middleware.ts"
+import { InternalServerError, toResponse } from "../internal/Errors.ts"
 import * as Params from "../internal/Params.ts"
 
-/** @category middleware */
-export class ZulipErrors extends HttpApiMiddleware.Service<ZulipErrors>()("@teamchat/http/middleware/ZulipErrors", {
-  error: ErrorResponses
-}) {
-  /** @category layers */
-  static readonly layer: Layer.Layer<ZulipErrors> = Layer.succeed(ZulipErrors, (httpEffect, { endpoint, group }) =>
-    Effect.catchCause(httpEffect, (cause) => {
-      if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
-      const failure = Cause.findErrorOption(cause)
-      if (Option.isSome(failure)) {
-        const error: unknown = failure.value
-        if (ZulipError.isZulipError(error)) return Effect.succeed(toResponse(error))
-        if (HttpApiError.HttpApiSchemaError.is(error) && error.kind !== "Body" && error.kind !== "ResponseHeaders") {
-          return Effect.succeed(toResponse(Params.toZulipError(error.cause.issue)))
-        }
+/** @category layers */
+export const layer: Layer.Layer<ZulipErrors> = Layer.succeed(ZulipErrors, (httpEffect, { endpoint, group }) =>
+  Effect.catchCause(httpEffect, (cause) => {
+    if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
+    const failure = Cause.findErrorOption(cause)
+    if (Option.isSome(failure)) {
+      const error: unknown = failure.value
+      if (ZulipError.isZulipError(error)) return Effect.succeed(toResponse(error))
+      if (HttpApiError.HttpApiSchemaError.is(error) && error.kind !== "Body" && error.kind !== "ResponseHeaders") {
+        return Effect.succeed(toResponse(Params.toZulipError(error.cause.issue)))
       }
-      return Effect.as(
-        Effect.logError(`Unexpected failure in ${group.identifier}.${endpoint.identifier}`, cause),
-        toResponse(new InternalServerError())
-      )
-    }))
-}
+    }
+    return Effect.as(
+      Effect.logError(`Unexpected failure in ${group.identifier}.${endpoint.identifier}`, cause),
+      toResponse(new InternalServerError())
+    )
+  }))

@@ -1,0 +1,51 @@
+/**
+ * The rate limiter as a service: what the middleware and the login handler
+ * ask of it. Its in-memory implementation (Zulip's sliding windows) is
+ * `middleware/RateLimit.ts`.
+ *
+ * @since 0.1.0
+ */
+import type { RateLimitHit } from "@teamchat/core/errors/Errors"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
+
+/** A limit: at most `requests` per `windowSeconds`. @category models */
+export interface Rule {
+  readonly requests: number
+  readonly windowSeconds: number
+}
+
+/** What a check found. @category models */
+export interface Decision {
+  readonly limited: boolean
+  readonly limit: number
+  /** Requests left in the window, after this one. */
+  readonly remaining: number
+  /** Seconds until a request would be accepted again; 0 when not limited. */
+  readonly secondsToFreedom: number
+  /** The time of the check, Unix milliseconds. */
+  readonly now: number
+}
+
+/** The in-memory limiter. @category services */
+export class RateLimiter extends Context.Service<RateLimiter, {
+  /** Counts a request of `key` against `rule`, unless it is over the limit. */
+  check(key: string, rule: Rule): Effect.Effect<Decision>
+  /** Applies the user rule to an authenticated user; sets the headers; fails when over. */
+  user(userId: number): Effect.Effect<void, RateLimitHit, HttpServerRequest.HttpServerRequest>
+  /** Applies the address rule to the current (unauthenticated) request. */
+  address: Effect.Effect<void, RateLimitHit, HttpServerRequest.HttpServerRequest>
+  /**
+   * Runs a password login of `username` under the authentication rule, per
+   * username and per client address (when the request has one).
+   */
+  authenticate<A, E, R>(
+    username: string,
+    login: Effect.Effect<A, E, R>
+  ): Effect.Effect<A, E | RateLimitHit, R | HttpServerRequest.HttpServerRequest>
+  /** Whether `user` limits anything (false: it always succeeds, setting no headers). */
+  readonly limitsUsers: boolean
+  /** Whether `address` limits anything (false: it always succeeds, setting no headers). */
+  readonly limitsAddresses: boolean
+}>()("@teamchat/http/middleware/RateLimit/RateLimiter") {}
