@@ -73,10 +73,10 @@ module.exports = {
     },
     {
       name: "http-no-core-internals",
-      comment: "packages/http uses core's public modules (@teamchat/core and what its index re-exports), never its internal/ folders, ports or adapters",
+      comment: "packages/http and the examples reach core through its public entry (@teamchat/core, src/index.ts), never a module behind it (internal/ folders, ports, adapters)",
       severity: "error",
       from: { path: "^packages/http/src/|^examples/" },
-      to: { path: `${core}(services/|markdown/)?internal/|${core}(ports|memory|sql|testing)/` }
+      to: { path: core, pathNot: `${core}index\\.ts$` }
     },
     {
       name: "no-circular",

@@ -16,13 +16,8 @@
  * @since 0.1.0
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import type { Realm } from "@teamchat/core/domain/Realm"
-import type { BotType, Role } from "@teamchat/core/domain/Role"
-import type { User } from "@teamchat/core/domain/User"
-import { isZulipError } from "@teamchat/core/errors/ZulipError"
-import { Organizations } from "@teamchat/core/services/Organizations"
-import { Users } from "@teamchat/core/services/Users"
-import type * as Teamchat from "@teamchat/core/Teamchat"
+import { Organizations, Users, ZulipError } from "@teamchat/core"
+import type { Realm, Role, Teamchat, User } from "@teamchat/core"
 import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Data from "effect/Data"
@@ -64,7 +59,7 @@ export const ExitCode = { ok: 0, failure: 1, usage: 2 } as const
  * @category errors
  */
 export const describeFailure = (error: unknown): { readonly message: string; readonly exitCode: number } => {
-  if (isZulipError(error)) return { message: error.msg, exitCode: ExitCode.usage }
+  if (ZulipError.isZulipError(error)) return { message: error.msg, exitCode: ExitCode.usage }
   const tag = typeof error === "object" && error !== null && "_tag" in error ? String(error._tag) : ""
   const message = error instanceof Error || (typeof error === "object" && error !== null && "message" in error)
     ? String((error as { message: unknown }).message)
@@ -193,7 +188,7 @@ const withCore = <A, E>(
   })
 
 const requireOrganization = Effect.fn("Cli.requireOrganization")(function*(stringId: string) {
-  const organizations = yield* Organizations
+  const organizations = yield* Organizations.Organizations
   const realm = yield* organizations.findByStringId(stringId)
   if (realm !== undefined) return realm
   const all = yield* organizations.list
@@ -208,7 +203,7 @@ const requireOrganization = Effect.fn("Cli.requireOrganization")(function*(strin
  */
 const requireFreeUrl = Effect.fn("Cli.requireFreeUrl")(function*(stringId: string, url: string) {
   const host = new URL(url).host
-  const holder = (yield* (yield* Organizations).list).find((realm) =>
+  const holder = (yield* (yield* Organizations.Organizations).list).find((realm) =>
     URL.canParse(realm.url) && new URL(realm.url).host === host
   )
   if (holder === undefined) return
@@ -220,22 +215,22 @@ const requireFreeUrl = Effect.fn("Cli.requireFreeUrl")(function*(stringId: strin
   })
 })
 
-const requireUser = Effect.fn("Cli.requireUser")(function*(realm: Realm, email: string) {
-  const user = yield* (yield* Users).findByEmail(realm.id, email)
+const requireUser = Effect.fn("Cli.requireUser")(function*(realm: Realm.Realm, email: string) {
+  const user = yield* (yield* Users.Users).findByEmail(realm.id, email)
   if (user === undefined) {
     return yield* new UsageError({ message: `no user with email '${email}' in organization '${realm.string_id}'` })
   }
   return user
 })
 
-const roles: Record<string, Role> = { owner: 100, admin: 200, moderator: 300, member: 400, guest: 600 }
+const roles: Record<string, Role.Role> = { owner: 100, admin: 200, moderator: 300, member: 400, guest: 600 }
 const roleNames = ["owner", "admin", "moderator", "member", "guest"] as const
-const botTypes: Record<string, BotType> = { generic: 1, incoming: 2, outgoing: 3, embedded: 4 }
+const botTypes: Record<string, Role.BotType> = { generic: 1, incoming: 2, outgoing: 3, embedded: 4 }
 const botTypeNames = ["generic", "incoming", "outgoing", "embedded"] as const
 
-const roleName = (role: Role): string => Object.entries(roles).find(([, r]) => r === role)?.[0] ?? String(role)
+const roleName = (role: Role.Role): string => Object.entries(roles).find(([, r]) => r === role)?.[0] ?? String(role)
 
-const describeUser = (user: User) =>
+const describeUser = (user: User.User) =>
   `${user.full_name} <${user.delivery_email}> (${user.is_bot ? "bot" : roleName(user.role)}, id ${user.id})`
 
 // -----------------------------------------------------------------------------
@@ -292,7 +287,7 @@ const createOrganization = Command.make(
     const { owner, realm } = yield* withCore(
       flags,
       Effect.gen(function*() {
-        const organizations = yield* Organizations
+        const organizations = yield* Organizations.Organizations
         yield* requireFreeUrl(flags.stringId, url)
         return yield* organizations.create({
           string_id: flags.stringId,
@@ -347,7 +342,7 @@ const createUser = Command.make(
         const bot = Option.isSome(flags.bot)
           ? { bot_type: botTypes[flags.bot.value]!, owner_id: (yield* requireUser(realm, Option.getOrThrow(flags.owner))).id }
           : undefined
-        const user = yield* (yield* Users).create(realm.id, {
+        const user = yield* (yield* Users.Users).create(realm.id, {
           email: flags.email,
           full_name: flags.name,
           role: roles[flags.role]!,
@@ -380,7 +375,7 @@ const rotateApiKey = Command.make(
       Effect.gen(function*() {
         const realm = yield* requireOrganization(flags.org)
         const user = yield* requireUser(realm, flags.email)
-        return yield* (yield* Users).rotateApiKey(user.id)
+        return yield* (yield* Users.Users).rotateApiKey(user.id)
       })
     )
     yield* say(`new API key for ${describeUser(user)} (the old key no longer works):`)
@@ -398,7 +393,7 @@ const setActive = (commandName: string, active: boolean) =>
         Effect.gen(function*() {
           const realm = yield* requireOrganization(flags.org)
           const user = yield* requireUser(realm, flags.email)
-          const users = yield* Users
+          const users = yield* Users.Users
           return yield* active ? users.reactivate(user.id) : users.deactivate(user.id)
         })
       )

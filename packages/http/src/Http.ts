@@ -29,7 +29,7 @@
  *
  * @since 0.1.0
  */
-import type { Services } from "@teamchat/core/Teamchat"
+import type { Teamchat } from "@teamchat/core"
 import * as Layer from "effect/Layer"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServer from "effect/http/HttpServer"
@@ -99,7 +99,7 @@ const notFoundRoute = HttpRouter.add("*", "*", toResponse(notFound()))
  *
  * @category layers
  */
-export const layerRoutes = (options: HttpOptions): Layer.Layer<never, never, Services | HttpRouter.HttpRouter> => {
+export const layerRoutes = (options: HttpOptions): Layer.Layer<never, never, Teamchat.Services | HttpRouter.HttpRouter> => {
   const limiter = RateLimitMiddleware.limiterLayer(
     options.rateLimit === false
       ? { user: false, anonymous: false }
@@ -149,7 +149,7 @@ export const layerRoutes = (options: HttpOptions): Layer.Layer<never, never, Ser
  * @category constructors
  */
 export const makeWebHandler = (
-  core: Layer.Layer<Services, unknown>,
+  core: Layer.Layer<Teamchat.Services, unknown>,
   options?: Partial<HttpOptions>
 ): { readonly handler: (request: Request) => Promise<Response>; readonly dispose: () => Promise<void> } => {
   const app = layerRoutes({ ...defaultHttpOptions, ...options }).pipe(Layer.provideMerge(core))

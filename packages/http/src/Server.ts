@@ -13,14 +13,8 @@
  * @since 0.1.0
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import type { KeyGenerator } from "@teamchat/core/services/KeyGenerator"
-import type { PasswordHasher } from "@teamchat/core/services/PasswordHasher"
-import * as DemoData from "@teamchat/core/demo/DemoData"
-import * as DemoOrganization from "@teamchat/core/demo/DemoOrganization"
-import * as Persistence from "@teamchat/core/Persistence"
-import { Organizations } from "@teamchat/core/services/Organizations"
-import { ScheduledDelivery } from "@teamchat/core/services/ScheduledDelivery"
-import * as Teamchat from "@teamchat/core/Teamchat"
+import { DemoData, DemoOrganization, Organizations, Persistence, ScheduledDelivery, Teamchat } from "@teamchat/core"
+import type { KeyGenerator, PasswordHasher } from "@teamchat/core"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
@@ -53,7 +47,7 @@ export interface Options {
   /** Overrides of the HTTP adapter's options (demo and rate limit come from the config). */
   readonly http?: Partial<HttpOptions> | undefined
   /** Key generation and password hashing; production strength by default. */
-  readonly secrets?: Layer.Layer<KeyGenerator | PasswordHasher> | undefined
+  readonly secrets?: Layer.Layer<KeyGenerator.KeyGenerator | PasswordHasher.PasswordHasher> | undefined
   readonly output?: Output | undefined
   /** How long shutdown waits for in-flight requests (default 10 seconds). */
   readonly gracefulShutdownTimeout?: Duration.Input | undefined
@@ -255,7 +249,7 @@ export type CoreError = Layer.Error<ReturnType<typeof layerCore>>
  */
 export const layerCore = (
   database: Database,
-  options: { readonly secrets?: Layer.Layer<KeyGenerator | PasswordHasher> | undefined; readonly output?: Output | undefined } = {}
+  options: { readonly secrets?: Layer.Layer<KeyGenerator.KeyGenerator | PasswordHasher.PasswordHasher> | undefined; readonly output?: Output | undefined } = {}
 ) => {
   const output = options.output ?? stdout
   const secrets = options.secrets ?? Teamchat.layerSecrets
@@ -290,7 +284,7 @@ export type SeedOutcome =
  * @category seeding
  */
 export const seedDemo = Effect.fn("Server.seedDemo")(function*(url: string, output: Output = stdout) {
-  const organizations = yield* Organizations
+  const organizations = yield* Organizations.Organizations
   const existing = yield* organizations.list
   if (existing.length > 0) {
     const demo = existing.find((o) => o.string_id === DemoData.realm.string_id)
@@ -414,7 +408,7 @@ export const layer = (config: ServerConfig, options: Options = {}) =>
         ? Layer.effectDiscard(seedDemo(url, output)).pipe(Layer.provideMerge(core))
         : core
       // The scheduled-message worker runs as long as the routes do.
-      const ready = ScheduledDelivery.layerWorker.pipe(Layer.provideMerge(seeded))
+      const ready = ScheduledDelivery.ScheduledDelivery.layerWorker.pipe(Layer.provideMerge(seeded))
       // The core goes to the routes, not to `serve`: every request runs in
       // the server's context merged with its route's, and the merge copies
       // both, so the server's own context is kept small.

@@ -6,9 +6,7 @@
  *
  * @since 0.1.0
  */
-import type { Principal } from "@teamchat/core/domain/Principal"
-import type { Realm } from "@teamchat/core/domain/Realm"
-import type { User } from "@teamchat/core/domain/User"
+import type { Principal, Realm, User } from "@teamchat/core"
 import * as Context from "effect/Context"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
@@ -16,14 +14,14 @@ import { ErrorResponses } from "../internal/Errors.ts"
 import type * as IgnoredParameters from "../internal/IgnoredParameters.ts"
 
 /** The authenticated caller. @category services */
-export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()(
+export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal.Principal>()(
   "@teamchat/http/middleware/Authentication/CurrentPrincipal"
 ) {}
 
 /** Who reads: an authenticated user, or a spectator (`user` undefined) of `realm`. @category models */
 export interface Viewer {
-  readonly realm: Realm
-  readonly user: User | undefined
+  readonly realm: Realm.Realm
+  readonly user: User.User | undefined
 }
 
 /** @category services */

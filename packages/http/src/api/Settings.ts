@@ -11,8 +11,7 @@
  *
  * @since 0.1.0
  */
-import { SettingTypes } from "@teamchat/core/domain/UserSettings"
-import type { SettingType } from "@teamchat/core/domain/UserSettings"
+import { Settings } from "@teamchat/core"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
@@ -21,7 +20,7 @@ import * as Envelope from "../internal/Envelope.ts"
 import * as Params from "../internal/Params.ts"
 import { Authentication } from "./Middleware.ts"
 
-const parameterOf = (type: SettingType) => {
+const parameterOf = (type: Settings.SettingType) => {
   switch (type._tag) {
     case "bool":
     case "nullableBool":
@@ -40,7 +39,7 @@ const parameterOf = (type: SettingType) => {
 /** One optional parameter per user setting, in Zulip's order. @category schemas */
 export const SettingParams: Readonly<Record<string, Schema.optionalKey<Schema.Codec<unknown, string>>>> = Object
   .fromEntries(
-    Object.entries(SettingTypes).map(([name, type]) => [name, Schema.optionalKey(parameterOf(type))])
+    Object.entries(Settings.SettingTypes).map(([name, type]) => [name, Schema.optionalKey(parameterOf(type))])
   )
 
 /** @category groups */

@@ -3,8 +3,7 @@
  *
  * @since 0.1.0
  */
-import { GroupSettingValue } from "@teamchat/core/domain/GroupSetting"
-import { TopicsPolicy } from "@teamchat/core/domain/Realm"
+import { GroupSetting, Realm } from "@teamchat/core"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
@@ -28,20 +27,20 @@ export const Channel = Schema.Struct({
   is_announcement_only: Schema.Boolean,
   message_retention_days: Schema.NullOr(Schema.Int),
   history_public_to_subscribers: Schema.Boolean,
-  topics_policy: TopicsPolicy,
+  topics_policy: Realm.TopicsPolicy,
   first_message_id: Schema.NullOr(Schema.Int),
   folder_id: Schema.NullOr(Schema.Int),
   is_recently_active: Schema.Boolean,
-  can_add_subscribers_group: GroupSettingValue,
-  can_remove_subscribers_group: GroupSettingValue,
-  can_administer_channel_group: GroupSettingValue,
-  can_delete_any_message_group: GroupSettingValue,
-  can_delete_own_message_group: GroupSettingValue,
-  can_move_messages_out_of_channel_group: GroupSettingValue,
-  can_move_messages_within_channel_group: GroupSettingValue,
-  can_send_message_group: GroupSettingValue,
-  can_subscribe_group: GroupSettingValue,
-  can_resolve_topics_group: GroupSettingValue,
+  can_add_subscribers_group: GroupSetting.GroupSettingValue,
+  can_remove_subscribers_group: GroupSetting.GroupSettingValue,
+  can_administer_channel_group: GroupSetting.GroupSettingValue,
+  can_delete_any_message_group: GroupSetting.GroupSettingValue,
+  can_delete_own_message_group: GroupSetting.GroupSettingValue,
+  can_move_messages_out_of_channel_group: GroupSetting.GroupSettingValue,
+  can_move_messages_within_channel_group: GroupSetting.GroupSettingValue,
+  can_send_message_group: GroupSetting.GroupSettingValue,
+  can_subscribe_group: GroupSetting.GroupSettingValue,
+  can_resolve_topics_group: GroupSetting.GroupSettingValue,
   subscriber_count: Schema.Int,
   stream_weekly_traffic: Schema.NullOr(Schema.Int),
   is_default: Schema.optionalKey(Schema.Boolean)

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { BotType, Role } from "@teamchat/core/domain/Role"
+import { Role } from "@teamchat/core"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
@@ -30,14 +30,14 @@ export const User = Schema.Struct({
   is_owner: Schema.Boolean,
   is_guest: Schema.Boolean,
   is_bot: Schema.Boolean,
-  role: Role,
+  role: Role.Role,
   timezone: Schema.String,
   is_active: Schema.Boolean,
   date_joined: Schema.String,
   delivery_email: Schema.NullOr(Schema.String),
   avatar_url: Schema.NullOr(Schema.String),
   full_name: Schema.String,
-  bot_type: Schema.NullOr(BotType),
+  bot_type: Schema.NullOr(Role.BotType),
   bot_owner_id: Schema.optionalKey(Schema.NullOr(Schema.Int)),
   profile_data: Schema.optionalKey(ProfileData)
 })
@@ -50,7 +50,7 @@ export const OwnUser = {
   full_name: Schema.String,
   is_admin: Schema.Boolean,
   is_owner: Schema.Boolean,
-  role: Role,
+  role: Role.Role,
   is_guest: Schema.Boolean,
   is_bot: Schema.Boolean,
   is_active: Schema.Boolean,

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { AlertWords } from "@teamchat/core/services/AlertWords"
+import { AlertWords } from "@teamchat/core"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Api } from "../api/Api.ts"
@@ -18,7 +18,7 @@ export const layer = HttpApiBuilder.group(
   Api,
   "alertWords",
   Effect.fn(function*(handlers) {
-    const alertWords = yield* AlertWords
+    const alertWords = yield* AlertWords.AlertWords
     return handlers.handleAll({
       list: () => wrapList(Effect.flatMap(CurrentPrincipal, (principal) => alertWords.list(principal.user.id))),
       add: ({ query }) =>

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Authentication } from "@teamchat/core/services/Authentication"
+import { Authentication } from "@teamchat/core"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Api } from "../api/Api.ts"
@@ -19,7 +19,7 @@ export const layer = HttpApiBuilder.group(
   Api,
   "auth",
   Effect.fn(function*(handlers) {
-    const authentication = yield* Authentication
+    const authentication = yield* Authentication.Authentication
     const realmOf = yield* makeRealmOf
     const limiter = yield* RateLimiter
     return handlers.handle("fetchApiKey", ({ query, request }) =>
@@ -37,7 +37,7 @@ export const layerDev = HttpApiBuilder.group(
   Api,
   "dev",
   Effect.fn(function*(handlers) {
-    const authentication = yield* Authentication
+    const authentication = yield* Authentication.Authentication
     const realmOf = yield* makeRealmOf
     return handlers.handleAll({
       fetchApiKey: ({ query, request }) =>

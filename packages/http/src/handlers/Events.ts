@@ -10,11 +10,8 @@
  *
  * @since 0.1.0
  */
-import type { GetEventsParams, RegisterQueueParams } from "@teamchat/core/services/events/EventQueues"
-import { EventQueues, EventQueuesConfig } from "@teamchat/core/services/events/EventQueues"
-import { Register } from "@teamchat/core/services/Register"
-import type { ServerInfo } from "@teamchat/core/services/Register"
-import type { Principal } from "@teamchat/core/domain/Principal"
+import { EventQueues, Register } from "@teamchat/core"
+import type { Principal } from "@teamchat/core"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -45,7 +42,7 @@ const lifespanOf = (query: QueueQuery, alias?: number): number | undefined =>
     ? MobileIdleQueueTimeoutSecs
     : query.idle_queue_timeout ?? query.queue_lifespan_secs ?? alias
 
-const queueParams = (query: QueueQuery, alias?: number): RegisterQueueParams => ({
+const queueParams = (query: QueueQuery, alias?: number): EventQueues.RegisterQueueParams => ({
   event_types: query.event_types,
   narrow: query.narrow,
   all_public_streams: query.all_public_streams,
@@ -61,11 +58,11 @@ const group = HttpApiBuilder.group(
   Api,
   "events",
   Effect.fn(function*(handlers) {
-    const register = yield* Register
-    const queues = yield* EventQueues
+    const register = yield* Register.Register
+    const queues = yield* EventQueues.EventQueues
     const config = yield* HttpConfig
     const generation = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-    const serverOf = (principal: Principal): ServerInfo => ({
+    const serverOf = (principal: Principal.Principal): Register.ServerInfo => ({
       ...config.version,
       base_url: principal.realm.url,
       server_generation: generation
@@ -79,7 +76,7 @@ const group = HttpApiBuilder.group(
           ),
       // A blocking poll keeps this effect while it waits: it holds only `params`.
       get: ({ query }) => {
-        const params: GetEventsParams = query.queue_id === undefined
+        const params: EventQueues.GetEventsParams = query.queue_id === undefined
           ? {
             dont_block: query.dont_block,
             // GET /events defaults client_gravatar to false, unlike POST /register.
@@ -112,14 +109,14 @@ export const layer = Layer.effectContext(
     (context: Context.Context<Layer.Services<typeof group> | Scope.Scope>) =>
       Context.pick(
         Scope.Scope,
-        Register,
-        EventQueues,
+        Register.Register,
+        EventQueues.EventQueues,
         HttpConfig,
         RequestParams,
         ZulipErrors,
         Authentication,
         Clock.Clock,
-        EventQueuesConfig
+        EventQueues.EventQueuesConfig
       )(context)
   )
 )

@@ -4,10 +4,7 @@
  *
  * @since 0.1.0
  */
-import * as Errors from "@teamchat/core/errors/Errors"
-import { MessageFlags } from "@teamchat/core/services/MessageFlags"
-import { clientName, Messages, parseAnchor } from "@teamchat/core/services/Messages"
-import { Topics } from "@teamchat/core/services/Topics"
+import { Errors, MessageFlags, Messages, Topics } from "@teamchat/core"
 import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
@@ -54,7 +51,7 @@ const sendTarget = (type: string, text: string) => {
 
 const sendingClient = Effect.map(
   HttpServerRequest.HttpServerRequest,
-  (request) => clientName(request.headers["user-agent"])
+  (request) => Messages.clientName(request.headers["user-agent"])
 )
 
 /** @category handlers */
@@ -62,9 +59,9 @@ export const layer = HttpApiBuilder.group(
   Api,
   "messages",
   Effect.fn(function*(handlers) {
-    const messages = yield* Messages
-    const flags = yield* MessageFlags
-    const topics = yield* Topics
+    const messages = yield* Messages.Messages
+    const flags = yield* MessageFlags.MessageFlags
+    const topics = yield* Topics.Topics
     return handlers.handleAll({
       send: ({ query }) =>
         Effect.gen(function*() {
@@ -90,7 +87,7 @@ export const layer = HttpApiBuilder.group(
           // The deprecated flag wins over an anchor (zulip-terminal sends both, with anchor=0).
           const anchorText = query.use_first_unread_anchor ? "first_unread" : query.anchor
           if (anchorText === undefined) return yield* new Errors.RequestVariableMissing({ var_name: "anchor" })
-          const anchor = yield* parseAnchor(anchorText)
+          const anchor = yield* Messages.parseAnchor(anchorText)
           return yield* messages.fetch(principal, {
             anchor,
             include_anchor: query.include_anchor,
@@ -116,7 +113,7 @@ export const layer = HttpApiBuilder.group(
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
           return yield* flags.updateByNarrow(principal, {
-            anchor: yield* parseAnchor(query.anchor),
+            anchor: yield* Messages.parseAnchor(query.anchor),
             include_anchor: query.include_anchor,
             num_before: query.num_before,
             num_after: query.num_after,

@@ -4,8 +4,7 @@
  *
  * @since 0.1.0
  */
-import { clientName } from "@teamchat/core/services/Messages"
-import { ScheduledMessages } from "@teamchat/core/services/ScheduledMessages"
+import { Messages, ScheduledMessages } from "@teamchat/core"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Api } from "../api/Api.ts"
@@ -17,7 +16,7 @@ export const layer = HttpApiBuilder.group(
   Api,
   "scheduledMessages",
   Effect.fn(function*(handlers) {
-    const scheduled = yield* ScheduledMessages
+    const scheduled = yield* ScheduledMessages.ScheduledMessages
     return handlers.handleAll({
       list: () =>
         Effect.flatMap(CurrentPrincipal, (principal) => scheduled.list(principal)).pipe(
@@ -26,14 +25,14 @@ export const layer = HttpApiBuilder.group(
         ),
       create: ({ query, request }) =>
         Effect.flatMap(CurrentPrincipal, (principal) =>
-          scheduled.create(principal, query, { client: clientName(request.headers["user-agent"]) })).pipe(
+          scheduled.create(principal, query, { client: Messages.clientName(request.headers["user-agent"]) })).pipe(
             Effect.map((id) => ({ scheduled_message_id: id as number })),
             Envelope.wrap
           ),
       update: ({ params, query, request }) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
-          yield* scheduled.update(principal, params.scheduled_message_id, query, { client: clientName(request.headers["user-agent"]) })
+          yield* scheduled.update(principal, params.scheduled_message_id, query, { client: Messages.clientName(request.headers["user-agent"]) })
           return {}
         }).pipe(Envelope.wrap),
       remove: ({ params }) =>

@@ -6,9 +6,8 @@
  *
  * @since 0.1.0
  */
-import type { Realm } from "@teamchat/core/domain/Realm"
-import { renderDescription } from "@teamchat/core/markdown/Description"
-import { Channels } from "@teamchat/core/services/Channels"
+import { Channels, Description } from "@teamchat/core"
+import type { Realm } from "@teamchat/core"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { createHash } from "node:crypto"
@@ -20,7 +19,7 @@ import * as RealmResolution from "../internal/Realm.ts"
 const icons = new Map<string, string>()
 
 /** Zulip's default organization icon: the gravatar identicon of its string id. */
-export const realmIcon = (realm: Realm): string => {
+export const realmIcon = (realm: Realm.Realm): string => {
   let icon = icons.get(realm.string_id)
   if (icon === undefined) {
     icon = `https://secure.gravatar.com/avatar/${
@@ -53,10 +52,10 @@ export const layer = HttpApiBuilder.group(
   "server",
   Effect.fn(function*(handlers) {
     const config = yield* HttpConfig
-    const channels = yield* Channels
+    const channels = yield* Channels.Channels
     const resolveRealm = yield* RealmResolution.make
     const respond = Envelope.respond(Api.groups.server.endpoints.settings)
-    const server = (realm: Realm | undefined) => ({
+    const server = (realm: Realm.Realm | undefined) => ({
       authentication_methods: authenticationMethods(realm?.settings.email_auth_enabled ?? true, config.demo),
       zulip_version: config.version.zulip_version,
       zulip_merge_base: config.version.zulip_merge_base,
@@ -64,7 +63,7 @@ export const layer = HttpApiBuilder.group(
       push_notifications_enabled: false,
       is_incompatible: false
     })
-    const withRealm = (realm: Realm, webPublic: boolean) =>
+    const withRealm = (realm: Realm.Realm, webPublic: boolean) =>
       respond({
         ...server(realm),
         email_auth_enabled: realm.settings.email_auth_enabled,
@@ -72,7 +71,7 @@ export const layer = HttpApiBuilder.group(
         realm_url: realm.url,
         realm_name: realm.name,
         realm_icon: realmIcon(realm),
-        realm_description: renderDescription(realm.description),
+        realm_description: Description.renderDescription(realm.description),
         realm_web_public_access_enabled: webPublic,
         external_authentication_methods: [],
         realm_uri: realm.url

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Channels } from "@teamchat/core/services/Channels"
+import { Channels } from "@teamchat/core"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Api } from "../api/Api.ts"
@@ -15,7 +15,7 @@ export const layer = HttpApiBuilder.group(
   Api,
   "streams",
   Effect.fn(function*(handlers) {
-    const channels = yield* Channels
+    const channels = yield* Channels.Channels
     return handlers.handle("list", ({ query: { include_all_active, ...flags } }) =>
       Effect.flatMap(CurrentPrincipal, (principal) =>
         channels.list(principal, { ...flags, include_all: flags.include_all || include_all_active })).pipe(

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Subscriptions } from "@teamchat/core/services/Subscriptions"
+import { Subscriptions } from "@teamchat/core"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Api } from "../api/Api.ts"
@@ -16,7 +16,7 @@ export const layer = HttpApiBuilder.group(
   Api,
   "subscriptions",
   Effect.fn(function*(handlers) {
-    const subscriptions = yield* Subscriptions
+    const subscriptions = yield* Subscriptions.Subscriptions
     return handlers.handleAll({
       list: ({ query }) =>
         Effect.flatMap(CurrentPrincipal, (principal) =>

@@ -3,8 +3,7 @@
  *
  * @since 0.1.0
  */
-import { NoSuchUser } from "@teamchat/core/errors/Errors"
-import { Users } from "@teamchat/core/services/Users"
+import { Errors, Users } from "@teamchat/core"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Api } from "../api/Api.ts"
@@ -22,10 +21,10 @@ const viewOptions = (query: { readonly client_gravatar: boolean; readonly includ
  * email address. Ids beyond any this server issues, and text no email
  * address can be (NUL bytes), name nobody.
  */
-const userKey = (segment: string): Effect.Effect<number | string, NoSuchUser> => {
+const userKey = (segment: string): Effect.Effect<number | string, Errors.NoSuchUser> => {
   const id = Params.readPathId(segment)
   if (typeof id === "number") return Effect.succeed(id)
-  if (id === "NoSuchId" || Params.badCharacters(segment) !== undefined) return Effect.fail(new NoSuchUser())
+  if (id === "NoSuchId" || Params.badCharacters(segment) !== undefined) return Effect.fail(new Errors.NoSuchUser())
   return Effect.succeed(segment)
 }
 
@@ -34,7 +33,7 @@ export const layer = HttpApiBuilder.group(
   Api,
   "users",
   Effect.fn(function*(handlers) {
-    const users = yield* Users
+    const users = yield* Users.Users
     const endpoints = Api.groups.users.endpoints
     const respondList = Envelope.respond(endpoints.list)
     const respondMe = Envelope.respond(endpoints.me)

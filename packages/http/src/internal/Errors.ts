@@ -5,8 +5,7 @@
  *
  * @internal
  */
-import * as Errors from "@teamchat/core/errors/Errors"
-import * as ZulipError from "@teamchat/core/errors/ZulipError"
+import { Errors, ZulipError } from "@teamchat/core"
 import * as Effect from "effect/Effect"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"

@@ -16,8 +16,7 @@
  *
  * @internal
  */
-import * as Errors from "@teamchat/core/errors/Errors"
-import * as ZulipError from "@teamchat/core/errors/ZulipError"
+import { Errors, ZulipError } from "@teamchat/core"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"

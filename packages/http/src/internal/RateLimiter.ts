@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import type { RateLimitHit } from "@teamchat/core/errors/Errors"
+import type { Errors } from "@teamchat/core"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
@@ -33,9 +33,9 @@ export class RateLimiter extends Context.Service<RateLimiter, {
   /** Counts a request of `key` against `rule`, unless it is over the limit. */
   check(key: string, rule: Rule): Effect.Effect<Decision>
   /** Applies the user rule to an authenticated user; sets the headers; fails when over. */
-  user(userId: number): Effect.Effect<void, RateLimitHit, HttpServerRequest.HttpServerRequest>
+  user(userId: number): Effect.Effect<void, Errors.RateLimitHit, HttpServerRequest.HttpServerRequest>
   /** Applies the address rule to the current (unauthenticated) request. */
-  address: Effect.Effect<void, RateLimitHit, HttpServerRequest.HttpServerRequest>
+  address: Effect.Effect<void, Errors.RateLimitHit, HttpServerRequest.HttpServerRequest>
   /**
    * Runs a password login of `username` under the authentication rule, per
    * username and per client address (when the request has one).
@@ -43,7 +43,7 @@ export class RateLimiter extends Context.Service<RateLimiter, {
   authenticate<A, E, R>(
     username: string,
     login: Effect.Effect<A, E, R>
-  ): Effect.Effect<A, E | RateLimitHit, R | HttpServerRequest.HttpServerRequest>
+  ): Effect.Effect<A, E | Errors.RateLimitHit, R | HttpServerRequest.HttpServerRequest>
   /** Whether `user` limits anything (false: it always succeeds, setting no headers). */
   readonly limitsUsers: boolean
   /** Whether `address` limits anything (false: it always succeeds, setting no headers). */

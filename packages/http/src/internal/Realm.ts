@@ -5,10 +5,8 @@
  *
  * @internal
  */
-import type { Realm } from "@teamchat/core/domain/Realm"
-import { NonexistentSubdomain } from "@teamchat/core/errors/Errors"
-import { Organizations } from "@teamchat/core/services/Organizations"
-import { Users } from "@teamchat/core/services/Users"
+import { Errors, Organizations, Users } from "@teamchat/core"
+import type { Realm } from "@teamchat/core"
 import type * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -63,21 +61,21 @@ export const requestHost = (request: HttpServerRequest.HttpServerRequest): strin
 const anyUser = { clientGravatar: true, includeCustomProfileFields: false } as const
 
 /** The organization of a request, found with the services at hand. */
-export type Resolve = (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<Realm, NonexistentSubdomain>
+export type Resolve = (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<Realm.Realm, Errors.NonexistentSubdomain>
 
 const resolveWith = (
-  realms: ReadonlyArray<Realm>,
+  realms: ReadonlyArray<Realm.Realm>,
   request: HttpServerRequest.HttpServerRequest,
-  hasUsers: (realm: Realm) => Effect.Effect<boolean>
-): Effect.Effect<Realm, NonexistentSubdomain> => {
+  hasUsers: (realm: Realm.Realm) => Effect.Effect<boolean>
+): Effect.Effect<Realm.Realm, Errors.NonexistentSubdomain> => {
   const host = requestHost(request)
   if (host !== undefined) {
     const match = realms.find((realm) => hostOfUrl(realm.url) === host)
     if (match !== undefined) return Effect.succeed(match)
   }
   const candidates = realms.filter((realm) => realm.string_id !== internalStringId)
-  const populated: Array<Realm> = []
-  const check = (i: number): Effect.Effect<Realm, NonexistentSubdomain> => {
+  const populated: Array<Realm.Realm> = []
+  const check = (i: number): Effect.Effect<Realm.Realm, Errors.NonexistentSubdomain> => {
     for (; i < candidates.length; i++) {
       const realm = candidates[i]!
       const answer = hasUsers(realm)
@@ -92,7 +90,7 @@ const resolveWith = (
         return check(next)
       })
     }
-    return populated.length === 1 ? Effect.succeed(populated[0]!) : Effect.fail(new NonexistentSubdomain())
+    return populated.length === 1 ? Effect.succeed(populated[0]!) : Effect.fail(new Errors.NonexistentSubdomain())
   }
   return check(0)
 }
@@ -105,13 +103,13 @@ const resolveWith = (
  *
  * @internal
  */
-export const make: Effect.Effect<Resolve, never, Organizations | Users> = Effect.gen(function*() {
-  const organizations = yield* Organizations
-  const users = yield* Users
+export const make: Effect.Effect<Resolve, never, Organizations.Organizations | Users.Users> = Effect.gen(function*() {
+  const organizations = yield* Organizations.Organizations
+  const users = yield* Users.Users
   const populated = new Set<string>()
-  const keyOf = (realm: Realm) => `${realm.id}:${realm.date_created}:${realm.string_id}`
+  const keyOf = (realm: Realm.Realm) => `${realm.id}:${realm.date_created}:${realm.string_id}`
   const known = Effect.succeed(true)
-  const hasUsers = (realm: Realm): Effect.Effect<boolean> => {
+  const hasUsers = (realm: Realm.Realm): Effect.Effect<boolean> => {
     const key = keyOf(realm)
     if (populated.has(key)) return known
     return Effect.map(Effect.orDie(users.list(realm, undefined, anyUser)), (members) => {

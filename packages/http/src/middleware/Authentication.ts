@@ -22,17 +22,8 @@
  *
  * @since 0.1.0
  */
-import {
-  AccountNotInSubdomain,
-  BasicAuthRequired,
-  InvalidBasicAuthHeader,
-  Unauthorized
-} from "@teamchat/core/errors/Errors"
-import type * as ZulipError from "@teamchat/core/errors/ZulipError"
-import type { Principal } from "@teamchat/core/domain/Principal"
-import { Authentication as CoreAuthentication } from "@teamchat/core/services/Authentication"
-import { Organizations } from "@teamchat/core/services/Organizations"
-import { Users } from "@teamchat/core/services/Users"
+import { Authentication as CoreAuthentication, Errors, Organizations, Users } from "@teamchat/core"
+import type { Principal, ZulipError } from "@teamchat/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -80,56 +71,56 @@ const parseHeader = (header: string): Credentials | ZulipError.ZulipError => {
     encoded = header.slice(6)
   } else {
     const parts = header.trim().split(/\s+/)
-    if (parts.length !== 2) return new InvalidBasicAuthHeader()
+    if (parts.length !== 2) return new Errors.InvalidBasicAuthHeader()
     const [scheme, rest] = parts as [string, string]
-    if (scheme.toLowerCase() !== "basic") return new BasicAuthRequired()
+    if (scheme.toLowerCase() !== "basic") return new Errors.BasicAuthRequired()
     encoded = rest
   }
-  if (encoded.length % 4 !== 0 || !base64.test(encoded)) return new InvalidBasicAuthHeader()
+  if (encoded.length % 4 !== 0 || !base64.test(encoded)) return new Errors.InvalidBasicAuthHeader()
   let decoded: string
   try {
     decoded = utf8.decode(Buffer.from(encoded, "base64"))
   } catch {
-    return new InvalidBasicAuthHeader()
+    return new Errors.InvalidBasicAuthHeader()
   }
   // Zulip splits on every colon: a second one makes the header invalid.
   const colon = decoded.indexOf(":")
-  if (colon === -1 || decoded.indexOf(":", colon + 1) !== -1) return new InvalidBasicAuthHeader()
+  if (colon === -1 || decoded.indexOf(":", colon + 1) !== -1) return new Errors.InvalidBasicAuthHeader()
   return { email: decoded.slice(0, colon), apiKey: decoded.slice(colon + 1) }
 }
 
 const isCredentials = (parsed: Credentials | ZulipError.ZulipError): parsed is Credentials => "apiKey" in parsed
 
 const makeAuthenticate = Effect.gen(function*() {
-  const core = yield* CoreAuthentication
+  const core = yield* CoreAuthentication.Authentication
   const limiter = yield* RateLimiter
-  const organizations = yield* Organizations
+  const organizations = yield* Organizations.Organizations
   // Read only when the host is not the account's own (clients of a single
   // organization at another name, e.g. 127.0.0.1, on every request): kept a
   // few seconds, as organizations are added by the CLI in another process.
   const recentOrganizations = yield* Effect.cachedWithTTL(organizations.list, "10 seconds")
   // Zulip's validate_account_and_subdomain.
   const atHome = (request: HttpServerRequest.HttpServerRequest) =>
-  (principal: Principal): Effect.Effect<Principal, AccountNotInSubdomain> => {
+  (principal: Principal.Principal): Effect.Effect<Principal.Principal, Errors.AccountNotInSubdomain> => {
     const host = RealmResolution.requestHost(request)
     if (host === undefined || host === RealmResolution.hostOfUrl(principal.realm.url)) return Effect.succeed(principal)
     return Effect.flatMap(recentOrganizations, (realms) =>
       realms.some((realm) => realm.id !== principal.realm.id && RealmResolution.hostOfUrl(realm.url) === host)
-        ? Effect.fail(new AccountNotInSubdomain())
+        ? Effect.fail(new Errors.AccountNotInSubdomain())
         : Effect.succeed(principal))
   }
-  const recorded = (loggedUser: LoggedUserCell) => (principal: Principal) => {
+  const recorded = (loggedUser: LoggedUserCell) => (principal: Principal.Principal) => {
     RequestLog.recordUser(loggedUser, principal.user.id)
     return principal
   }
-  const limited = (loggedUser: LoggedUserCell) => (principal: Principal) => {
+  const limited = (loggedUser: LoggedUserCell) => (principal: Principal.Principal) => {
     RequestLog.recordUser(loggedUser, principal.user.id)
     return Effect.as(limiter.user(principal.user.id), principal)
   }
   return (
     context: Context.Context<HttpServerRequest.HttpServerRequest>,
     credentials: Credentials
-  ): Effect.Effect<Principal, ZulipError.ZulipError, HttpServerRequest.HttpServerRequest> => {
+  ): Effect.Effect<Principal.Principal, ZulipError.ZulipError, HttpServerRequest.HttpServerRequest> => {
     const request = Context.getUnsafe(context, HttpServerRequest.HttpServerRequest)
     const loggedUser = Context.get(context, RequestLog.LoggedUser)
     const principal = Effect.flatMap(core.basic(credentials.email, credentials.apiKey), atHome(request))
@@ -146,7 +137,7 @@ type LoggedUserCell = (typeof RequestLog.LoggedUser)["Service"]
 export const layer: Layer.Layer<
   Authentication,
   never,
-  CoreAuthentication | RateLimiter | Organizations
+  CoreAuthentication.Authentication | RateLimiter | Organizations.Organizations
 > = Layer.effect(
   Authentication,
   Effect.map(makeAuthenticate, (authenticate) =>
@@ -155,7 +146,7 @@ export const layer: Layer.Layer<
         Effect.contextWith((context: Context.Context<HttpServerRequest.HttpServerRequest>) => {
           const request = Context.getUnsafe(context, HttpServerRequest.HttpServerRequest)
           const credentials = parseAuthorization(request.headers.authorization)
-          if (credentials === undefined) return Effect.fail(new Unauthorized())
+          if (credentials === undefined) return Effect.fail(new Errors.Unauthorized())
           if (!isCredentials(credentials)) return Effect.fail(credentials)
           return Effect.flatMap(
             authenticate(context, credentials),
@@ -169,7 +160,7 @@ export const layer: Layer.Layer<
 export const layerOptional: Layer.Layer<
   OptionalAuthentication,
   never,
-  CoreAuthentication | RateLimiter | Organizations | Users
+  CoreAuthentication.Authentication | RateLimiter | Organizations.Organizations | Users.Users
 > = Layer.effect(
   OptionalAuthentication,
   Effect.gen(function*() {
@@ -193,7 +184,7 @@ export const layerOptional: Layer.Layer<
             ZulipError.ZulipError | unhandled,
             HttpServerRequest.HttpServerRequest
           > => {
-            if (!realm.settings.enable_spectator_access) return Effect.fail(new Unauthorized())
+            if (!realm.settings.enable_spectator_access) return Effect.fail(new Errors.Unauthorized())
             const viewing = Effect.provideService(httpEffect, CurrentViewer, { realm, user: undefined })
             return limiter.limitsAddresses ? Effect.andThen(limiter.address, viewing) : viewing
           })

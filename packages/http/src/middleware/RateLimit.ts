@@ -30,7 +30,7 @@
  *
  * @since 0.1.0
  */
-import { RateLimitHit } from "@teamchat/core/errors/Errors"
+import { Errors } from "@teamchat/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -145,7 +145,7 @@ export const limiterLayer = (rules: {
           headers(decision).pipe(
             Effect.andThen(
               decision.limited
-                ? Effect.fail(new RateLimitHit({ retry_after_seconds: decision.secondsToFreedom }))
+                ? Effect.fail(new Errors.RateLimitHit({ retry_after_seconds: decision.secondsToFreedom }))
                 : Effect.void
             )
           ))
@@ -153,14 +153,14 @@ export const limiterLayer = (rules: {
       const authenticate = <A, E, R>(
         username: string,
         login: Effect.Effect<A, E, R>
-      ): Effect.Effect<A, E | RateLimitHit, R | HttpServerRequest.HttpServerRequest> => {
+      ): Effect.Effect<A, E | Errors.RateLimitHit, R | HttpServerRequest.HttpServerRequest> => {
         if (authenticationRule === false) return login
         const rule = authenticationRule
         return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
           const byUsername = `authenticate:username:${username.trim().toLowerCase()}`
           const byAddress = Option.map(request.remoteAddress, (address) => `authenticate:address:${address}`)
           const keys = Option.isSome(byAddress) ? [byUsername, byAddress.value] : [byUsername]
-          return Effect.suspend((): Effect.Effect<A, E | RateLimitHit, R | HttpServerRequest.HttpServerRequest> => {
+          return Effect.suspend((): Effect.Effect<A, E | Errors.RateLimitHit, R | HttpServerRequest.HttpServerRequest> => {
             const decisions = keys.map((key) => checkUnsafe(key, rule))
             const applied = Effect.forEach(decisions, headers, { discard: true })
             const over = decisions.filter((decision) => decision.limited)
@@ -169,7 +169,7 @@ export const limiterLayer = (rules: {
                 if (!decision.limited) uncount(keys[i]!, decision.now)
               })
               const retryAfter = Math.max(...over.map((decision) => decision.secondsToFreedom))
-              return Effect.andThen(applied, Effect.fail(new RateLimitHit({ retry_after_seconds: retryAfter })))
+              return Effect.andThen(applied, Effect.fail(new Errors.RateLimitHit({ retry_after_seconds: retryAfter })))
             }
             const succeeded = Effect.sync(() => {
               windows.delete(byUsername)

@@ -19,7 +19,7 @@
  *
  * @since 0.1.0
  */
-import { BadRequest } from "@teamchat/core/errors/Errors"
+import { Errors } from "@teamchat/core"
 import * as ByteSize from "effect/ByteSize"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -53,7 +53,7 @@ const mediaType = (request: HttpServerRequest.HttpServerRequest): string =>
   (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
 
 const tooLarge = (maxBodyBytes: number) => new PayloadTooLarge({ max_bytes: maxBodyBytes })
-const malformed = () => new BadRequest({ msg: "Malformed request body" })
+const malformed = () => new Errors.BadRequest({ msg: "Malformed request body" })
 
 const fromServerError = (maxBodyBytes: number) => (error: HttpServerError.HttpServerError) =>
   error.reason._tag === "RequestParseError" && error.reason.reason === "BodyTooLarge"
@@ -70,7 +70,7 @@ const fromMultipartError = (maxBodyBytes: number) => (error: Multipart.Multipart
 const readBody = (
   request: HttpServerRequest.HttpServerRequest,
   maxBodyBytes: number
-): Effect.Effect<ReadonlyArray<readonly [string, string]>, PayloadTooLarge | BadRequest> | undefined => {
+): Effect.Effect<ReadonlyArray<readonly [string, string]>, PayloadTooLarge | Errors.BadRequest> | undefined => {
   if (!HttpMethod.hasBody(request.method)) return undefined
   const type = mediaType(request)
   const isForm = type === "application/x-www-form-urlencoded"
@@ -78,7 +78,7 @@ const readBody = (
   if (!isForm && !isMultipart) return undefined
   const declaredLength = Number(request.headers["content-length"])
   if (Number.isFinite(declaredLength) && declaredLength > maxBodyBytes) return Effect.fail(tooLarge(maxBodyBytes))
-  const read: Effect.Effect<ReadonlyArray<readonly [string, string]>, PayloadTooLarge | BadRequest> = isForm
+  const read: Effect.Effect<ReadonlyArray<readonly [string, string]>, PayloadTooLarge | Errors.BadRequest> = isForm
     ? request.urlParamsBody.pipe(
       Effect.map((params) =>
         params.params.map(([key, value]) => [key, typeof value === "string" ? value : Redacted.value(value)] as const)

@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import * as ZulipError from "@teamchat/core/errors/ZulipError"
+import { ZulipError } from "@teamchat/core"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
