@@ -1,7 +1,7 @@
 /**
  * Every Zulip API error the server can return, one class per error.
  *
- * Codes, statuses and message texts are Zulip's (server 9.x-11.x). Fields are
+ * Codes and message texts are Zulip's (server 9.x-11.x). Fields are
  * Zulip's wire data fields under their wire names; params only feed the
  * message. Errors that Zulip reports with the generic `BAD_REQUEST` code
  * still get their own class so that callers can catch them by tag and the
@@ -15,8 +15,6 @@
  */
 import * as Schema from "effect/Schema"
 import * as ZulipError from "./ZulipError.ts"
-
-const BASIC_AUTH_CHALLENGE = { "WWW-Authenticate": "Basic realm=\"zulip\"" } as const
 
 // ---------------------------------------------------------------------------
 // Generic errors
@@ -42,20 +40,7 @@ export class BadRequest extends ZulipError.make<BadRequest>()("BadRequest", {
  */
 export class ResourceNotFound extends ZulipError.make<ResourceNotFound>()("ResourceNotFound", {
   code: "BAD_REQUEST",
-  status: 404,
   params: { msg: Schema.String }
-}) {}
-
-/**
- * A request to an API path that no endpoint serves.
- *
- * @category generic
- * @since 0.1.0
- */
-export class NotFoundRoute extends ZulipError.make<NotFoundRoute>()("NotFoundRoute", {
-  code: "BAD_REQUEST",
-  status: 404,
-  message: "Not Found"
 }) {}
 
 /**
@@ -64,7 +49,6 @@ export class NotFoundRoute extends ZulipError.make<NotFoundRoute>()("NotFoundRou
  */
 export class AccessDenied extends ZulipError.make<AccessDenied>()("AccessDenied", {
   code: "BAD_REQUEST",
-  status: 403,
   message: "Access denied"
 }) {}
 
@@ -347,9 +331,7 @@ export class UnexpectedArgument extends ZulipError.make<UnexpectedArgument>()("U
  */
 export class Unauthorized extends ZulipError.make<Unauthorized>()("Unauthorized", {
   code: "UNAUTHORIZED",
-  status: 401,
-  message: "Not logged in: API authentication or user session required",
-  headers: BASIC_AUTH_CHALLENGE
+  message: "Not logged in: API authentication or user session required"
 }) {}
 
 /**
@@ -358,9 +340,7 @@ export class Unauthorized extends ZulipError.make<Unauthorized>()("Unauthorized"
  */
 export class MissingBasicAuthHeader extends ZulipError.make<MissingBasicAuthHeader>()("MissingBasicAuthHeader", {
   code: "UNAUTHORIZED",
-  status: 401,
-  message: "Missing authorization header for basic auth",
-  headers: BASIC_AUTH_CHALLENGE
+  message: "Missing authorization header for basic auth"
 }) {}
 
 /**
@@ -371,9 +351,7 @@ export class MissingBasicAuthHeader extends ZulipError.make<MissingBasicAuthHead
  */
 export class InvalidBasicAuthHeader extends ZulipError.make<InvalidBasicAuthHeader>()("InvalidBasicAuthHeader", {
   code: "UNAUTHORIZED",
-  status: 401,
-  message: "Invalid authorization header for basic auth",
-  headers: BASIC_AUTH_CHALLENGE
+  message: "Invalid authorization header for basic auth"
 }) {}
 
 /**
@@ -395,7 +373,6 @@ export class BasicAuthRequired extends ZulipError.make<BasicAuthRequired>()("Bas
  */
 export class InvalidApiKey extends ZulipError.make<InvalidApiKey>()("InvalidApiKey", {
   code: "INVALID_API_KEY",
-  status: 401,
   message: "Invalid API key"
 }) {}
 
@@ -407,7 +384,6 @@ export class InvalidApiKey extends ZulipError.make<InvalidApiKey>()("InvalidApiK
  */
 export class MalformedApiKey extends ZulipError.make<MalformedApiKey>()("MalformedApiKey", {
   code: "INVALID_API_KEY",
-  status: 401,
   message: "Malformed API key"
 }) {}
 
@@ -417,7 +393,6 @@ export class MalformedApiKey extends ZulipError.make<MalformedApiKey>()("Malform
  */
 export class UserDeactivated extends ZulipError.make<UserDeactivated>()("UserDeactivated", {
   code: "USER_DEACTIVATED",
-  status: 401,
   message: "Account is deactivated"
 }) {}
 
@@ -427,7 +402,6 @@ export class UserDeactivated extends ZulipError.make<UserDeactivated>()("UserDea
  */
 export class RealmDeactivated extends ZulipError.make<RealmDeactivated>()("RealmDeactivated", {
   code: "REALM_DEACTIVATED",
-  status: 401,
   message: "This organization has been deactivated"
 }) {}
 
@@ -437,7 +411,6 @@ export class RealmDeactivated extends ZulipError.make<RealmDeactivated>()("Realm
  */
 export class AuthenticationFailed extends ZulipError.make<AuthenticationFailed>()("AuthenticationFailed", {
   code: "AUTHENTICATION_FAILED",
-  status: 401,
   message: "Your username or password is incorrect"
 }) {}
 
@@ -447,7 +420,6 @@ export class AuthenticationFailed extends ZulipError.make<AuthenticationFailed>(
  */
 export class PasswordAuthDisabled extends ZulipError.make<PasswordAuthDisabled>()("PasswordAuthDisabled", {
   code: "PASSWORD_AUTH_DISABLED",
-  status: 401,
   message: "Password authentication is disabled in this organization"
 }) {}
 
@@ -457,7 +429,6 @@ export class PasswordAuthDisabled extends ZulipError.make<PasswordAuthDisabled>(
  */
 export class PasswordResetRequired extends ZulipError.make<PasswordResetRequired>()("PasswordResetRequired", {
   code: "PASSWORD_RESET_REQUIRED",
-  status: 401,
   message: "Your password has been disabled and needs to be reset"
 }) {}
 
@@ -487,7 +458,6 @@ export class WebhookBotsNotAllowed extends ZulipError.make<WebhookBotsNotAllowed
  */
 export class NonexistentSubdomain extends ZulipError.make<NonexistentSubdomain>()("NonexistentSubdomain", {
   code: "NONEXISTENT_SUBDOMAIN",
-  status: 404,
   message: "Invalid subdomain"
 }) {}
 
@@ -523,19 +493,17 @@ export class DevAuthNotEnabled extends ZulipError.make<DevAuthNotEnabled>()("Dev
 }) {}
 
 /**
- * Too many requests; `retry_after_seconds` is sent as `"retry-after"` and as
- * the `Retry-After` header.
+ * Too many requests; `retry_after_seconds` is sent as `"retry-after"` (and the HTTP
+ * adapter sends it as the `Retry-After` header).
  *
  * @category authentication
  * @since 0.1.0
  */
 export class RateLimitHit extends ZulipError.make<RateLimitHit>()("RateLimitHit", {
   code: "RATE_LIMIT_HIT",
-  status: 429,
   fields: { retry_after_seconds: Schema.Number },
   wireNames: { retry_after_seconds: "retry-after" },
-  message: "API usage exceeded rate limit",
-  headers: ({ retry_after_seconds }) => ({ "Retry-After": String(retry_after_seconds) })
+  message: "API usage exceeded rate limit"
 }) {}
 
 // ---------------------------------------------------------------------------
@@ -891,7 +859,6 @@ export class ScheduledMessageAlreadySent
  */
 export class ScheduledMessageNotFound extends ZulipError.make<ScheduledMessageNotFound>()("ScheduledMessageNotFound", {
   code: "BAD_REQUEST",
-  status: 404,
   message: "Scheduled message does not exist"
 }) {}
 
@@ -1545,7 +1512,6 @@ export class DraftChannelCount extends ZulipError.make<DraftChannelCount>()("Dra
  */
 export class DraftNotFound extends ZulipError.make<DraftNotFound>()("DraftNotFound", {
   code: "BAD_REQUEST",
-  status: 404,
   message: "Draft does not exist"
 }) {}
 
@@ -1557,7 +1523,6 @@ export class DraftNotFound extends ZulipError.make<DraftNotFound>()("DraftNotFou
  */
 export class SavedSnippetNotFound extends ZulipError.make<SavedSnippetNotFound>()("SavedSnippetNotFound", {
   code: "BAD_REQUEST",
-  status: 404,
   message: "Saved snippet does not exist."
 }) {}
 
@@ -1785,7 +1750,6 @@ export class PushServiceNotConfigured extends ZulipError.make<PushServiceNotConf
 export const AllErrors = [
   BadRequest,
   ResourceNotFound,
-  NotFoundRoute,
   AccessDenied,
   InsufficientPermission,
   RequestVariableMissing,

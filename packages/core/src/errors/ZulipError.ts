@@ -2,14 +2,13 @@
  * The base of every Zulip-compatible API error.
  *
  * Zulip answers every failed request with the same envelope,
- * `{"result":"error","msg":<text>,"code":<CODE>, ...extra}`, and an HTTP
- * status (400 unless the error says otherwise). This module provides:
+ * `{"result":"error","msg":<text>,"code":<CODE>, ...extra}`. This module provides:
  *
- * - {@link make}: a factory that turns a code, a status, a message template and
- *   the error's fields into a `Schema.TaggedError` class. Instances can be
+ * - {@link make}: a factory that turns a code, a message template and the
+ *   error's fields into a `Schema.TaggedError` class. Instances can be
  *   yielded (`return yield* new InvalidApiKey()`), caught with
  *   `Effect.catchTag`, decoded and encoded like any schema class, and carry
- *   `code`, `httpStatus`, `msg`, `headers` and `wire`.
+ *   `code`, `msg` and `wire`.
  * - {@link ZulipError}: the interface all such instances satisfy, with the
  *   guard {@link isZulipError} and {@link toWireBody}.
  *
@@ -19,8 +18,8 @@
  * "Invalid user ID 5") and are never sent, which mirrors Zulip where such
  * values are formatted into `msg` only.
  *
- * This module is HTTP-agnostic: the HTTP adapter turns an instance into a
- * response with `httpStatus`, `headers` and `toWireBody`.
+ * An error says what went wrong, not how a protocol answers it: the HTTP
+ * adapter chooses each error's status and headers.
  *
  * @since 0.1.0
  */
@@ -29,8 +28,8 @@ import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 
 /**
- * Marker stored on the prototype of every Zulip error class; the guard checks
- * for it instead of `instanceof` so that it survives module reloads.
+ * Marker every Zulip error class answers; the guard checks for it instead of
+ * `instanceof` so that it survives module reloads.
  *
  * @category type ids
  * @since 0.1.0
@@ -42,14 +41,6 @@ export const TypeId = "~@teamchat/core/errors/ZulipError" as const
  * @since 0.1.0
  */
 export type TypeId = typeof TypeId
-
-/**
- * Zulip's default HTTP status for an error (`JsonableError.http_status_code`).
- *
- * @category constants
- * @since 0.1.0
- */
-export const DEFAULT_STATUS = 400
 
 /**
  * Zulip's default error code.
@@ -85,12 +76,8 @@ export interface ZulipError extends Cause.YieldableError {
   readonly _tag: string
   /** Zulip's error code, e.g. `"BAD_REQUEST"`. */
   readonly code: string
-  /** The HTTP status Zulip answers with. */
-  readonly httpStatus: number
   /** The exact Zulip message text. */
   readonly msg: string
-  /** Extra response headers (`WWW-Authenticate`, `Retry-After`); usually empty. */
-  readonly headers: Readonly<Record<string, string>>
   /** The exact JSON body Zulip sends. */
   readonly wire: WireBody
 }
@@ -104,15 +91,13 @@ export interface ZulipError extends Cause.YieldableError {
 export interface Proto<Code extends string> {
   readonly [TypeId]: TypeId
   readonly code: Code
-  readonly httpStatus: number
   readonly msg: string
-  readonly headers: Readonly<Record<string, string>>
   readonly wire: WireBody
 }
 
 /**
- * The static members of a class built by {@link make}, so that code and
- * status can be read without an instance (e.g. to list an endpoint's errors).
+ * The static members of a class built by {@link make}, so that tag and code
+ * can be read without an instance (e.g. to list an endpoint's errors).
  *
  * @category models
  * @since 0.1.0
@@ -120,7 +105,6 @@ export interface Proto<Code extends string> {
 export interface Statics<Tag extends string, Code extends string> {
   readonly tag: Tag
   readonly code: Code
-  readonly httpStatus: number
   /** Names of the data fields, in wire order, after renaming. */
   readonly wireKeys: ReadonlyArray<string>
 }
@@ -153,8 +137,6 @@ export interface Spec<
 > {
   /** Zulip's error code. */
   readonly code: Code
-  /** HTTP status; defaults to 400. */
-  readonly status?: number | undefined
   /** Data fields, sent on the wire after `code`, in declaration order. */
   readonly fields?: Fields | undefined
   /** Message-only parameters, never sent on the wire. */
@@ -169,11 +151,6 @@ export interface Spec<
     | undefined
   /** Wire names for fields whose JSON key is not a valid identifier (`"retry-after"`). */
   readonly wireNames?: { readonly [K in keyof Fields]?: string } | undefined
-  /** Extra response headers, e.g. `WWW-Authenticate` for 401s. */
-  readonly headers?:
-    | Readonly<Record<string, string>>
-    | ((props: Schema.Struct.Type<Fields & Params>) => Readonly<Record<string, string>>)
-    | undefined
 }
 
 /**
@@ -205,7 +182,8 @@ export const echo = <A>(value: A): A => {
 
 type MissingSelf = "Missing `Self` generic - use `class Self extends ZulipError.make<Self>()(...)`"
 
-const noHeaders: Readonly<Record<string, string>> = Object.freeze({})
+/** What the generated classes below are typed as; {@link make} gives them their real type. */
+type Constructor = new(props: unknown) => Record<string, unknown>
 
 /**
  * Defines a Zulip error class.
@@ -238,7 +216,6 @@ export const make = <Self = never>() =>
   tag: Tag,
   spec: Spec<Code, Fields, Params>
 ): [Self] extends [never] ? MissingSelf : ZulipErrorClass<Self, Tag, Code, Fields & Params> => {
-  const status = spec.status ?? DEFAULT_STATUS
   const dataFields: Schema.Struct.Fields = spec.fields ?? {}
   const allFields = { ...dataFields, ...(spec.params ?? {}) }
   // Pairs of (property name, wire key), fixed once per class.
@@ -246,69 +223,58 @@ export const make = <Self = never>() =>
   const wirePairs: ReadonlyArray<readonly [string, string]> = Object.keys(dataFields).map(
     (key) => [key, renames[key] ?? key] as const
   )
+  const wireKeys = Object.freeze(wirePairs.map(([, wireKey]) => wireKey))
   const allKeys = Object.keys(allFields)
-  const hasMsgField = "msg" in allFields
   const message = spec.message
-  if (message === undefined && !hasMsgField) {
-    throw new globalThis.Error(`ZulipError.make("${tag}"): a message template or a msg field is required`)
-  }
-  const headers = spec.headers
+  const code = spec.code
 
-  const Base = Schema.TaggedError<unknown>()(tag, allFields, { httpApiStatus: status }) as unknown as {
-    readonly prototype: object
-  }
-  const proto = Base.prototype
-
-  const define = (target: object, key: PropertyKey, descriptor: PropertyDescriptor) =>
-    Object.defineProperty(target, key, { configurable: true, enumerable: false, ...descriptor })
-
-  define(proto, TypeId, { value: TypeId })
-  define(proto, "code", { value: spec.code })
-  define(proto, "httpStatus", { value: status })
-  // A `msg` field is an own property set by the constructor; an accessor on the
-  // prototype would make that assignment throw.
-  if (!hasMsgField) {
-    define(proto, "msg", {
-      get(this: Record<string, unknown>) {
-        if (typeof message !== "function") return message
-        const shown: Record<string, unknown> = {}
-        for (const key of allKeys) shown[key] = echo(this[key])
-        return message(shown as Schema.Struct.Type<Fields & Params>)
-      }
-    })
-  }
+  const hasMsgField = "msg" in allFields
   // A `msg` field is a whole message built by the caller, often around a
-  // request's value: it is cut as one value. A template cuts its values.
-  const shownMsg = hasMsgField ? (msg: string) => echo(msg) : (msg: string) => msg
-  // Error.message is what loggers and Cause renderers print.
-  define(proto, "message", {
-    get(this: { readonly msg: string }) {
-      return shownMsg(this.msg)
+  // request's value: it is cut as one value. A template cuts each value it shows.
+  const shownMsg = hasMsgField ? (msg: string): string => echo(msg) : (msg: string): string => msg
+
+  // Typed loosely here; `ZulipErrorClass` states what the class is.
+  const Base = Schema.TaggedError<unknown>()(tag, allFields) as unknown as Constructor
+
+  class WithWire extends Base {
+    static readonly tag = tag
+    static readonly code = code
+    static readonly wireKeys = wireKeys
+    get [TypeId]() {
+      return TypeId
     }
-  })
-  define(proto, "headers", {
-    get(this: Schema.Struct.Type<Fields & Params>) {
-      if (headers === undefined) return noHeaders
-      return typeof headers === "function" ? headers(this) : headers
+    get code() {
+      return code
     }
-  })
-  define(proto, "wire", {
-    get(this: Record<string, unknown> & { readonly msg: string }): WireBody {
-      const body: Record<string, unknown> = { result: "error", msg: shownMsg(this.msg), code: spec.code }
+    // Error.message is what loggers and Cause renderers print.
+    get message() {
+      return shownMsg(this.msg as string)
+    }
+    get wire(): WireBody {
+      const body: Record<string, unknown> = { result: "error", msg: shownMsg(this.msg as string), code }
       for (const [key, wireKey] of wirePairs) {
         const value = this[key]
         if (value !== undefined) body[wireKey] = echo(value)
       }
       return body as unknown as WireBody
     }
-  })
+  }
+  // A `msg` field is an own property set by the constructor: no accessor may shadow it.
+  if (hasMsgField) return WithWire as never
+  if (message === undefined) {
+    throw new globalThis.Error(`ZulipError.make("${tag}"): a message template or a msg field is required`)
+  }
+  const template = message
 
-  define(Base, "tag", { value: tag })
-  define(Base, "code", { value: spec.code })
-  define(Base, "httpStatus", { value: status })
-  define(Base, "wireKeys", { value: Object.freeze(wirePairs.map(([, wireKey]) => wireKey)) })
-
-  return Base as never
+  class WithTemplate extends WithWire {
+    get msg(): string {
+      if (typeof template !== "function") return template
+      const shown: Record<string, unknown> = {}
+      for (const key of allKeys) shown[key] = echo(this[key])
+      return template(shown as Schema.Struct.Type<Fields & Params>)
+    }
+  }
+  return WithTemplate as never
 }
 
 /**
@@ -326,11 +292,3 @@ export const isZulipError = (u: unknown): u is ZulipError => Predicate.hasProper
  * @since 0.1.0
  */
 export const toWireBody = (error: ZulipError): WireBody => error.wire
-
-/**
- * The HTTP status Zulip answers with for an error.
- *
- * @category conversions
- * @since 0.1.0
- */
-export const httpStatus = (error: ZulipError): number => error.httpStatus

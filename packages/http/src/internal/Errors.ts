@@ -1,22 +1,29 @@
 /**
  * Zulip-shaped errors the HTTP adapter adds to the core catalogue, the error
  * schemas the API contract declares (for typing and the OpenAPI document),
- * and the conversion of any Zulip error into a response.
+ * and the conversion of any Zulip error into a response (status and headers
+ * from `ErrorStatus.ts`).
  *
  * @internal
  */
-import { Errors, ZulipError } from "@teamchat/core"
+import { ZulipError } from "@teamchat/core"
 import * as Effect from "effect/Effect"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
 import * as SchemaTransformation from "effect/SchemaTransformation"
+import * as ErrorStatus from "./ErrorStatus.ts"
 
-/** A request body over `HttpOptions.maxBodyBytes`. */
+/** A request to an API path that no endpoint serves (404). */
+export class NotFoundRoute extends ZulipError.make<NotFoundRoute>()("NotFoundRoute", {
+  code: "BAD_REQUEST",
+  message: "Not Found"
+}) {}
+
+/** A request body over `HttpOptions.maxBodyBytes` (413). */
 export class PayloadTooLarge extends ZulipError.make<PayloadTooLarge>()("PayloadTooLarge", {
   code: "BAD_REQUEST",
-  status: 413,
   params: { max_bytes: Schema.Int },
   message: ({ max_bytes }) => `Request body is larger than the allowed limit of ${max_bytes} bytes`
 }) {}
@@ -32,21 +39,20 @@ export class NullCharacters extends ZulipError.make<NullCharacters>()("NullChara
   message: ({ var_name }) => `${var_name} contains NULL (0x00) characters.`
 }) {}
 
-/** An unexpected defect; the cause is logged, never sent. */
+/** An unexpected defect (500); the cause is logged, never sent. */
 export class InternalServerError extends ZulipError.make<InternalServerError>()("InternalServerError", {
   code: "BAD_REQUEST",
-  status: 500,
   message: "Internal server error"
 }) {}
 
 /** The body of an unknown route (and of a known path with the wrong method). */
-export const notFound = (): ZulipError.ZulipError => new Errors.NotFoundRoute()
+export const notFound = (): ZulipError.ZulipError => new NotFoundRoute()
 
 /** The response Zulip sends for an error: its status, headers and wire body, as JSON. */
 export const toResponse = (error: ZulipError.ZulipError): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.jsonUnsafe(ZulipError.toWireBody(error), {
-    status: error.httpStatus,
-    headers: error.headers
+    status: ErrorStatus.status(error),
+    headers: ErrorStatus.headers(error)
   })
 
 const WireBody = Schema.Struct({
@@ -60,7 +66,7 @@ const WireBody = Schema.Struct({
 const errorResponse = (status: number, description: string) =>
   WireBody.pipe(
     Schema.decodeTo(
-      Schema.declare((u): u is ZulipError.ZulipError => ZulipError.isZulipError(u) && u.httpStatus === status),
+      Schema.declare((u): u is ZulipError.ZulipError => ZulipError.isZulipError(u) && ErrorStatus.status(u) === status),
       SchemaTransformation.transformEffect<ZulipError.ZulipError, typeof WireBody.Encoded>({
         decode: (wire, options) =>
           Effect.fail(new SchemaIssue.Forbidden({ message: "Zulip errors are encoded only" }, wire, options)),

@@ -22,7 +22,7 @@ import * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
 import * as SchemaIssue from "effect/SchemaIssue"
 import * as SchemaTransformation from "effect/SchemaTransformation"
-import { NullCharacters } from "./Errors.ts"
+import { NotFoundRoute, NullCharacters } from "./Errors.ts"
 
 /** The Zulip errors a parameter codec can report, by kind. */
 const kinds = {
@@ -233,7 +233,7 @@ export const PathId = (notFound: () => ZulipError.ZulipError, description: strin
         decode: (text, options) => {
           const id = readPathId(text)
           if (typeof id === "number") return Effect.succeed(id)
-          return Effect.fail(errorIssue(id === "NotDigits" ? new Errors.NotFoundRoute() : notFound(), text, options))
+          return Effect.fail(errorIssue(id === "NotDigits" ? new NotFoundRoute() : notFound(), text, options))
         },
         encode: (id) => Effect.succeed(String(id))
       })

@@ -16,6 +16,7 @@ import { ChannelRepo } from "@teamchat/core/ports/Repositories"
 import { NotificationBotName } from "@teamchat/core/services/NotificationBot"
 import { failureNotice, ScheduledDelivery } from "@teamchat/core/services/ScheduledDelivery"
 import * as Effect from "effect/Effect"
+import { NotFoundRoute } from "../../src/internal/Errors.ts"
 import type { Backend, Credentials } from "./Harness.ts"
 import { accounts, demoLayer, layerServer, Server } from "./Harness.ts"
 
@@ -305,7 +306,7 @@ export const scheduledMessagesContract = (backend: Backend) =>
           expectError(yield* patch(hamlet, 99999999, { content: "y" }), 404, notFound)
           expectError(yield* patch(iago, id, { content: "y" }), 404, notFound)
           expectError(yield* remove(iago, id), 404, notFound)
-          expectError(yield* patch(hamlet, "abc", { content: "y" }), 404, new Errors.NotFoundRoute().wire)
+          expectError(yield* patch(hamlet, "abc", { content: "y" }), 404, new NotFoundRoute().wire)
           // Request errors come before the lookup.
           expectError(yield* patch(iago, 99999999, {}), 400, err("Nothing to change"))
           // Re-validation of a new recipient.
