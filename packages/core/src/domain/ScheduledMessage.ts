@@ -11,16 +11,11 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { ChannelId, MessageId, RealmId, UserId } from "./Ids.ts"
+import { ChannelId, MessageId, RealmId, ScheduledMessageId, UserId } from "./Ids.ts"
 import { MessageType } from "./Message.ts"
 
-/** @category ids */
-export const ScheduledMessageId = Schema.Int.check(Schema.isGreaterThan(0)).pipe(Schema.brand("ScheduledMessageId"))
-/** @category ids */
-export type ScheduledMessageId = typeof ScheduledMessageId.Type
-
-/** For ids from trusted storage. @category constructors */
-export const scheduledMessageId = (n: number): ScheduledMessageId => n as ScheduledMessageId
+/** The id and its checked constructor live with every other id, in `Ids.ts`. @category ids */
+export { ScheduledMessageId, scheduledMessageId } from "./Ids.ts"
 
 /** @category models */
 export const ScheduledMessage = Schema.Struct({

@@ -10,9 +10,11 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import type { Channel } from "../domain/Channel.ts"
-import type { ChannelId, MessageId, RealmId, UserId } from "../domain/Ids.ts"
+import { ChannelId, MessageId, UserId } from "../domain/Ids.ts"
+import type { RealmId } from "../domain/Ids.ts"
 import type { Message } from "../domain/Message.ts"
 import {
   dmParticipants,
@@ -371,7 +373,7 @@ const makeMessages = Effect.gen(function*() {
       if (request.topic === undefined) return yield* new Errors.BadRequest({ msg: "Missing topic" })
       const target = yield* channelTarget(request.to)
       const channel = typeof target === "number"
-        ? ctx.channelsById.get(target as ChannelId)
+        ? ChannelId.makeOption(target).pipe(Option.flatMapNullishOr((id) => ctx.channelsById.get(id)), Option.getOrUndefined)
         : ctx.channels.find((c) => c.name.toLowerCase() === target.trim().toLowerCase())
       if (channel === undefined) {
         return yield* (typeof target === "number"
@@ -398,7 +400,7 @@ const makeMessages = Effect.gen(function*() {
       const recipients: Array<User> = []
       for (const target of targets) {
         const user = typeof target === "number"
-          ? ctx.state.usersById.get(target as UserId)
+          ? UserId.makeOption(target).pipe(Option.flatMapNullishOr((id) => ctx.state.usersById.get(id)), Option.getOrUndefined)
           : ctx.state.users.find((u) =>
             // The API email, as Zulip: a real address hidden from the sender does not match.
             u.email.toLowerCase() === target.trim().toLowerCase()
@@ -607,7 +609,10 @@ const makeMessages = Effect.gen(function*() {
     options: { readonly apply_markdown: boolean; readonly allow_empty_topic_name: boolean }
   ) {
     const ctx = yield* contextOf(principal)
-    const found = yield* accessibleMessage(messages, ctx, principal.user, id as MessageId)
+    const found = yield* Option.match(MessageId.makeOption(id), {
+      onNone: () => Effect.succeed(undefined),
+      onSome: (messageId) => accessibleMessage(messages, ctx, principal.user, messageId)
+    })
     if (found === undefined) return yield* new Errors.InvalidMessages()
     const { message } = found
     const flags = found.flags ?? HistoricalFlags

@@ -15,9 +15,11 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type { UserId } from "../domain/Ids.ts"
 import { directRecipientIds, toApiScheduledMessage } from "../domain/ScheduledMessage.ts"
-import type { ApiScheduledMessage, ScheduledMessage, ScheduledMessageId } from "../domain/ScheduledMessage.ts"
+import { ScheduledMessageId } from "../domain/ScheduledMessage.ts"
+import type { ApiScheduledMessage, ScheduledMessage } from "../domain/ScheduledMessage.ts"
 import type { User } from "../domain/User.ts"
 import {
   InvalidParameter,
@@ -221,7 +223,10 @@ export class ScheduledMessages extends Context.Service<ScheduledMessages, {
 
       /** The caller's row, locked for the transaction; someone else's is "not found". */
       const access = Effect.fnUntraced(function*(principal: Principal, id: number) {
-        const row = Number.isSafeInteger(id) && id > 0 ? yield* repo.lock(id as ScheduledMessageId) : undefined
+        const row = yield* Option.match(ScheduledMessageId.makeOption(id), {
+          onNone: () => Effect.succeed(undefined),
+          onSome: repo.lock
+        })
         if (row === undefined || row.sender_id !== principal.user.id) return yield* new ScheduledMessageNotFound()
         return row
       })

@@ -7,9 +7,10 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type { Channel, Subscription, SubscriptionProperties } from "../domain/Channel.ts"
 import { MaxChannelNameLength, SubscriptionColors } from "../domain/Channel.ts"
-import type { ChannelId, UserId } from "../domain/Ids.ts"
+import { ChannelId, UserId } from "../domain/Ids.ts"
 import type { User } from "../domain/User.ts"
 import { BadRequest, InsufficientPermission, InvalidChannelId, NoSuchUser, StreamNameDoesNotExist } from "../errors/Errors.ts"
 import { Events } from "./events/Events.ts"
@@ -162,7 +163,7 @@ export class Subscriptions extends Context.Service<Subscriptions, {
         const out: Array<User> = []
         for (const p of raw) {
           const user = typeof p === "number"
-            ? ctx.state.usersById.get(p as UserId)
+            ? UserId.makeOption(p).pipe(Option.flatMapNullishOr((id) => ctx.state.usersById.get(id)), Option.getOrUndefined)
             : ctx.state.users.find((u) =>
               u.email.toLowerCase() === p.toLowerCase() || u.delivery_email.toLowerCase() === p.toLowerCase()
             )
@@ -378,7 +379,10 @@ export class Subscriptions extends Context.Service<Subscriptions, {
             if (!(SubscriptionPropertyNames as ReadonlyArray<string>).includes(property)) {
               return yield* new BadRequest({ msg: `Unknown subscription property: ${property}` })
             }
-            const channel = ctx.channelsById.get(change.stream_id as ChannelId)
+            const channel = ChannelId.makeOption(change.stream_id).pipe(
+              Option.flatMapNullishOr((id) => ctx.channelsById.get(id)),
+              Option.getOrUndefined
+            )
             if (channel === undefined || !canSeeChannel(ctx, principal.user, channel)) return yield* new InvalidChannelId()
             const sub = yield* subscriptions.find(principal.user.id, channel.id)
             if (sub === undefined || !sub.active) {

@@ -11,7 +11,9 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type { ChannelId, MessageId, UserId } from "../domain/Ids.ts"
+import * as Option from "effect/Option"
+import { ChannelId } from "../domain/Ids.ts"
+import type { MessageId, UserId } from "../domain/Ids.ts"
 import { EmptyTopicDisplayName } from "../domain/Message.ts"
 import { isAdministrator } from "../domain/Role.ts"
 import { InvalidChannelId, OrganizationAdministratorRequired } from "../errors/Errors.ts"
@@ -123,7 +125,10 @@ export class Topics extends Context.Service<Topics, {
         if (!isAdministrator(principal.user.role)) return yield* new OrganizationAdministratorRequired()
         const realm = (yield* realms.findById(principal.realm.id)) ?? principal.realm
         const ctx = yield* loadAccess(realm)
-        const channel = ctx.channelsById.get(channelId as ChannelId)
+        const channel = ChannelId.makeOption(channelId).pipe(
+          Option.flatMapNullishOr((id) => ctx.channelsById.get(id)),
+          Option.getOrUndefined
+        )
         if (channel === undefined || !hasContentAccess(accessInput(ctx, principal.user, channel))) {
           return yield* new InvalidChannelId()
         }

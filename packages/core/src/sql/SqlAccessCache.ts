@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as SqlClient from "effect/sql/SqlClient"
-import type { RealmId } from "../domain/Ids.ts"
+import { RealmId } from "../domain/Ids.ts"
 import { AccessCache } from "../ports/AccessCache.ts"
 import { PgliteClient } from "./PgliteClient.ts"
 
@@ -44,7 +44,12 @@ export const layer: Layer.Layer<AccessCache, never, SqlClient.SqlClient> = Layer
     const stop = pglite.value.pglite.onNotification((channel, payload) => {
       if (channel !== noticeChannel) return
       notices++
-      known.delete(Number(payload) as RealmId)
+      // The payload is the trigger's realm id; were it ever unreadable,
+      // dropping every kept version is the safe answer.
+      Option.match(RealmId.makeOption(Number(payload)), {
+        onNone: () => known.clear(),
+        onSome: (realmId) => known.delete(realmId)
+      })
     })
     yield* Effect.addFinalizer(() => Effect.sync(stop))
     yield* sql.unsafe(`SET teamchat.access_notices = 'on'`).unprepared.pipe(Effect.orDie)

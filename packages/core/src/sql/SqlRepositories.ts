@@ -15,8 +15,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { Channel, ChannelPermissionSettings, Subscription } from "../domain/Channel.ts"
-import { channelId, groupId, messageId, realmId, userId } from "../domain/Ids.ts"
-import type { ChannelId, FolderId, GroupId, MessageId, RealmId, UserId } from "../domain/Ids.ts"
+import { fromRow } from "../domain/Ids.ts"
+import type { ChannelId, GroupId, MessageId, RealmId, UserId } from "../domain/Ids.ts"
 import type { Message, MessageType, UserMessage } from "../domain/Message.ts"
 import type { Realm, RealmSettings, TopicsPolicy } from "../domain/Realm.ts"
 import type { BotType, EmailVisibility, Role } from "../domain/Role.ts"
@@ -44,6 +44,8 @@ type Row = Readonly<Record<string, unknown>>
 
 const int = (value: unknown): number => Number(value)
 const intOrNull = (value: unknown): number | null => value === null || value === undefined ? null : Number(value)
+const idOrNull = <I>(value: unknown, id: (n: number) => I): I | null =>
+  value === null || value === undefined ? null : id(Number(value))
 const bool = (value: unknown): boolean => value === true || value === "t" || value === 1
 const boolOrNull = (value: unknown): boolean | null => value === null || value === undefined ? null : bool(value)
 const str = (value: unknown): string => String(value)
@@ -68,7 +70,7 @@ const realmColumns = (realm: Insert<Realm>) => ({
 })
 
 const decodeRealm = (row: Row): Realm => ({
-  id: realmId(int(row.id)),
+  id: fromRow.realmId(int(row.id)),
   string_id: str(row.string_id),
   name: str(row.name),
   description: str(row.description),
@@ -87,7 +89,7 @@ export const realmRepo = Layer.effect(
     return RealmRepo.of({
       insert: Effect.fn("RealmRepo.insert")(function*(row: Insert<Realm>) {
         const [inserted] = yield* sql<{ id: unknown }>`INSERT INTO realms ${sql.insert(realmColumns(row))} RETURNING id`
-        const realm: Realm = { ...row, id: realmId(int(inserted!.id)) }
+        const realm: Realm = { ...row, id: fromRow.realmId(int(inserted!.id)) }
         return realm
       }, Effect.orDie),
       update: Effect.fn("RealmRepo.update")(function*(realm: Realm) {
@@ -134,15 +136,15 @@ const userColumns = (user: User) => ({
 })
 
 const decodeUser = (row: Row): User => ({
-  id: userId(int(row.id)),
-  realm_id: realmId(int(row.realm_id)),
+  id: fromRow.userId(int(row.id)),
+  realm_id: fromRow.realmId(int(row.realm_id)),
   delivery_email: str(row.delivery_email),
   email: str(row.email),
   full_name: str(row.full_name),
   role: int(row.role) as Role,
   is_bot: bool(row.is_bot),
   bot_type: intOrNull(row.bot_type) as BotType | null,
-  bot_owner_id: intOrNull(row.bot_owner_id) as UserId | null,
+  bot_owner_id: idOrNull(row.bot_owner_id, fromRow.userId),
   is_active: bool(row.is_active),
   timezone: str(row.timezone),
   avatar_source: str(row.avatar_source) as AvatarSource,
@@ -162,7 +164,7 @@ export const userRepo = Layer.effect(
       insert: Effect.fn("UserRepo.insert")(function*(make: (id: UserId) => Insert<User>) {
         // Take the id first, so `make` can derive fields from it.
         const [next] = yield* sql<{ id: unknown }>`SELECT nextval(pg_get_serial_sequence('users', 'id')) AS id`
-        const id = userId(int(next!.id))
+        const id = fromRow.userId(int(next!.id))
         const user: User = { ...make(id), id }
         yield* sql`INSERT INTO users ${sql.insert(userColumns(user))}`
         return user
@@ -215,12 +217,12 @@ const groupColumns = (group: Insert<UserGroup>) => ({
 })
 
 const decodeGroup = (row: Row): UserGroup => ({
-  id: groupId(int(row.id)),
-  realm_id: realmId(int(row.realm_id)),
+  id: fromRow.groupId(int(row.id)),
+  realm_id: fromRow.realmId(int(row.realm_id)),
   name: str(row.name),
   description: str(row.description),
   is_system_group: bool(row.is_system_group),
-  creator_id: intOrNull(row.creator_id) as UserId | null,
+  creator_id: idOrNull(row.creator_id, fromRow.userId),
   date_created: intOrNull(row.date_created),
   deactivated: bool(row.deactivated),
   settings: json<GroupPermissionSettings>(row.settings)
@@ -235,7 +237,7 @@ export const groupRepo = Layer.effect(
       insert: Effect.fn("GroupRepo.insert")(function*(row: Insert<UserGroup>) {
         const [inserted] = yield* sql<{ id: unknown }>`
           INSERT INTO user_groups ${sql.insert(groupColumns(row))} RETURNING id`
-        const group: UserGroup = { ...row, id: groupId(int(inserted!.id)) }
+        const group: UserGroup = { ...row, id: fromRow.groupId(int(inserted!.id)) }
         return group
       }, Effect.orDie),
       update: Effect.fn("GroupRepo.update")(function*(group: UserGroup) {
@@ -292,16 +294,16 @@ export const groupRepo = Layer.effect(
           ORDER BY s.group_id, s.subgroup_id`
         const members = new Map<GroupId, Set<UserId>>()
         for (const row of memberRows) {
-          const group = groupId(int(row.group_id))
+          const group = fromRow.groupId(int(row.group_id))
           const set = members.get(group) ?? new Set()
-          set.add(userId(int(row.user_id)))
+          set.add(fromRow.userId(int(row.user_id)))
           members.set(group, set)
         }
         const subgroups = new Map<GroupId, Set<GroupId>>()
         for (const row of subgroupRows) {
-          const group = groupId(int(row.group_id))
+          const group = fromRow.groupId(int(row.group_id))
           const set = subgroups.get(group) ?? new Set()
-          set.add(groupId(int(row.subgroup_id)))
+          set.add(fromRow.groupId(int(row.subgroup_id)))
           subgroups.set(group, set)
         }
         const membership: GroupMembership = { members, subgroups }
@@ -335,21 +337,21 @@ const channelColumns = (channel: Insert<Channel>) => ({
 })
 
 const decodeChannel = (row: Row): Channel => ({
-  id: channelId(int(row.id)),
-  realm_id: realmId(int(row.realm_id)),
+  id: fromRow.channelId(int(row.id)),
+  realm_id: fromRow.realmId(int(row.realm_id)),
   name: str(row.name),
   description: str(row.description),
   rendered_description: str(row.rendered_description),
   date_created: int(row.date_created),
-  creator_id: intOrNull(row.creator_id) as UserId | null,
+  creator_id: idOrNull(row.creator_id, fromRow.userId),
   invite_only: bool(row.invite_only),
   is_web_public: bool(row.is_web_public),
   is_archived: bool(row.is_archived),
   history_public_to_subscribers: bool(row.history_public_to_subscribers),
   message_retention_days: intOrNull(row.message_retention_days),
   topics_policy: str(row.topics_policy) as TopicsPolicy,
-  first_message_id: intOrNull(row.first_message_id) as MessageId | null,
-  folder_id: intOrNull(row.folder_id) as FolderId | null,
+  first_message_id: idOrNull(row.first_message_id, fromRow.messageId),
+  folder_id: idOrNull(row.folder_id, fromRow.folderId),
   is_recently_active: bool(row.is_recently_active),
   is_default: bool(row.is_default),
   settings: json<ChannelPermissionSettings>(row.settings)
@@ -367,7 +369,7 @@ export const channelRepo = Layer.effect(
       insert: Effect.fn("ChannelRepo.insert")(function*(row: Insert<Channel>) {
         const [inserted] = yield* sql<{ id: unknown }>`
           INSERT INTO channels ${sql.insert(channelColumns(row))} RETURNING id`
-        const channel: Channel = { ...row, id: channelId(int(inserted!.id)) }
+        const channel: Channel = { ...row, id: fromRow.channelId(int(inserted!.id)) }
         return channel
       }, Effect.orDie),
       update: Effect.fn("ChannelRepo.update")(function*(channel: Channel) {
@@ -416,8 +418,8 @@ const subscriptionColumns = (sub: Subscription) => ({
 })
 
 const decodeSubscription = (row: Row): Subscription => ({
-  user_id: userId(int(row.user_id)),
-  channel_id: channelId(int(row.channel_id)),
+  user_id: fromRow.userId(int(row.user_id)),
+  channel_id: fromRow.channelId(int(row.channel_id)),
   active: bool(row.active),
   properties: {
     color: str(row.color),
@@ -514,7 +516,7 @@ export const alertWordRepo = Layer.effect(
         if (users.length === 0) return out
         const rows = yield* sql<Row>`SELECT user_id, word FROM alert_words WHERE ${inIds(sql, "user_id", users)} ORDER BY id`
         for (const r of rows) {
-          const id = userId(int(r.user_id))
+          const id = fromRow.userId(int(r.user_id))
           let list = out.get(id)
           if (list === undefined) out.set(id, list = [])
           list.push(str(r.word))
@@ -605,13 +607,13 @@ export const messageSelectList = (alias: string): string =>
 
 /** @internal */
 export const decodeMessage = (row: Row): Message => ({
-  id: messageId(int(row.id)),
-  realm_id: realmId(int(row.realm_id)),
-  sender_id: userId(int(row.sender_id)),
+  id: fromRow.messageId(int(row.id)),
+  realm_id: fromRow.realmId(int(row.realm_id)),
+  sender_id: fromRow.userId(int(row.sender_id)),
   type: str(row.type) as MessageType,
-  channel_id: intOrNull(row.channel_id) as ChannelId | null,
+  channel_id: idOrNull(row.channel_id, fromRow.channelId),
   topic: str(row.topic),
-  dm_user_ids: json<Array<unknown>>(row.dm_user_ids).map((id) => userId(int(id))),
+  dm_user_ids: json<Array<unknown>>(row.dm_user_ids).map((id) => fromRow.userId(int(id))),
   content: str(row.content),
   rendered_content: str(row.rendered_content),
   date_sent: int(row.date_sent),
@@ -623,8 +625,8 @@ export const decodeMessage = (row: Row): Message => ({
 })
 
 const decodeUserMessage = (row: Row): UserMessage => ({
-  user_id: userId(int(row.user_id)),
-  message_id: messageId(int(row.message_id)),
+  user_id: fromRow.userId(int(row.user_id)),
+  message_id: fromRow.messageId(int(row.message_id)),
   flags: int(row.flags)
 })
 
@@ -657,7 +659,7 @@ export const messageRepo = Layer.effect(
             FROM m, jsonb_array_elements(${JSON.stringify(recipients.map((r) => [r.user_id, r.flags]))}::jsonb) AS e
           )
           SELECT id FROM m`
-        return { ...row, id: messageId(int(inserted!.id)) } satisfies Message
+        return { ...row, id: fromRow.messageId(int(inserted!.id)) } satisfies Message
       },
       Effect.orDie
     )
@@ -676,7 +678,7 @@ export const messageRepo = Layer.effect(
           // Ids first, so each row's id is known whatever order RETURNING would give.
           const ids = (yield* sql<{ id: unknown }>`
             SELECT nextval(pg_get_serial_sequence('messages', 'id')) AS id FROM generate_series(1, ${items.length})`)
-            .map((r) => messageId(int(r.id)))
+            .map((r) => fromRow.messageId(int(r.id)))
             .sort((a, b) => a - b)
           const inserted: Array<Message> = items.map((item, i) => ({ ...item.message, id: ids[i]! }))
           // The rows as one JSON parameter, however many (a batch of thousands
@@ -731,7 +733,7 @@ export const messageRepo = Layer.effect(
                 WHERE user_id = ${user} AND ${inIds(sql, "message_id", ids)}
                   AND (flags & ${mask}::integer) <> 0
                 RETURNING message_id`
-          return rows.map((r) => messageId(int(r.message_id))).sort((a, b) => a - b)
+          return rows.map((r) => fromRow.messageId(int(r.message_id))).sort((a, b) => a - b)
         },
         Effect.orDie
       ),
@@ -754,14 +756,14 @@ export const messageRepo = Layer.effect(
             SELECT id FROM messages
             WHERE channel_id = ${channel} AND lower(topic) = lower(${topic})
             ORDER BY id DESC LIMIT ${Math.max(0, limit)}`
-          return rows.map((r) => messageId(int(r.id)))
+          return rows.map((r) => fromRow.messageId(int(r.id)))
         },
         Effect.orDie
       ),
       oldestInChannel: Effect.fn("MessageRepo.oldestInChannel")(function*(channel: ChannelId) {
         const rows = yield* sql<{ id: unknown }>`
           SELECT id FROM messages WHERE channel_id = ${channel} ORDER BY id LIMIT 1`
-        return rows.length === 0 ? null : messageId(int(rows[0]!.id))
+        return rows.length === 0 ? null : fromRow.messageId(int(rows[0]!.id))
       }, Effect.orDie),
       maxUserMessageId: Effect.fn("MessageRepo.maxUserMessageId")(function*(user: UserId) {
         const rows = yield* sql<{ id: unknown }>`
@@ -777,8 +779,8 @@ export const messageRepo = Layer.effect(
           ORDER BY max_id DESC
           LIMIT ${Math.max(0, limit)}`
         return rows.map((r) => ({
-          dm_user_ids: str(r.dm_key).split(",").map((id) => userId(int(id))),
-          max_message_id: messageId(int(r.max_id))
+          dm_user_ids: str(r.dm_key).split(",").map((id) => fromRow.userId(int(id))),
+          max_message_id: fromRow.messageId(int(r.max_id))
         }))
       }, Effect.orDie)
     })

@@ -9,10 +9,9 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
-import { channelId, messageId, realmId, userId } from "../domain/Ids.ts"
+import { fromRow } from "../domain/Ids.ts"
 import type { UserId } from "../domain/Ids.ts"
 import type { MessageType } from "../domain/Message.ts"
-import { scheduledMessageId } from "../domain/ScheduledMessage.ts"
 import type { ScheduledMessage, ScheduledMessageId } from "../domain/ScheduledMessage.ts"
 import type { Insert } from "../ports/Repositories.ts"
 import { ScheduledMessageRepo } from "../ports/ScheduledMessageRepo.ts"
@@ -43,13 +42,13 @@ const columns = (m: Insert<ScheduledMessage>) => ({
 })
 
 const decode = (row: Row): ScheduledMessage => ({
-  id: scheduledMessageId(int(row.id)),
-  realm_id: realmId(int(row.realm_id)),
-  sender_id: userId(int(row.sender_id)),
+  id: fromRow.scheduledMessageId(int(row.id)),
+  realm_id: fromRow.realmId(int(row.realm_id)),
+  sender_id: fromRow.userId(int(row.sender_id)),
   type: String(row.type) as MessageType,
-  channel_id: row.channel_id === null || row.channel_id === undefined ? null : channelId(int(row.channel_id)),
+  channel_id: row.channel_id === null || row.channel_id === undefined ? null : fromRow.channelId(int(row.channel_id)),
   topic: String(row.topic),
-  dm_user_ids: json<ReadonlyArray<number>>(row.dm_user_ids).map(userId),
+  dm_user_ids: json<ReadonlyArray<number>>(row.dm_user_ids).map(fromRow.userId),
   content: String(row.content),
   rendered_content: String(row.rendered_content),
   scheduled_timestamp: int(row.scheduled_timestamp),
@@ -58,7 +57,7 @@ const decode = (row: Row): ScheduledMessage => ({
   delivered: bool(row.delivered),
   delivered_message_id: row.delivered_message_id === null || row.delivered_message_id === undefined
     ? null
-    : messageId(int(row.delivered_message_id)),
+    : fromRow.messageId(int(row.delivered_message_id)),
   failed: bool(row.failed),
   failure_message: row.failure_message === null || row.failure_message === undefined ? null : String(row.failure_message)
 })
@@ -72,7 +71,7 @@ export const layer: Layer.Layer<ScheduledMessageRepo, never, SqlClient.SqlClient
       insert: Effect.fn("ScheduledMessageRepo.insert")(function*(row: Insert<ScheduledMessage>) {
         const [inserted] = yield* sql<{ id: unknown }>`
           INSERT INTO scheduled_messages ${sql.insert(columns(row))} RETURNING id`
-        const out: ScheduledMessage = { ...row, id: scheduledMessageId(int(inserted!.id)) }
+        const out: ScheduledMessage = { ...row, id: fromRow.scheduledMessageId(int(inserted!.id)) }
         return out
       }, Effect.orDie),
       update: Effect.fn("ScheduledMessageRepo.update")(function*(row: ScheduledMessage) {

@@ -6,7 +6,9 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import type { ChannelId, MessageId } from "../../domain/Ids.ts"
+import * as Option from "effect/Option"
+import { MessageId } from "../../domain/Ids.ts"
+import type { ChannelId } from "../../domain/Ids.ts"
 import type { Message } from "../../domain/Message.ts"
 import { isGuest } from "../../domain/Role.ts"
 import type { User } from "../../domain/User.ts"
@@ -66,10 +68,14 @@ export const narrowContext = Effect.fnUntraced(function*(
     historyChannelIds: history,
     canAccessPublicChannels: !isGuest(user.role),
     accessibleMessage: (id: number) =>
-      Effect.map(
-        accessibleMessage(repos.messages, ctx, user, id as MessageId),
-        (found): Message | undefined => found?.message
-      )
+      Option.match(MessageId.makeOption(id), {
+        onNone: () => Effect.succeed(undefined),
+        onSome: (messageId) =>
+          Effect.map(
+            accessibleMessage(repos.messages, ctx, user, messageId),
+            (found): Message | undefined => found?.message
+          )
+      })
   } satisfies NarrowContext
 })
 
