@@ -1,0 +1,185 @@
+/**
+ * Errors of messages: flags, anchors and narrows.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import * as ZulipError from "./ZulipError.ts"
+
+/**
+ * An unknown flag, or one clients may not name.
+ *
+ * @category flags
+ * @since 0.1.0
+ */
+export class InvalidFlag extends ZulipError.make<InvalidFlag>()("InvalidFlag", {
+  code: "BAD_REQUEST",
+  params: { flag: Schema.String },
+  message: ({ flag }) => `Invalid flag: '${flag}'`
+}) {}
+
+/**
+ * A flag the server manages (`mentioned`, `has_alert_word`, ...).
+ *
+ * @category flags
+ * @since 0.1.0
+ */
+export class FlagNotEditable extends ZulipError.make<FlagNotEditable>()("FlagNotEditable", {
+  code: "BAD_REQUEST",
+  params: { flag: Schema.String },
+  message: ({ flag }) => `Flag not editable: '${flag}'`
+}) {}
+
+/**
+ * An `op` other than `add` or `remove`.
+ *
+ * @category flags
+ * @since 0.1.0
+ */
+export class InvalidFlagOperation extends ZulipError.make<InvalidFlagOperation>()("InvalidFlagOperation", {
+  code: "BAD_REQUEST",
+  params: { operation: Schema.String },
+  message: ({ operation }) => `Invalid message flag operation: '${operation}'`
+}) {}
+
+/**
+ * @category flags
+ * @since 0.1.0
+ */
+export class InvalidMessages extends ZulipError.make<InvalidMessages>()("InvalidMessages", {
+  code: "BAD_REQUEST",
+  message: "Invalid message(s)"
+}) {}
+
+/**
+ * `include_anchor=false` with messages requested on both sides.
+ *
+ * @category flags
+ * @since 0.1.0
+ */
+export class AnchorExcludedMidRange extends ZulipError.make<AnchorExcludedMidRange>()("AnchorExcludedMidRange", {
+  code: "BAD_REQUEST",
+  message: "The anchor can only be excluded at an end of the range"
+}) {}
+
+/**
+ * @category flags
+ * @since 0.1.0
+ */
+export class InvalidAnchor extends ZulipError.make<InvalidAnchor>()("InvalidAnchor", {
+  code: "BAD_REQUEST",
+  message: "Invalid anchor"
+}) {}
+
+/**
+ * @category narrows
+ * @since 0.1.0
+ */
+export class NarrowElementNotStringPair
+  extends ZulipError.make<NarrowElementNotStringPair>()("NarrowElementNotStringPair", {
+    code: "BAD_REQUEST",
+    params: { index: Schema.Int },
+  // Zulip 9+ (pydantic) names the element: "Invalid narrow[0]: Value error, …".
+  message: ({ index }) => `Invalid narrow[${index}]: Value error, element is not a string pair`
+  })
+{}
+
+/**
+ * @category narrows
+ * @since 0.1.0
+ */
+export class NarrowOperandMissing extends ZulipError.make<NarrowOperandMissing>()("NarrowOperandMissing", {
+  code: "BAD_REQUEST",
+  params: { index: Schema.Int },
+  // Zulip 9+ (pydantic) names the element: "Invalid narrow[0]: Value error, …".
+  message: ({ index }) => `Invalid narrow[${index}]: Value error, operand is missing`
+}) {}
+
+/**
+ * @category narrows
+ * @since 0.1.0
+ */
+export class NarrowOperatorMissing extends ZulipError.make<NarrowOperatorMissing>()("NarrowOperatorMissing", {
+  code: "BAD_REQUEST",
+  params: { index: Schema.Int },
+  // Zulip 9+ (pydantic) names the element: "Invalid narrow[0]: Value error, …".
+  message: ({ index }) => `Invalid narrow[${index}]: Value error, operator is missing`
+}) {}
+
+/**
+ * @category narrows
+ * @since 0.1.0
+ */
+export class NarrowDictOrListRequired extends ZulipError.make<NarrowDictOrListRequired>()("NarrowDictOrListRequired", {
+  code: "BAD_REQUEST",
+  params: { index: Schema.Int },
+  // Zulip 9+ (pydantic) names the element: "Invalid narrow[0]: Value error, …".
+  message: ({ index }) => `Invalid narrow[${index}]: Value error, dict or list required`
+}) {}
+
+/**
+ * A narrow term the message search cannot apply. `desc` is sent on the wire;
+ * the static constructors build Zulip's texts.
+ *
+ * @category narrows
+ * @since 0.1.0
+ */
+export class BadNarrow extends ZulipError.make<BadNarrow>()("BadNarrow", {
+  code: "BAD_NARROW",
+  fields: { desc: Schema.String },
+  message: ({ desc }) => `Invalid narrow operator: ${desc}`
+}) {
+  /** `unknown operator X` */
+  static unknownOperator(operator: string): BadNarrow {
+    return new BadNarrow({ desc: `unknown operator ${operator}` })
+  }
+  /** `unknown 'is' operand X` (also `'has'` and `'in'`) */
+  static unknownOperand(operator: "is" | "has" | "in", operand: string): BadNarrow {
+    return new BadNarrow({ desc: `unknown '${operator}' operand ${operand}` })
+  }
+  /** `unknown channel X` */
+  static unknownChannel(channel: string | number): BadNarrow {
+    return new BadNarrow({ desc: `unknown channel ${channel}` })
+  }
+  /** `unknown channels operand X` */
+  static unknownChannelsOperand(operand: string): BadNarrow {
+    return new BadNarrow({ desc: `unknown channels operand ${operand}` })
+  }
+  /** A channel term combined with a direct-message term. */
+  static channelAndDirect(): BadNarrow {
+    return new BadNarrow({ desc: "No message can be both a channel message and direct message" })
+  }
+}
+
+/**
+ * Narrow terms that are valid alone but not together.
+ *
+ * @category narrows
+ * @since 0.1.0
+ */
+export class InvalidNarrowCombination extends ZulipError.make<InvalidNarrowCombination>()("InvalidNarrowCombination", {
+  code: "BAD_NARROW",
+  fields: { desc: Schema.String },
+  message: ({ desc }) => `Invalid narrow operator combination: ${desc}`
+}) {}
+
+/**
+ * Every error class of this file, in the catalogue's order.
+ *
+ * @category catalogue
+ * @since 0.1.0
+ */
+export const MessageErrors = [
+  InvalidFlag,
+  FlagNotEditable,
+  InvalidFlagOperation,
+  InvalidMessages,
+  AnchorExcludedMidRange,
+  InvalidAnchor,
+  NarrowElementNotStringPair,
+  NarrowOperandMissing,
+  NarrowOperatorMissing,
+  NarrowDictOrListRequired,
+  BadNarrow,
+  InvalidNarrowCombination
+] as const

@@ -1,0 +1,148 @@
+/**
+ * Errors of users: roles, names and custom profile data.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import * as ZulipError from "./ZulipError.ts"
+
+/**
+ * @category users
+ * @since 0.1.0
+ */
+export class InvalidRole extends ZulipError.make<InvalidRole>()("InvalidRole", {
+  code: "BAD_REQUEST",
+  message: "Invalid role"
+}) {}
+
+/**
+ * @category users
+ * @since 0.1.0
+ */
+export class GuestCannotBeAdmin extends ZulipError.make<GuestCannotBeAdmin>()("GuestCannotBeAdmin", {
+  code: "BAD_REQUEST",
+  message: "Guests cannot be organization administrators"
+}) {}
+
+/**
+ * Demoting the organization's only owner.
+ *
+ * @category users
+ * @since 0.1.0
+ */
+export class OnlyOwner extends ZulipError.make<OnlyOwner>()("OnlyOwner", {
+  code: "BAD_REQUEST",
+  message: "The owner permission cannot be removed from the only organization owner."
+}) {}
+
+/**
+ * A full name over 100 characters.
+ *
+ * @category users
+ * @since 0.1.0
+ */
+export class NameTooLong extends ZulipError.make<NameTooLong>()("NameTooLong", {
+  code: "BAD_REQUEST",
+  message: "Name too long!"
+}) {}
+
+/**
+ * @category users
+ * @since 0.1.0
+ */
+export class NameInvalidCharacters extends ZulipError.make<NameInvalidCharacters>()("NameInvalidCharacters", {
+  code: "BAD_REQUEST",
+  message: "Invalid characters in name!"
+}) {}
+
+/**
+ * A full name ending in `|<digits>`, which would clash with mention syntax.
+ *
+ * @category users
+ * @since 0.1.0
+ */
+export class NameInvalidFormat extends ZulipError.make<NameInvalidFormat>()("NameInvalidFormat", {
+  code: "BAD_REQUEST",
+  message: "Invalid format!"
+}) {}
+
+/**
+ * @category users
+ * @since 0.1.0
+ */
+export class NameNotUnique extends ZulipError.make<NameNotUnique>()("NameNotUnique", {
+  code: "BAD_REQUEST",
+  message: "Unique names required in this organization."
+}) {}
+
+/**
+ * @category users
+ * @since 0.1.0
+ */
+export class NameEmpty extends ZulipError.make<NameEmpty>()("NameEmpty", {
+  code: "BAD_REQUEST",
+  message: "Name must not be empty!"
+}) {}
+
+/**
+ * @category custom profile fields
+ * @since 0.1.0
+ */
+export class ProfileFieldNotFound extends ZulipError.make<ProfileFieldNotFound>()("ProfileFieldNotFound", {
+  code: "BAD_REQUEST",
+  params: { field_id: Schema.Int },
+  message: ({ field_id }) => `Field id ${field_id} not found.`
+}) {}
+
+/**
+ * A select-field value that is not one of the field's choices.
+ *
+ * @category custom profile fields
+ * @since 0.1.0
+ */
+export class InvalidProfileChoice extends ZulipError.make<InvalidProfileChoice>()("InvalidProfileChoice", {
+  code: "BAD_REQUEST",
+  params: { value: Schema.String, field_name: Schema.String },
+  message: ({ field_name, value }) => `'${value}' is not a valid choice for '${field_name}'.`
+}) {}
+
+/**
+ * @category custom profile fields
+ * @since 0.1.0
+ */
+export class ProfileUserDeactivated extends ZulipError.make<ProfileUserDeactivated>()("ProfileUserDeactivated", {
+  code: "BAD_REQUEST",
+  params: { user_id: Schema.Int },
+  message: ({ user_id }) => `User with ID ${user_id} is deactivated`
+}) {}
+
+/**
+ * @category custom profile fields
+ * @since 0.1.0
+ */
+export class ProfileUserIsBot extends ZulipError.make<ProfileUserIsBot>()("ProfileUserIsBot", {
+  code: "BAD_REQUEST",
+  params: { user_id: Schema.Int },
+  message: ({ user_id }) => `User with ID ${user_id} is a bot`
+}) {}
+
+/**
+ * Every error class of this file, in the catalogue's order.
+ *
+ * @category catalogue
+ * @since 0.1.0
+ */
+export const UserErrors = [
+  InvalidRole,
+  GuestCannotBeAdmin,
+  OnlyOwner,
+  NameTooLong,
+  NameInvalidCharacters,
+  NameInvalidFormat,
+  NameNotUnique,
+  NameEmpty,
+  ProfileFieldNotFound,
+  InvalidProfileChoice,
+  ProfileUserDeactivated,
+  ProfileUserIsBot
+] as const
