@@ -83,38 +83,39 @@ const plainKeys = (value: object): ReadonlyArray<string> | undefined => {
     : undefined
 }
 
-type Representation = { readonly representation?: { readonly id?: unknown } } | undefined
-
-const isIntCheck = (checks: SchemaAST.AST["checks"]): boolean =>
-  checks !== undefined && checks.length === 1 && checks[0]!._tag === "Filter" &&
-  (checks[0]!.annotations as Representation)?.representation?.id === "effect/schema/isInt"
+/**
+ * A scalar kind's identity: its JSON type, and the node's checks (`Int`,
+ * lengths, patterns...) run by effect's own guard, as the encoder runs them.
+ */
+const scalar = (ast: SchemaAST.AST, isType: Identity): Identity => {
+  if (ast.checks === undefined) return isType
+  const passes = Schema.is(Schema.make<Schema.Top>(ast))
+  return (value) => isType(value) && passes(value)
+}
 
 /** Kinds whose values are JSON scalars; unions of these are unambiguous. */
 const scalarTags = new Set(["String", "Boolean", "Number", "Literal", "Null", "Union"])
 
 /**
  * The identity check of a schema made only of the node kinds handled here
- * (no transformations, no checks but `Int`); `undefined` for anything else.
+ * (no transformations, checks only on scalars); `undefined` for anything else.
  */
 const identity = (ast: SchemaAST.AST): Identity | undefined => {
-  if (ast.encoding !== undefined || (ast as { readonly encodingChecks?: unknown }).encodingChecks !== undefined) {
-    return undefined
-  }
+  if (ast.encoding !== undefined) return undefined
   const context = ast.context
   if (context !== undefined && context.constructorDefault !== undefined) return undefined
   switch (ast._tag) {
     case "String":
-      return ast.checks === undefined ? (value) => typeof value === "string" : undefined
+      return scalar(ast, (value) => typeof value === "string")
     case "Boolean":
-      return ast.checks === undefined ? (value) => typeof value === "boolean" : undefined
+      return scalar(ast, (value) => typeof value === "boolean")
     case "Number":
-      if (ast.checks === undefined) return (value) => typeof value === "number" && Number.isFinite(value)
-      return isIntCheck(ast.checks) ? (value) => Number.isSafeInteger(value) : undefined
+      return scalar(ast, (value) => typeof value === "number" && Number.isFinite(value))
     case "Null":
-      return ast.checks === undefined ? (value) => value === null : undefined
+      return scalar(ast, (value) => value === null)
     case "Literal": {
       const literal = ast.literal
-      return ast.checks === undefined && typeof literal !== "bigint" ? (value) => value === literal : undefined
+      return typeof literal === "bigint" ? undefined : scalar(ast, (value) => value === literal)
     }
     case "Union": {
       if (ast.checks !== undefined || (ast.options?.mode ?? "anyOf") !== "anyOf") return undefined
