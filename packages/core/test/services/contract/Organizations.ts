@@ -13,6 +13,7 @@ import type { Persistence } from "../../../src/Persistence.ts"
 import { GroupRepo, UserRepo } from "../../../src/ports/Repositories.ts"
 import { KeyGenerator } from "../../../src/services/KeyGenerator.ts"
 import { Organizations } from "../../../src/services/Organizations.ts"
+import type { NewOrganization } from "../../../src/services/Organizations.ts"
 import { Users } from "../../../src/services/Users.ts"
 import type * as Teamchat from "../../../src/Teamchat.ts"
 import type { Vitest } from "@effect/vitest"
@@ -176,20 +177,25 @@ export const organizationsTests = (it: Vitest.MethodsNonLive<Teamchat.Services |
       const before = yield* organizations.list
       const base = { name: "X", url: "http://x.test" }
       const pattern = "Subdomain can only have lowercase letters, numbers, and '-'s."
-      yield* fails(organizations.create({ ...base, string_id: "Acme2" }), "BadRequest", pattern)
-      yield* fails(organizations.create({ ...base, string_id: "acme_2" }), "BadRequest", pattern)
-      yield* fails(organizations.create({ ...base, string_id: "" }), "BadRequest", pattern)
-      yield* fails(organizations.create({ ...base, string_id: "a".repeat(41) }), "BadRequest", pattern)
-      yield* fails(
-        organizations.create({ ...base, string_id: "acme" }),
-        "BadRequest",
-        "Subdomain is already in use. Please choose a different one."
-      )
-      yield* fails(
-        organizations.create({ ...base, string_id: "acme3", name: "   " }),
-        "BadRequest",
-        "Organization name can't be empty."
-      )
+      const refused: ReadonlyArray<{ readonly case: string; readonly input: NewOrganization; readonly msg: string }> = [
+        { case: "an upper-case letter", input: { ...base, string_id: "Acme2" }, msg: pattern },
+        { case: "an underscore", input: { ...base, string_id: "acme_2" }, msg: pattern },
+        { case: "empty", input: { ...base, string_id: "" }, msg: pattern },
+        { case: "41 characters", input: { ...base, string_id: "a".repeat(41) }, msg: pattern },
+        {
+          case: "already in use",
+          input: { ...base, string_id: "acme" },
+          msg: "Subdomain is already in use. Please choose a different one."
+        },
+        {
+          case: "a blank name",
+          input: { ...base, string_id: "acme3", name: "   " },
+          msg: "Organization name can't be empty."
+        }
+      ]
+      for (const row of refused) {
+        yield* fails(organizations.create(row.input), "BadRequest", row.msg, row.case)
+      }
       assert.deepStrictEqual(yield* organizations.list, before)
       // None of the failures consumed an id.
       const { realm } = yield* organizations.create({ ...base, string_id: "a".repeat(40) })

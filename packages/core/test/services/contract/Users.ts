@@ -208,15 +208,23 @@ export const usersTests = (it: Vitest.MethodsNonLive<Teamchat.Services | Persist
       const userRepo = yield* UserRepo
       const before = yield* userRepo.listByRealm(org.realm.id)
       const name = (full_name: string) => addUser(org, 400, { full_name })
-      yield* fails(name(""), "NameEmpty", "Name must not be empty!")
-      yield* fails(name(" \t "), "NameEmpty", "Name must not be empty!")
-      yield* fails(name("x".repeat(101)), "NameTooLong", "Name too long!")
-      yield* fails(name("😀".repeat(101)), "NameTooLong", "Name too long!")
-      for (const bad of ["a*b", "a`b", "a\\b", "a>b", "a\"b", "a@b", "bell\u0007", "nul\u0000x", "c1\u0085x"]) {
-        yield* fails(name(bad), "NameInvalidCharacters", "Invalid characters in name!")
+      const refusedNames: ReadonlyArray<{ readonly case: string; readonly name: string; readonly tag: string; readonly msg: string }> = [
+        { case: "empty", name: "", tag: "NameEmpty", msg: "Name must not be empty!" },
+        { case: "blank", name: " \t ", tag: "NameEmpty", msg: "Name must not be empty!" },
+        { case: "101 characters", name: "x".repeat(101), tag: "NameTooLong", msg: "Name too long!" },
+        { case: "101 emoji", name: "😀".repeat(101), tag: "NameTooLong", msg: "Name too long!" },
+        ...["a*b", "a`b", "a\\b", "a>b", "a\"b", "a@b", "bell\u0007", "nul\u0000x", "c1\u0085x"].map((bad) => ({
+          case: `invalid character in ${JSON.stringify(bad)}`,
+          name: bad,
+          tag: "NameInvalidCharacters",
+          msg: "Invalid characters in name!"
+        })),
+        { case: "a user id suffix", name: "Hamlet|12", tag: "NameInvalidFormat", msg: "Invalid format!" },
+        { case: "a user id suffix, padded", name: "  Hamlet|7  ", tag: "NameInvalidFormat", msg: "Invalid format!" }
+      ]
+      for (const row of refusedNames) {
+        yield* fails(name(row.name), row.tag, row.msg, row.case)
       }
-      yield* fails(name("Hamlet|12"), "NameInvalidFormat", "Invalid format!")
-      yield* fails(name("  Hamlet|7  "), "NameInvalidFormat", "Invalid format!")
       for (const bad of ["", "not-an-email", "a@b", "a b@c.test", "@c.test", "a@.test"]) {
         yield* fails(addUser(org, 400, { email: bad }), "InvalidEmailAddress", "Enter a valid email address.")
       }

@@ -54,12 +54,20 @@ export interface ZulipFailure {
   readonly msg: string
 }
 
-/** Runs `effect`, expecting it to fail with `tag` and the exact message `msg`; returns the error. */
-export const fails = <A, E extends ZulipFailure, R>(effect: Effect.Effect<A, E, R>, tag: string, msg: string) =>
+/**
+ * Runs `effect`, expecting it to fail with `tag` and the exact message `msg`;
+ * returns the error. `label` names the case in a table of cases.
+ */
+export const fails = <A, E extends ZulipFailure, R>(
+  effect: Effect.Effect<A, E, R>,
+  tag: string,
+  msg: string,
+  label?: string
+) =>
   Effect.flip(effect).pipe(Effect.tap((error) =>
     Effect.sync(() => {
-      assert.strictEqual(error._tag, tag)
-      assert.strictEqual(error.msg, msg)
+      assert.strictEqual(error._tag, tag, label)
+      assert.strictEqual(error.msg, msg, label)
     })
   ))
 
