@@ -7,6 +7,7 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type { GroupSettingValue } from "../domain/GroupSetting.ts"
 import type { GroupId, RealmId } from "../domain/Ids.ts"
 import type { Realm, RealmSettings } from "../domain/Realm.ts"
 import { EmailVisibilities } from "../domain/Role.ts"
@@ -80,8 +81,10 @@ export class Organizations extends Context.Service<Organizations, {
             return yield* new BadRequest({ msg: "Subdomain is already in use. Please choose a different one." })
           }
           const now = yield* Clock.currentTimeMillis
-          // Settings that name system groups are filled in once the groups exist.
-          const placeholder = 0 as GroupId
+          // The system groups need the realm's id, and its settings name them:
+          // until they exist, each group setting holds the empty anonymous
+          // group (nobody, as role:nobody will), replaced below.
+          const nobody: GroupSettingValue = { direct_members: [], direct_subgroups: [] }
           const realm = yield* realms.insert({
             string_id: input.string_id,
             name: input.name.trim(),
@@ -103,19 +106,19 @@ export class Organizations extends Context.Service<Organizations, {
               message_retention_days: -1,
               topics_policy: "allow_empty_topic",
               ...input.settings,
-              can_access_all_users_group: placeholder,
-              can_create_groups: placeholder,
-              can_manage_all_groups: placeholder,
-              can_create_public_channel_group: placeholder,
-              can_create_private_channel_group: placeholder,
-              can_create_web_public_channel_group: placeholder,
-              can_add_subscribers_group: placeholder,
-              can_invite_users_group: placeholder,
-              can_move_messages_between_channels_group: placeholder,
-              can_move_messages_between_topics_group: placeholder,
-              can_delete_any_message_group: placeholder,
-              can_delete_own_message_group: placeholder,
-              can_mention_many_users_group: placeholder
+              can_access_all_users_group: nobody,
+              can_create_groups: nobody,
+              can_manage_all_groups: nobody,
+              can_create_public_channel_group: nobody,
+              can_create_private_channel_group: nobody,
+              can_create_web_public_channel_group: nobody,
+              can_add_subscribers_group: nobody,
+              can_invite_users_group: nobody,
+              can_move_messages_between_channels_group: nobody,
+              can_move_messages_between_topics_group: nobody,
+              can_delete_any_message_group: nobody,
+              can_delete_own_message_group: nobody,
+              can_mention_many_users_group: nobody
             }
           })
           const ids: Partial<Record<SystemGroupName, GroupId>> = {}
@@ -129,14 +132,14 @@ export class Organizations extends Context.Service<Organizations, {
               creator_id: null,
               date_created: null,
               deactivated: false,
-              // role:nobody is created first, so it can name itself.
+              // role:nobody is created first, then names itself (below).
               settings: {
-                can_add_members_group: ids["role:nobody"] ?? (0 as GroupId),
-                can_join_group: ids["role:nobody"] ?? (0 as GroupId),
-                can_leave_group: ids["role:nobody"] ?? (0 as GroupId),
-                can_manage_group: ids["role:nobody"] ?? (0 as GroupId),
-                can_mention_group: ids["role:nobody"] ?? (0 as GroupId),
-                can_remove_members_group: ids["role:nobody"] ?? (0 as GroupId)
+                can_add_members_group: ids["role:nobody"] ?? nobody,
+                can_join_group: ids["role:nobody"] ?? nobody,
+                can_leave_group: ids["role:nobody"] ?? nobody,
+                can_manage_group: ids["role:nobody"] ?? nobody,
+                can_mention_group: ids["role:nobody"] ?? nobody,
+                can_remove_members_group: ids["role:nobody"] ?? nobody
               }
             })
             ids[name] = group.id
