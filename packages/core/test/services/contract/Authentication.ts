@@ -75,10 +75,33 @@ export const authenticationTests = (it: Vitest.MethodsNonLive<Teamchat.Services 
         email: `Stored.Case@${org.domain}`,
         user_id: person.id
       })
-      yield* fails(auth.fetchApiKey(org.realm.id, person.delivery_email, "wrong"), "AuthenticationFailed", failed)
-      yield* fails(auth.fetchApiKey(org.realm.id, person.delivery_email, ""), "AuthenticationFailed", failed)
-      yield* fails(auth.fetchApiKey(org.realm.id, `nobody@${org.domain}`, "correct horse"), "AuthenticationFailed", failed)
-      yield* fails(auth.fetchApiKey(org.realm.id, "not an email", "x"), "InvalidEmailAddress", "Enter a valid email address.")
+      const refused: ReadonlyArray<{
+        readonly case: string
+        readonly username: string
+        readonly password: string
+        readonly tag: string
+        readonly msg: string
+      }> = [
+        { case: "a wrong password", username: person.delivery_email, password: "wrong", tag: "AuthenticationFailed", msg: failed },
+        { case: "an empty password", username: person.delivery_email, password: "", tag: "AuthenticationFailed", msg: failed },
+        {
+          case: "an unknown address",
+          username: `nobody@${org.domain}`,
+          password: "correct horse",
+          tag: "AuthenticationFailed",
+          msg: failed
+        },
+        {
+          case: "not an address",
+          username: "not an email",
+          password: "x",
+          tag: "InvalidEmailAddress",
+          msg: "Enter a valid email address."
+        }
+      ]
+      for (const row of refused) {
+        yield* fails(auth.fetchApiKey(org.realm.id, row.username, row.password), row.tag, row.msg, row.case)
+      }
       // The placeholder address is not a login name.
       yield* fails(auth.fetchApiKey(org.realm.id, person.email, "correct horse"), "AuthenticationFailed", failed)
       // Another organization's account.

@@ -452,12 +452,17 @@ export const demoOrganizationTests = (it: Vitest.MethodsNonLive<Teamchat.Service
     Effect.gen(function*() {
       const realm = yield* demo
       const direct = (id: number) => directGroups(realm.id, userId(id))
-      assert.deepStrictEqual(yield* direct(ids.desdemona), ["role:owners"])
-      assert.deepStrictEqual(yield* direct(ids.iago), ["role:administrators"])
-      assert.deepStrictEqual(yield* direct(ids.shiva), ["role:moderators"])
-      assert.deepStrictEqual(yield* direct(ids.hamlet), ["role:fullmembers", "role:members"])
-      assert.deepStrictEqual(yield* direct(ids.polonius), ["role:everyone"])
-      assert.deepStrictEqual(yield* direct(ids.defaultBot), ["role:fullmembers", "role:members"])
+      const expected: ReadonlyArray<readonly [keyof typeof ids, ReadonlyArray<string>]> = [
+        ["desdemona", ["role:owners"]],
+        ["iago", ["role:administrators"]],
+        ["shiva", ["role:moderators"]],
+        ["hamlet", ["role:fullmembers", "role:members"]],
+        ["polonius", ["role:everyone"]],
+        ["defaultBot", ["role:fullmembers", "role:members"]]
+      ]
+      for (const [who, groups] of expected) {
+        assert.deepStrictEqual(yield* direct(ids[who]), groups, who)
+      }
       const g = yield* (yield* Organizations).systemGroups(realm.id)
       const groupIds: ReadonlyArray<GroupId> = Object.values(g)
       assert.deepStrictEqual([...groupIds].sort((a, b) => a - b), [1, 2, 3, 4, 5, 6, 7, 8])
