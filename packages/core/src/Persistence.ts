@@ -87,13 +87,13 @@ export const layerMemory: Layer.Layer<Persistence> = Events.layer.pipe(
  * @category layers
  */
 export const layerSql: Layer.Layer<Persistence, MigrationError | SqlError, SqlClient.SqlClient> = Events.layer.pipe(
+  Layer.provideMerge(SqlEventStore.layer),
   Layer.provideMerge(Layer.mergeAll(
     SqlRepositories.layer,
     SqlScheduledMessageRepo.layer,
     SqlMessageSearch.layer,
     SqlAccessCache.layer,
-    SqlTransactor.layer,
-    SqlEventStore.layer
+    SqlTransactor.layer
   )),
   Layer.provide(Migrations.layer)
 )

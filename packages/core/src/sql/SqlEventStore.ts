@@ -6,6 +6,7 @@
  */
 import type * as PgClient from "@effect/sql-pg/PgClient"
 import { PgClient as PgClientTag } from "@effect/sql-pg/PgClient"
+import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -19,6 +20,7 @@ import { realmId as toRealmId, userId as toUserId } from "../domain/Ids.ts"
 import type { RealmId } from "../domain/Ids.ts"
 import { decodeSignal, encodeSignal, EventStore, eventsSignal, makeCallbacks } from "../ports/EventStore.ts"
 import type { Signal } from "../ports/EventStore.ts"
+import { Transactor } from "../ports/Transactor.ts"
 import { PgliteClient } from "./PgliteClient.ts"
 
 /** The NOTIFY channel shared by every process. @category constants */
@@ -110,14 +112,16 @@ const pgListener = (pg: PgClient.PgClient): Listener => (dispatch) =>
  * The log and queues in the SQL tables of migration `0002_events`. Uses
  * LISTEN/NOTIFY when the context has a `PgClient` (sql-pg) or a
  * `PgliteClient`; with another SqlClient only this process's waiters wake
- * at once (others at their next heartbeat).
+ * at once (others at their next heartbeat). Wake-ups wait for the commit
+ * through the Transactor; rows are stamped by the Clock.
  *
  * @category layers
  */
-export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient> = Layer.effect(
+export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transactor> = Layer.effect(
   EventStore,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const tx = yield* Transactor
     const { dispatch, onSignal } = makeCallbacks()
 
     const pg = yield* Effect.serviceOption(PgClientTag)
@@ -170,8 +174,8 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient> = Layer.
 
     const append = (realmId: RealmId, events: ReadonlyArray<NewLoggedEvent>) =>
       events.length === 0 ? Effect.void : Effect.gen(function*() {
-        yield* insertRows(realmId, Date.now(), events)
-        yield* sql.afterCommit(broadcast(eventsSignal(realmId, events)))
+        yield* insertRows(realmId, yield* Clock.currentTimeMillis, events)
+        yield* tx.afterCommit(broadcast(eventsSignal(realmId, events)))
       }).pipe(Effect.orDie)
 
     return EventStore.of({
@@ -232,9 +236,9 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient> = Layer.
           RETURNING id`.pipe(Effect.map((rows) => rows.map((r) => String(r.id))), Effect.orDie),
       // The grace period keeps events a queue being registered right now may
       // still need (its row is not visible yet).
-      pruneLog: Effect.suspend(() => sql<{ id: unknown }>`
+      pruneLog: Effect.flatMap(Clock.currentTimeMillis, (now) => sql<{ id: unknown }>`
         DELETE FROM events e
-        WHERE e.created_at < ${Date.now() - 120_000} AND e.id <= COALESCE(
+        WHERE e.created_at < ${now - 120_000} AND e.id <= COALESCE(
           (SELECT MIN(q.cursor_id) FROM event_queues q WHERE q.realm_id = e.realm_id),
           (SELECT MAX(x.id) FROM events x WHERE x.realm_id = e.realm_id)
         )

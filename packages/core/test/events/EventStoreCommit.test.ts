@@ -1,0 +1,177 @@
+/**
+ * The event log's side of a transaction, on every backend: `append` wakes
+ * waiters through `Transactor.afterCommit` (the one after-commit mechanism),
+ * only once the transaction commits and never for one that rolled back; on
+ * SQL, rows are stamped, and the log's grace period measured, by the Clock.
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as TestClock from "effect/testing/TestClock"
+import type { NewLoggedEvent } from "../../src/domain/Event.ts"
+import { realmId, userId } from "../../src/domain/Ids.ts"
+import type { RealmId } from "../../src/domain/Ids.ts"
+import { MemoryDatabase } from "../../src/memory/MemoryDatabase.ts"
+import * as MemoryEventStore from "../../src/memory/MemoryEventStore.ts"
+import * as MemoryTransactor from "../../src/memory/MemoryTransactor.ts"
+import { EventStore } from "../../src/ports/EventStore.ts"
+import type { Signal } from "../../src/ports/EventStore.ts"
+import { Transactor } from "../../src/ports/Transactor.ts"
+import * as Migrations from "../../src/sql/Migrations.ts"
+import * as SqlEventStore from "../../src/sql/SqlEventStore.ts"
+import * as SqlTransactor from "../../src/sql/SqlTransactor.ts"
+import * as TestDatabase from "../../src/testing/TestDatabase.ts"
+
+/** How many callbacks were registered through `Transactor.afterCommit`. */
+class AfterCommitCount extends Context.Service<AfterCommitCount, { registered: number }>()("test/AfterCommitCount") {}
+
+/** The backend's Transactor, counting what is registered with `afterCommit`. */
+const countingTransactor = Layer.effect(
+  Transactor,
+  Effect.gen(function*() {
+    const inner = yield* Transactor
+    const count = yield* AfterCommitCount
+    return Transactor.of({
+      withTransaction: inner.withTransaction,
+      afterCommit: (effect) => Effect.suspend(() => {
+        count.registered++
+        return inner.afterCommit(effect)
+      })
+    })
+  })
+)
+
+const counter = Layer.sync(AfterCommitCount, () => AfterCommitCount.of({ registered: 0 }))
+
+/** An organization for the log's rows: SQL's `events.realm_id` references `realms`. */
+const newRealm = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const name = `log${Math.floor(performance.now() * 1000)}`
+  const [row] = yield* sql<{ id: unknown }>`
+    INSERT INTO realms (string_id, name, description, url, fake_email_domain, deactivated, date_created, settings)
+    VALUES (${name}, ${name}, '', ${`http://${name}.test`}, ${`${name}.test`}, false, 0, '{}'::jsonb)
+    RETURNING id`
+  return realmId(Number(row!.id))
+}).pipe(Effect.orDie)
+
+let memoryRealms = 0
+
+const backends = {
+  memory: {
+    layer: () =>
+      MemoryEventStore.layer.pipe(
+        Layer.provideMerge(countingTransactor),
+        Layer.provide(MemoryTransactor.layer),
+        Layer.provideMerge(counter),
+        Layer.provide(MemoryDatabase.layer)
+      ),
+    // The in-memory log has no foreign keys: any fresh id.
+    realm: Effect.sync(() => realmId(++memoryRealms)) as Effect.Effect<RealmId>,
+    sql: false
+  },
+  PGlite: {
+    layer: () => sqlStack(TestDatabase.pgliteLayer()),
+    realm: newRealm,
+    sql: true
+  },
+  PostgreSQL: {
+    layer: () => sqlStack(TestDatabase.postgresLayer()),
+    realm: newRealm,
+    sql: true
+  }
+}
+
+function sqlStack<E>(database: Layer.Layer<SqlClient.SqlClient, E>) {
+  const transactor = countingTransactor.pipe(Layer.provide(SqlTransactor.layer))
+  return SqlEventStore.layer.pipe(
+    Layer.provideMerge(transactor),
+    Layer.provideMerge(counter),
+    Layer.provide(Migrations.layer),
+    Layer.provideMerge(database)
+  )
+}
+
+const ping = (n: number): NewLoggedEvent => ({
+  payload: { type: "alert_words", alert_words: [`w${n}`] },
+  user_ids: [userId(1)],
+  requires: null
+})
+
+/**
+ * The signals about `realm` heard while `f` runs, read at the points `f`
+ * chooses (on PostgreSQL this process also hears its own NOTIFY, later).
+ */
+const listening = <A, E, R>(realm: RealmId, f: (heard: ReadonlyArray<Signal>) => Effect.Effect<A, E, R>) =>
+  Effect.scoped(Effect.gen(function*() {
+    const heard: Array<Signal> = []
+    yield* (yield* EventStore).onSignal((signal) => {
+      if (signal._tag === "events" && signal.realm === realm) heard.push(signal)
+    })
+    return yield* f(heard)
+  }))
+
+for (const [name, backend] of Object.entries(backends)) {
+  describe(`event log and transactions on ${name}`, () => {
+    layer(backend.layer() as Layer.Layer<EventStore | Transactor | AfterCommitCount | SqlClient.SqlClient>, {
+      timeout: "120 seconds"
+    })((it) => {
+      it.effect("append registers its wake-up with Transactor.afterCommit and signals only after the commit", () =>
+        Effect.flatMap(backend.realm, (realm) =>
+          listening(realm, (heard) =>
+          Effect.gen(function*() {
+            const store = yield* EventStore
+            const tx = yield* Transactor
+            const count = yield* AfterCommitCount
+            const before = count.registered
+            const inside = yield* tx.withTransaction(Effect.gen(function*() {
+              yield* store.append(realm, [ping(1), ping(2)])
+              return heard.length
+            }))
+            assert.strictEqual(inside, 0, "no signal before the commit")
+            assert.strictEqual(count.registered - before, 1)
+            assert.deepStrictEqual(heard[0], { _tag: "events", realm, users: [1] })
+            const logged = yield* store.read(realm, userId(1), 0)
+            assert.deepStrictEqual(logged.map((e) => e.payload), [ping(1).payload, ping(2).payload])
+          })
+        )))
+
+      it.effect("nothing is logged or signalled for a transaction that rolls back", () =>
+        Effect.flatMap(backend.realm, (realm) =>
+          listening(realm, (heard) =>
+          Effect.gen(function*() {
+            const store = yield* EventStore
+            const tx = yield* Transactor
+            const after = yield* store.highWaterMark(realm)
+            const failed = yield* Effect.flip(tx.withTransaction(
+              Effect.andThen(store.append(realm, [ping(3)]), Effect.fail("rolled back" as const))
+            ))
+            assert.strictEqual(failed, "rolled back")
+            assert.deepStrictEqual(heard, [])
+            assert.deepStrictEqual(yield* store.read(realm, userId(1), after), [])
+          })
+        )))
+
+      if (backend.sql) {
+        it.effect("rows are stamped with the Clock's time, and the log's grace period follows it", () =>
+          Effect.gen(function*() {
+            const store = yield* EventStore
+            const sql = yield* SqlClient.SqlClient
+            const realm = yield* backend.realm
+            yield* TestClock.adjust(5_000)
+            yield* store.append(realm, [ping(4)])
+            const rows = yield* sql<{ created_at: unknown }>`SELECT created_at FROM events WHERE realm_id = ${realm}`
+            assert.deepStrictEqual(rows.map((r) => Number(r.created_at)), [5_000])
+            // No queue is behind the row: only the two-minute grace keeps it.
+            yield* TestClock.adjust(119_999)
+            yield* store.pruneLog
+            assert.strictEqual((yield* store.read(realm, userId(1), 0)).length, 1)
+            yield* TestClock.adjust(2)
+            yield* store.pruneLog
+            assert.deepStrictEqual(yield* store.read(realm, userId(1), 0), [])
+          }).pipe(Effect.orDie))
+      }
+    })
+  })
+}
