@@ -1,60 +1,8 @@
 /**
- * Generation of secrets and opaque ids (API keys, event queue ids). A service
- * so tests can make them deterministic.
+ * Generation of secrets and opaque ids: the public module. The service is
+ * defined in `internal/KeyGenerator.ts`, below the event pipeline, which
+ * draws its queue ids from it.
  *
  * @since 0.1.0
  */
-import * as Context from "effect/Context"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import { randomBytes } from "node:crypto"
-
-const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-
-/** Zulip API keys: 32 characters of [A-Za-z0-9]. @category constants */
-export const ApiKeyLength = 32
-
-/** @category predicates */
-export const isWellFormedApiKey = (key: string): boolean => /^[A-Za-z0-9]{32}$/.test(key)
-
-/** @category services */
-export class KeyGenerator extends Context.Service<KeyGenerator, {
-  /** A fresh random string of `length` characters from [A-Za-z0-9]. */
-  token(length: number): Effect.Effect<string>
-}>()("teamchat/core/services/KeyGenerator") {
-  /** Cryptographically random tokens. */
-  static readonly layer = Layer.succeed(
-    KeyGenerator,
-    KeyGenerator.of({
-      token: (length) =>
-        Effect.sync(() => {
-          // Rejection sampling keeps every character equally likely.
-          let out = ""
-          while (out.length < length) {
-            for (const byte of randomBytes(length * 2)) {
-              if (byte < 248 && out.length < length) out += alphabet[byte % 62]
-            }
-          }
-          return out
-        })
-    })
-  )
-
-  /** Deterministic tokens for tests: the same sequence on every run. */
-  static readonly layerTest = Layer.sync(KeyGenerator, () => {
-    let state = 0x2545f491
-    const next = () => {
-      // xorshift32
-      state ^= state << 13
-      state ^= state >>> 17
-      state ^= state << 5
-      return state >>> 0
-    }
-    return KeyGenerator.of({
-      token: (length) => Effect.sync(() => Array.from({ length }, () => alphabet[next() % 62]).join(""))
-    })
-  })
-}
-
-/** A new API key. @category constructors */
-export const apiKey: Effect.Effect<string, never, KeyGenerator> = KeyGenerator.use((g) => g.token(ApiKeyLength))
+export * from "./internal/KeyGenerator.ts"

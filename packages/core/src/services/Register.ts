@@ -14,6 +14,7 @@
  * @since 0.1.0
  */
 import { createHash } from "node:crypto"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -145,6 +146,7 @@ export class Register extends Context.Service<Register, {
         }
         const state: Record<string, unknown> = {}
         const caps = options.capabilities
+        const now = yield* Clock.currentTimeMillis
 
         if (want("alert_words")) state.alert_words = [...(yield* alertWords.list(user.id))].sort()
         if (want("custom_profile_fields")) {
@@ -157,9 +159,9 @@ export class Register extends Context.Service<Register, {
         if (want("presence")) {
           state.presences = {}
           state.presence_last_update_id = -1
-          state.server_timestamp = Date.now() / 1000
+          state.server_timestamp = now / 1000
         }
-        if (want("realm")) Object.assign(state, realmState(ctx, user, ids, server))
+        if (want("realm")) Object.assign(state, realmState(ctx, user, ids, server, now))
         if (want("realm_bot")) state.realm_bots = []
         if (want("realm_embedded_bots")) state.realm_embedded_bots = []
         if (want("realm_incoming_webhook_bots")) state.realm_incoming_webhook_bots = []
@@ -307,7 +309,8 @@ const realmState = (
   ctx: AccessContext,
   user: User,
   ids: Readonly<Record<string, GroupId>>,
-  server: ServerInfo
+  server: ServerInfo,
+  now: number
 ): Record<string, unknown> => {
   const realm = ctx.state.realm
   const s = realm.settings
@@ -317,7 +320,7 @@ const realmState = (
     ...Limits,
     realm_empty_topic_display_name: "general chat",
     server_emoji_data_url: `${server.base_url.replace(/\/$/, "")}/static/generated/emoji/emoji_api.json`,
-    server_generation: server.server_generation ?? Math.floor(Date.now() / 1000),
+    server_generation: server.server_generation ?? Math.floor(now / 1000),
     realm_name: realm.name,
     realm_description: realm.description,
     realm_uri: realm.url,

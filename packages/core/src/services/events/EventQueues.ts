@@ -22,7 +22,6 @@
  *
  * @since 0.1.0
  */
-import { randomUUID } from "node:crypto"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -43,6 +42,7 @@ import type { Principal } from "../../domain/Principal.ts"
 import type { ClientEvent, IncludeSubscribers, NarrowTerm, QueueOptions, QueueRecord } from "../../domain/Event.ts"
 import { accepts, capabilitiesFrom, heartbeat, isExpired, present } from "../../domain/Event.ts"
 import { EventStore } from "../../ports/EventStore.ts"
+import { KeyGenerator } from "../internal/KeyGenerator.ts"
 import type { Signal } from "../../ports/EventStore.ts"
 import * as Deadlines from "./Deadlines.ts"
 
@@ -225,10 +225,11 @@ export class EventQueues extends Context.Service<EventQueues, {
   /** Number of polls waiting in this process (for tests and metrics). */
   waitingPolls: Effect.Effect<number>
 }>()("teamchat/core/services/events/EventQueues") {
-  static readonly layer: Layer.Layer<EventQueues, never, EventStore> = Layer.effect(
+  static readonly layer: Layer.Layer<EventQueues, never, EventStore | KeyGenerator> = Layer.effect(
     EventQueues,
     Effect.gen(function*() {
       const store = yield* EventStore
+      const ids = yield* KeyGenerator
 
       // -----------------------------------------------------------------------
       // waiting polls of this process
@@ -319,7 +320,7 @@ export class EventQueues extends Context.Service<EventQueues, {
         const now = yield* Clock.currentTimeMillis
         const cursor = yield* store.highWaterMark(principal.realm.id)
         const queue: QueueRecord = {
-          id: randomUUID(),
+          id: yield* ids.uuid,
           realm_id: principal.realm.id,
           user_id: principal.user.id,
           options,
