@@ -258,7 +258,9 @@ const serve = Command.make(
       demo: flags.demo || undefined
     })
     return yield* Server.run(config).pipe(
-      Effect.onInterrupt(() => Effect.sync(() => Server.outputFor(config.logFormat)(`${name}: stopped\n`)))
+      Effect.onInterrupt(() =>
+        Effect.clockWith((clock) => Effect.sync(() => Server.outputFor(config.logFormat, clock)(`${name}: stopped\n`)))
+      )
     )
   })
 ).pipe(

@@ -16,6 +16,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { DemoData, DemoOrganization, Organizations, Persistence, ScheduledDelivery, Teamchat } from "@teamchat/core"
 import type { KeyGenerator, PasswordHasher } from "@teamchat/core"
 import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
@@ -74,12 +75,12 @@ export const silent: Output = () => {}
 
 /**
  * `write` in JSON lines: each complete line of text becomes one entry
- * shaped like effect's JSON logger's (`message`, `level`, `timestamp`,
- * `annotations`, `spans`), so a `LOG_FORMAT=json` stream stays JSON.
+ * shaped like effect's JSON logger's (`message`, `level`, `timestamp` from
+ * `clock`, `annotations`, `spans`), so a `LOG_FORMAT=json` stream stays JSON.
  *
  * @category constants
  */
-export const jsonLines = (write: Output): Output => {
+export const jsonLines = (write: Output, clock: Clock.Clock): Output => {
   let pending = ""
   return (text) => {
     pending += text
@@ -88,7 +89,7 @@ export const jsonLines = (write: Output): Output => {
       const line = pending.slice(0, end).replace(/^teamchat: /, "")
       pending = pending.slice(end + 1)
       write(
-        JSON.stringify({ message: line, level: "INFO", timestamp: new Date().toISOString(), annotations: {}, spans: {} }) +
+        JSON.stringify({ message: line, level: "INFO", timestamp: new Date(clock.currentTimeMillisUnsafe()).toISOString(), annotations: {}, spans: {} }) +
           "\n"
       )
       end = pending.indexOf("\n")
@@ -97,7 +98,8 @@ export const jsonLines = (write: Output): Output => {
 }
 
 /** Where the server's progress goes by default: stdout, as JSON lines in json log format. @category constants */
-export const outputFor = (logFormat: ServerConfig["logFormat"]): Output => logFormat === "json" ? jsonLines(stdout) : stdout
+export const outputFor = (logFormat: ServerConfig["logFormat"], clock: Clock.Clock): Output =>
+  logFormat === "json" ? jsonLines(stdout, clock) : stdout
 
 // -----------------------------------------------------------------------------
 // data directory
@@ -377,8 +379,8 @@ export const httpOptions = (config: ServerConfig, overrides: Partial<HttpOptions
  * @category layers
  */
 export const layer = (config: ServerConfig, options: Options = {}) =>
-  Layer.unwrap(Effect.sync(() => {
-    const output = options.output ?? outputFor(config.logFormat)
+  Layer.unwrap(Effect.clockWith((clock) => Effect.sync(() => {
+    const output = options.output ?? outputFor(config.logFormat, clock)
     // The port is taken first so a conflict fails fast; until the routes are
     // attached, requests get a 503 instead of waiting on a socket nobody reads.
     const server = makeNodeServer(options.requestTimeout ?? defaultRequestTimeout)
@@ -445,7 +447,7 @@ export const layer = (config: ServerConfig, options: Options = {}) =>
       Layer.provideMerge(nodeServer),
       Layer.provide(layerLogging(config))
     )
-  }))
+  })))
 
 /**
  * The configured log level and format (one line per entry unless "pretty").
