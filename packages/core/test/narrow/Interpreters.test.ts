@@ -11,7 +11,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
-import type { ChannelId } from "../../src/domain/Ids.ts"
 import { dmParticipants } from "../../src/domain/Message.ts"
 import type { Anchor, FetchedRange, RangeOptions, SearchQuery } from "../../src/ports/MessageSearch.ts"
 import type { HasOperand, IsOperand, Narrow, Term } from "../../src/narrow/Narrow.ts"
@@ -127,7 +126,7 @@ const caseArb = (world: World): Arbitrary.Arbitrary<Case> =>
       terms: c.terms,
       near: null,
       historyChannelIds: null,
-      firstUnreadExcludedChannelIds: c.excluded as ReadonlyArray<ChannelId>
+      firstUnreadExcludedChannelIds: c.excluded
     }
     return {
       query: {

@@ -32,7 +32,7 @@
  * the seed and `TEAMCHAT_FUZZ_RUNS` scales the number of generated cases.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import type { UserId } from "@teamchat/core/domain/Ids"
+import { userId } from "@teamchat/core/domain/Ids"
 import { EventStore } from "@teamchat/core/ports/EventStore"
 import {
   AlertWordRepo,
@@ -770,7 +770,7 @@ const fingerprint = (fixture: Fixture): Effect.Effect<Record<string, string>, ne
       ["subscriptions", subscriptions.listByRealm(realm.id)]
     ]
     for (const actor of ["admin", "member"] as const) {
-      const id = fixture.credentials[actor].userId as UserId
+      const id = userId(fixture.credentials[actor].userId)
       parts.push(
         [`${actor} settings`, settings.get(id)],
         [`${actor} alert words`, alertWords.list(id)],

@@ -2,8 +2,7 @@
 import { assert } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type { Channel } from "../../../src/domain/Channel.ts"
-import { channelId, groupId, messageId } from "../../../src/domain/Ids.ts"
-import type { FolderId } from "../../../src/domain/Ids.ts"
+import { channelId, folderId, groupId, messageId } from "../../../src/domain/Ids.ts"
 import type { Persistence } from "../../../src/Persistence.ts"
 import { ChannelRepo, RealmRepo } from "../../../src/ports/Repositories.ts"
 import type { Vitest } from "@effect/vitest"
@@ -32,7 +31,7 @@ export const channelsTests = (it: Vitest.MethodsNonLive<Persistence>): void => {
         message_retention_days: -1,
         topics_policy: "empty_topic_only",
         first_message_id: messageId(42),
-        folder_id: 3 as FolderId,
+        folder_id: folderId(3),
         is_recently_active: false,
         is_default: true,
         settings: channelSettings(7)

@@ -1,8 +1,7 @@
 /** RealmRepo. */
 import { assert } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { groupId } from "../../../src/domain/Ids.ts"
-import type { RealmId } from "../../../src/domain/Ids.ts"
+import { groupId, realmId } from "../../../src/domain/Ids.ts"
 import type { Realm } from "../../../src/domain/Realm.ts"
 import type { Persistence } from "../../../src/Persistence.ts"
 import { RealmRepo } from "../../../src/ports/Repositories.ts"
@@ -54,7 +53,7 @@ export const realmsTests = (it: Vitest.MethodsNonLive<Persistence>): void => {
     Effect.gen(function*() {
       const realms = yield* RealmRepo
       const realm = yield* realms.insert(newRealm())
-      const missing = (realm.id + 1000) as RealmId
+      const missing = realmId(realm.id + 1000)
       assert.strictEqual(yield* realms.findById(missing), undefined)
       assert.strictEqual(yield* realms.findByStringId(unique("nope")), undefined)
       assert.strictEqual(yield* realms.findByStringId(realm.string_id.toUpperCase()), undefined)

@@ -6,8 +6,7 @@ import { assert } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { TestClock } from "effect/testing"
-import { groupId, userId } from "../../../src/domain/Ids.ts"
-import type { RealmId } from "../../../src/domain/Ids.ts"
+import { groupId, realmId, userId } from "../../../src/domain/Ids.ts"
 import { SystemGroups } from "../../../src/domain/UserGroup.ts"
 import type { Persistence } from "../../../src/Persistence.ts"
 import { GroupRepo, UserRepo } from "../../../src/ports/Repositories.ts"
@@ -223,8 +222,8 @@ export const organizationsTests = (it: Vitest.MethodsNonLive<Teamchat.Services |
       )
       assert.strictEqual(yield* organizations.findByStringId("rolled-back"), undefined)
       assert.deepStrictEqual((yield* organizations.list).at(-1), last)
-      assert.deepStrictEqual(yield* userRepo.listByRealm((last.id + 1) as RealmId), [])
-      assert.deepStrictEqual(yield* groupRepo.listByRealm((last.id + 1) as RealmId), [])
+      assert.deepStrictEqual(yield* userRepo.listByRealm(realmId(last.id + 1)), [])
+      assert.deepStrictEqual(yield* groupRepo.listByRealm(realmId(last.id + 1)), [])
 
       // The realm and group ids the failed attempt took stay used, like
       // SQL sequences, on every backend alike.
