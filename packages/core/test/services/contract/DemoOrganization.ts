@@ -8,8 +8,8 @@ import { TestClock } from "effect/testing"
 import * as DemoData from "../../../src/demo/DemoData.ts"
 import * as DemoOrganization from "../../../src/demo/DemoOrganization.ts"
 import { SubscriptionColors } from "../../../src/domain/Channel.ts"
-import { userId } from "../../../src/domain/Ids.ts"
-import type { GroupId, RealmId } from "../../../src/domain/Ids.ts"
+import { realmId, userId } from "../../../src/domain/Ids.ts"
+import type { GroupId } from "../../../src/domain/Ids.ts"
 import type { Role } from "../../../src/domain/Role.ts"
 import type { User } from "../../../src/domain/User.ts"
 import type { Persistence } from "../../../src/Persistence.ts"
@@ -445,7 +445,7 @@ export const demoOrganizationTests = (it: Vitest.MethodsNonLive<Teamchat.Service
           "shiva@zulip.com"
         ].map(entry)
       })
-      assert.deepStrictEqual(yield* auth.devListUsers((realm.id + 1000) as RealmId), { direct_admins: [], direct_users: [] })
+      assert.deepStrictEqual(yield* auth.devListUsers(realmId(realm.id + 1000)), { direct_admins: [], direct_users: [] })
     }).pipe(withTestClock))
 
   it.effect("group memberships of the demo roles", () =>
