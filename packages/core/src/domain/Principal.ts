@@ -11,4 +11,11 @@ import type { User } from "./User.ts"
 export interface Principal {
   readonly user: User
   readonly realm: Realm
+  /**
+   * The organization's access state as authentication found it current for
+   * this request (the SQL cache's read and its version), so the request's
+   * send reads it once. Opaque here; `services/internal/access.ts` reads it.
+   * Absent for principals not made by authentication.
+   */
+  readonly access?: { readonly version: number; readonly value: unknown } | undefined
 }

@@ -110,7 +110,8 @@ export class Authentication extends Context.Service<Authentication, {
           if (user.delivery_email.toLowerCase() !== email.trim().toLowerCase()) return Effect.fail(new InvalidApiKey())
           if (realm.deactivated) return Effect.fail(new RealmDeactivated())
           if (!user.is_active) return Effect.fail(new UserDeactivated())
-          return Effect.succeed({ user, realm })
+          // With the access state the cache found current, when it did (see `accessOfRequest`).
+          return Effect.succeed(found)
         })
       }
 

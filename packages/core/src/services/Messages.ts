@@ -30,7 +30,7 @@ import * as Errors from "../errors/Errors.ts"
 import { Events } from "./events/Events.ts"
 import { Audience, messageEvent } from "../domain/Event.ts"
 import type { Publication } from "./events/Events.ts"
-import { canAccessUser, isSubscribed, makeAccessLoader } from "./internal/access.ts"
+import { accessOfRequest, canAccessUser, isSubscribed, makeAccessLoader } from "./internal/access.ts"
 import type { AccessContext } from "./internal/access.ts"
 import { containsWord, render } from "../markdown/Markdown.ts"
 import type { RenderContext } from "../markdown/Markdown.ts"
@@ -352,8 +352,9 @@ const makeMessages = Effect.gen(function*() {
   const events = yield* Events
   const tx = yield* Transactor
 
-  // The principal's organization was read for this request (authentication, or the delivery worker).
-  const contextOf = (principal: Principal) => loadAccess(principal.realm)
+  // The principal's organization was read for this request (authentication, or the delivery worker);
+  // a send is a request's first read, so the state authentication verified is reused as is.
+  const contextOf = (principal: Principal) => accessOfRequest(loadAccess, principal)
 
   const validateIn = Effect.fnUntraced(function*(
     ctx: AccessContext,

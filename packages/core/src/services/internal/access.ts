@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { Channel } from "../../domain/Channel.ts"
 import type { ChannelId, RealmId, UserId } from "../../domain/Ids.ts"
+import type { Principal } from "../../domain/Principal.ts"
 import type { Realm } from "../../domain/Realm.ts"
 import type { User } from "../../domain/User.ts"
 import { hasContentAccess, hasMetadataAccess } from "../../permissions/ChannelAccess.ts"
@@ -135,6 +136,21 @@ export const makeAccessLoader = Effect.gen(function*() {
     })
 })
 
+/**
+ * The principal's organization for a request's first read: the state
+ * authentication found current for this request when it carries one (no
+ * second version check), else a read through `load`.
+ */
+export const accessOfRequest = (
+  load: (realm: Realm) => Effect.Effect<AccessContext>,
+  principal: Principal
+): Effect.Effect<AccessContext> => {
+  const verified = principal.access?.value as AccessContext | undefined
+  return verified !== undefined && verified.state.realm.id === principal.realm.id
+    ? Effect.succeed(verified)
+    : load(principal.realm)
+}
+
 /** How many API keys `makeCachedKeyLookup` remembers the organization of. */
 const rememberedKeys = 10_000
 
@@ -155,7 +171,7 @@ export const makeCachedKeyLookup = (cache: Context.Service.Shape<typeof AccessCa
     if (realmOfKey.size >= rememberedKeys) realmOfKey.clear()
     realmOfKey.set(apiKey, realmId)
   }
-  const find = (apiKey: string): Effect.Effect<{ readonly user: User; readonly realm: Realm } | undefined> => {
+  const find = (apiKey: string): Effect.Effect<Principal | undefined> => {
     const realmId = realmOfKey.get(apiKey)
     // Nothing cached for the organization: the version would be read for nothing.
     if (realmId === undefined || !cache.entries.has(realmId)) return Effect.undefined
@@ -169,7 +185,7 @@ export const makeCachedKeyLookup = (cache: Context.Service.Shape<typeof AccessCa
         usersByKey.set(ctx, index)
       }
       const user = index.get(apiKey)
-      return user === undefined ? undefined : { user, realm: ctx.state.realm }
+      return user === undefined ? undefined : { user, realm: ctx.state.realm, access: hit }
     })
   }
   return { find, remember }
