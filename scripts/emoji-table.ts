@@ -1,5 +1,5 @@
 /**
- * Makes `packages/core/src/markdown/internal/emojiTable.ts`, Zulip's names for
+ * Makes `packages/core/src/domain/internal/emojiTable.ts`, Zulip's names for
  * Unicode emoji, from dataset packages pinned exactly in the root package.json:
  *
  * - `emoji-datasource` (iamcal's emoji-data, the list Zulip builds its emoji
@@ -22,7 +22,7 @@ import { fileURLToPath } from "node:url"
 import { zulipNameRows } from "./emoji-zulip-names.ts"
 
 export const emojiTablePath = fileURLToPath(
-  new URL("../packages/core/src/markdown/internal/emojiTable.ts", import.meta.url)
+  new URL("../packages/core/src/domain/internal/emojiTable.ts", import.meta.url)
 )
 
 /** One emoji as the table lists it: codepoints, canonical name, aliases. */
@@ -231,7 +231,7 @@ export const emojiTableSource = (): string => {
  * \`emoji-<code>\` classes (variation selectors dropped), then the canonical
  * name, then its aliases.
  *
- * Kept as one string so the table costs a single literal; \`emojiNames.ts\`
+ * Kept as one string so the table costs a single literal; \`domain/Emoji.ts\`
  * parses it once on first use.
  *
  * @internal

@@ -9,6 +9,8 @@
 
 // domain: records, ids, the caller, pure rules
 export * as Channel from "./domain/Channel.ts"
+/** Zulip's emoji names (the generated table) and the `emoji_api.json` document. */
+export * as Emoji from "./domain/Emoji.ts"
 export * as Event from "./domain/Event.ts"
 export * as GroupSetting from "./domain/GroupSetting.ts"
 export * as Ids from "./domain/Ids.ts"

@@ -4,7 +4,8 @@
  *
  * - `layerRoutes(options)` registers every route with an `HttpRouter`: the
  *   HttpApi endpoints, the OpenAPI document at GET /api/v1/openapi.json, a
- *   small HTML page at GET / (what this server is, how to connect), and
+ *   small HTML page at GET / (what this server is, how to connect), the
+ *   emoji data at GET /static/generated/emoji/emoji_api.json, and
  *   a catch-all that answers any other path or method with Zulip's 404 JSON.
  *   It requires the core services (`Teamchat.Services`) and the `HttpRouter`
  *   (which `HttpRouter.serve` and `HttpRouter.toWebHandler` provide).
@@ -46,6 +47,7 @@ import * as StreamsHandlers from "./handlers/Streams.ts"
 import * as SubscriptionsHandlers from "./handlers/Subscriptions.ts"
 import * as UsersHandlers from "./handlers/Users.ts"
 import * as Config from "./internal/Config.ts"
+import * as EmojiData from "./internal/EmojiData.ts"
 import type { HttpOptions } from "./internal/Config.ts"
 import { notFound, toResponse } from "./internal/Errors.ts"
 import * as RootPage from "./internal/RootPage.ts"
@@ -134,7 +136,8 @@ export const layerRoutes = (options: HttpOptions): Layer.Layer<never, never, Tea
       featureLevel: options.version.zulip_feature_level
     })
   )
-  return Layer.mergeAll(routes, rootPage, notFoundRoute, RequestLog.layer({ log: options.log === true }))
+  const emojiData = HttpRouter.add("GET", EmojiData.path, EmojiData.handler)
+  return Layer.mergeAll(routes, rootPage, emojiData, notFoundRoute, RequestLog.layer({ log: options.log === true }))
 }
 
 /**

@@ -56,7 +56,8 @@ const demoRealmFields = {
   realm_description: "<p>The Zulip development environment default organization.  It's great for testing!</p>",
   realm_web_public_access_enabled: true,
   external_authentication_methods: [],
-  realm_uri: realmUrl
+  realm_uri: realmUrl,
+  server_emoji_data_url: "http://localhost:9991/static/generated/emoji/emoji_api.json"
 }
 
 const invalidSubdomain = { result: "error", msg: "Invalid subdomain", code: "NONEXISTENT_SUBDOMAIN" }
@@ -131,7 +132,8 @@ describe("server settings", () => {
           realm_description: "",
           realm_web_public_access_enabled: false,
           external_authentication_methods: [],
-          realm_uri: "http://other.example:9991"
+          realm_uri: "http://other.example:9991",
+          server_emoji_data_url: "http://other.example:9991/static/generated/emoji/emoji_api.json"
         })
         const key = yield* server.fetch("POST", "/api/v1/fetch_api_key", {
           origin: "http://OTHER.example:9991",
@@ -298,6 +300,48 @@ describe("the root page", () => {
         const other = yield* server.fetch("GET", "/index.html")
         assert.strictEqual(other.status, 404)
         assert.deepStrictEqual(other.json, { result: "error", msg: "Not Found", code: "BAD_REQUEST" })
+      }))
+  })
+})
+
+describe("the emoji data", () => {
+  layer(layerServer((clock) => demoLayer("memory", clock)))((it) => {
+    it.effect("server_emoji_data_url serves Zulip's code_to_names without credentials, revalidated by ETag", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const settings = yield* server.fetch("GET", "/api/v1/server_settings")
+        const hamlet = yield* server.login(accounts.member)
+        const registered = yield* server.fetch("POST", "/api/v1/register", {
+          as: hamlet,
+          form: { fetch_event_types: JSON.stringify(["realm"]) }
+        })
+        // One URL, absolute, the same in both places.
+        assert.strictEqual(registered.json.server_emoji_data_url, settings.json.server_emoji_data_url)
+        const url = new URL(settings.json.server_emoji_data_url)
+        assert.strictEqual(url.origin, realmUrl)
+
+        const reply = yield* server.fetch("GET", url.pathname)
+        assert.strictEqual(reply.status, 200)
+        assert.strictEqual(reply.headers.get("content-type"), "application/json")
+        assert.strictEqual(reply.headers.get("cache-control"), "public, max-age=86400")
+        assert.deepStrictEqual(Object.keys(reply.json), ["code_to_names"])
+        const codeToNames = reply.json.code_to_names as Record<string, ReadonlyArray<string>>
+        // Canonical name first (Zulip's names for these emoji).
+        assert.deepStrictEqual(codeToNames["1f44d"], ["+1", "thumbs_up", "like"])
+        assert.deepStrictEqual(codeToNames["1f419"], ["octopus"])
+        assert.deepStrictEqual(codeToNames["1f1fa-1f1f8"]?.[0], "flag_united_states")
+        assert.strictEqual(Object.keys(codeToNames).length, 1826)
+        // Only Unicode emoji: the `zulip` extra emoji and left-out clock faces are not there.
+        assert.isUndefined(codeToNames["zulip"])
+        assert.isUndefined(codeToNames["1f550"])
+
+        const etag = reply.headers.get("etag")
+        assert.match(etag ?? "", /^"[0-9a-f]{32}"$/)
+        const again = yield* Effect.promise(() => server.handler(makeRequest("GET", url.pathname, { headers: { "if-none-match": etag! } })))
+        assert.strictEqual(again.status, 304)
+        assert.strictEqual(again.headers.get("etag"), etag)
+        const stale = yield* server.fetch("GET", url.pathname, { headers: { "if-none-match": "\"other\"" } })
+        assert.strictEqual(stale.status, 200)
       }))
   })
 })

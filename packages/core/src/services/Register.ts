@@ -20,6 +20,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { Channel } from "../domain/Channel.ts"
 import { MaxChannelDescriptionLength, MaxChannelNameLength } from "../domain/Channel.ts"
+import { apiUrl } from "../domain/Emoji.ts"
 import { isNamed } from "../domain/GroupSetting.ts"
 import type { GroupSettingValue } from "../domain/GroupSetting.ts"
 import type { GroupId } from "../domain/Ids.ts"
@@ -319,7 +320,7 @@ const realmState = (
   return {
     ...Limits,
     realm_empty_topic_display_name: "general chat",
-    server_emoji_data_url: `${server.base_url.replace(/\/$/, "")}/static/generated/emoji/emoji_api.json`,
+    server_emoji_data_url: apiUrl(server.base_url),
     server_generation: server.server_generation ?? Math.floor(now / 1000),
     realm_name: realm.name,
     realm_description: realm.description,

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { readFileSync } from "node:fs"
 import { emojiTablePath, emojiTableSource } from "../../../../scripts/emoji-table.ts"
 import { render } from "../../src/markdown/Markdown.ts"
-import { emojiCode, emojiCodeToNames, emojiName, emojiNames } from "../../src/markdown/internal/emojiNames.ts"
+import { emojiCode, emojiCodeToNames, emojiName, emojiNames } from "../../src/domain/Emoji.ts"
 
 describe("Emoji table", () => {
   it("is what `pnpm run gen:emoji` makes from the pinned datasets", () => {

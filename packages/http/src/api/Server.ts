@@ -56,7 +56,8 @@ export const ServerSettings = {
   realm_description: Schema.optionalKey(Schema.String),
   realm_web_public_access_enabled: Schema.optionalKey(Schema.Boolean),
   external_authentication_methods: Schema.optionalKey(Schema.Array(ExternalAuthenticationMethod)),
-  realm_uri: Schema.optionalKey(Schema.String)
+  realm_uri: Schema.optionalKey(Schema.String),
+  server_emoji_data_url: Schema.optionalKey(Schema.String)
 }
 
 /** @category groups */

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Channels, Description } from "@teamchat/core"
+import { Channels, Description, Emoji } from "@teamchat/core"
 import type { Realm } from "@teamchat/core"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
@@ -74,7 +74,8 @@ export const layer = HttpApiBuilder.group(
         realm_description: Description.renderDescription(realm.description),
         realm_web_public_access_enabled: webPublic,
         external_authentication_methods: [],
-        realm_uri: realm.url
+        realm_uri: realm.url,
+        server_emoji_data_url: Emoji.apiUrl(realm.url)
       })
     return handlers.handle("settings", ({ request }) =>
       Effect.matchEffect(resolveRealm(request), {

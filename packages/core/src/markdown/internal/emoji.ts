@@ -9,7 +9,7 @@
  * @internal
  */
 import { element } from "./html.ts"
-import { emojiCode, emojiName } from "./emojiNames.ts"
+import { emojiCode, emojiName } from "../../domain/Emoji.ts"
 import type { InlineRule, StateCore, Token } from "./inlineRules.ts"
 import { htmlToken, matchHere, pushHtml } from "./inlineRules.ts"
 

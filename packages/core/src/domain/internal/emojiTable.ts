@@ -7,7 +7,7 @@
  * `emoji-<code>` classes (variation selectors dropped), then the canonical
  * name, then its aliases.
  *
- * Kept as one string so the table costs a single literal; `emojiNames.ts`
+ * Kept as one string so the table costs a single literal; `domain/Emoji.ts`
  * parses it once on first use.
  *
  * @internal
