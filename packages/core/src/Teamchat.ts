@@ -26,6 +26,7 @@ import { ScheduledMessages } from "./services/ScheduledMessages.ts"
 import { Subscriptions } from "./services/Subscriptions.ts"
 import { Topics } from "./services/Topics.ts"
 import { Users } from "./services/Users.ts"
+import { UserGroups } from "./services/UserGroups.ts"
 import { UserSettings } from "./services/UserSettings.ts"
 
 /** Every service the core provides. @category models */
@@ -45,6 +46,7 @@ export type Services =
   | ScheduledMessages
   | ScheduledDelivery
   | NotificationBot
+  | UserGroups
 
 /**
  * Messages and what sends through it: scheduled messages, their delivery
@@ -64,7 +66,7 @@ const layerMessaging = ScheduledDelivery.layer.pipe(
 export const layerServices = Layer.mergeAll(Register.layer, Subscriptions.layer, AlertWords.layer).pipe(
   // Register reads scheduled messages and message state.
   Layer.provideMerge(Layer.mergeAll(layerMessaging, MessageFlags.layer, Topics.layer)),
-  Layer.provideMerge(Layer.mergeAll(Authentication.layer, Channels.layer, UserSettings.layer, EventQueues.layer)),
+  Layer.provideMerge(Layer.mergeAll(Authentication.layer, Channels.layer, UserSettings.layer, EventQueues.layer, UserGroups.layer)),
   Layer.provideMerge(Organizations.layer),
   Layer.provideMerge(Users.layer)
 )

@@ -52,6 +52,7 @@ export * as ScheduledDelivery from "./services/ScheduledDelivery.ts"
 export * as ScheduledMessages from "./services/ScheduledMessages.ts"
 export * as Subscriptions from "./services/Subscriptions.ts"
 export * as Topics from "./services/Topics.ts"
+export * as UserGroups from "./services/UserGroups.ts"
 export * as UserSettings from "./services/UserSettings.ts"
 export * as Users from "./services/Users.ts"
 

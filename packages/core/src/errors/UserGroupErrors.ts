@@ -129,6 +129,18 @@ export class GroupSettingCannotBeEveryone
 {}
 
 /**
+ * @category user groups
+ * @since 0.1.0
+ */
+export class GroupSettingCannotBeOwners
+  extends ZulipError.make<GroupSettingCannotBeOwners>()("GroupSettingCannotBeOwners", {
+    code: "BAD_REQUEST",
+    params: { setting_name: Schema.String },
+    message: ({ setting_name }) => `'${setting_name}' setting cannot be set to 'role:owners' group.`
+  })
+{}
+
+/**
  * A setting that only accepts system groups.
  *
  * @category user groups
@@ -149,6 +161,30 @@ export class SystemGroupRequired extends ZulipError.make<SystemGroupRequired>()(
 export class GroupMembersNothingToDo extends ZulipError.make<GroupMembersNothingToDo>()("GroupMembersNothingToDo", {
   code: "BAD_REQUEST",
   message: "Nothing to do. Specify at least one of \"add\", \"delete\", \"add_subgroups\" or \"delete_subgroups\"."
+}) {}
+
+/**
+ * POST /user_groups/{id}/subgroups with nothing to add or remove.
+ *
+ * @category user groups
+ * @since 0.1.0
+ */
+export class SubgroupsNothingToDo extends ZulipError.make<SubgroupsNothingToDo>()("SubgroupsNothingToDo", {
+  code: "BAD_REQUEST",
+  message: "Nothing to do. Specify at least one of \"add\" or \"delete\"."
+}) {}
+
+/**
+ * Adding a subgroup that already contains the group (directly or through
+ * its own subgroups) would make a cycle.
+ *
+ * @category user groups
+ * @since 0.1.0
+ */
+export class SubgroupCycle extends ZulipError.make<SubgroupCycle>()("SubgroupCycle", {
+  code: "BAD_REQUEST",
+  params: { group_id: Schema.Int },
+  message: ({ group_id }) => `User group ${group_id} is already a subgroup of one of the passed subgroups.`
 }) {}
 
 /**
@@ -244,8 +280,11 @@ export const UserGroupErrors = [
   ExpectationMismatch,
   GroupSettingCannotBeInternet,
   GroupSettingCannotBeEveryone,
+  GroupSettingCannotBeOwners,
   SystemGroupRequired,
   GroupMembersNothingToDo,
+  SubgroupsNothingToDo,
+  SubgroupCycle,
   UserAlreadyGroupMember,
   UserNotGroupMember,
   SubgroupAlreadyMember,

@@ -156,7 +156,9 @@ export const groupRepo = Layer.effect(
             subgroups.set(groupId(g), set)
           }
           return { members, subgroups }
-        })
+        }),
+      // Memory transactions already run one at a time.
+      lockGroups: () => Effect.void
     }))
 )
 

@@ -58,6 +58,13 @@ export class GroupRepo extends Context.Service<GroupRepo, {
   removeSubgroups(groupId: GroupId, subgroupIds: ReadonlyArray<GroupId>): Effect.Effect<void>
   /** The direct membership edges of every group of the organization. */
   membership(realmId: RealmId): Effect.Effect<GroupMembership>
+  /**
+   * Serialises the organization's group writes until the current transaction
+   * ends, so what a write checked (a name free, an expected setting value,
+   * no subgroup cycle) still holds when it is written. A no-op where
+   * transactions already run one at a time.
+   */
+  lockGroups(realmId: RealmId): Effect.Effect<void>
 }>()("teamchat/core/ports/GroupRepo") {}
 
 /** @category services */

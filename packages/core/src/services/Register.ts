@@ -39,6 +39,8 @@ import type { Principal } from "../domain/Principal.ts"
 import { UserSettings } from "./UserSettings.ts"
 import { toApiChannel, toApiSubscription } from "../views/ChannelView.ts"
 import type { PostPolicyGroups } from "../views/ChannelView.ts"
+import { toApiUserGroup } from "../views/UserGroupView.ts"
+import type { ApiUserGroup } from "../views/UserGroupView.ts"
 import { avatarUrl, inaccessibleUser, toApiUser } from "../views/UserView.ts"
 import type { Capabilities } from "../domain/Event.ts"
 import { EventQueues } from "./events/EventQueues.ts"
@@ -497,21 +499,10 @@ const realmUserState = (
   }
 }
 
-const userGroups = (ctx: AccessContext, caps: Capabilities): Array<unknown> =>
+const userGroups = (ctx: AccessContext, caps: Capabilities): Array<ApiUserGroup> =>
   ctx.state.groups
     .filter((g) => caps.include_deactivated_groups || !g.deactivated)
-    .map((g) => ({
-      id: g.id,
-      name: g.name,
-      description: g.description,
-      members: ctx.state.index.directMembers(g.id),
-      direct_subgroup_ids: ctx.state.index.directSubgroups(g.id),
-      creator_id: g.creator_id,
-      date_created: g.date_created === null ? null : Math.floor(g.date_created / 1000),
-      is_system_group: g.is_system_group,
-      ...g.settings,
-      deactivated: g.deactivated
-    }))
+    .map((g) => toApiUserGroup(g, ctx.state.index))
 
 const subscriptionStateOf = (
   ctx: AccessContext,

@@ -228,6 +228,9 @@ const decodeGroup = (row: Row): UserGroup => ({
   settings: json<GroupPermissionSettings>(row.settings)
 })
 
+/** The first key of `GroupRepo.lockGroups`'s advisory locks (the second is the organization). */
+const GroupWritesLock = 0x67727073 // "grps"
+
 /** @category layers */
 export const groupRepo = Layer.effect(
   GroupRepo,
@@ -281,6 +284,9 @@ export const groupRepo = Layer.effect(
         },
         Effect.orDie
       ),
+      lockGroups: Effect.fn("GroupRepo.lockGroups")(function*(realm: RealmId) {
+        yield* sql`SELECT pg_advisory_xact_lock(${GroupWritesLock}::integer, ${realm}::integer)`
+      }, Effect.orDie),
       membership: Effect.fn("GroupRepo.membership")(function*(realm: RealmId) {
         const memberRows = yield* sql<{ group_id: unknown; user_id: unknown }>`
           SELECT m.group_id, m.user_id FROM user_group_members m

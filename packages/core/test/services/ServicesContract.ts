@@ -26,6 +26,7 @@ import { authenticationTests } from "./contract/Authentication.ts"
 import { channelsTests } from "./contract/Channels.ts"
 import { demoOrganizationTests } from "./contract/DemoOrganization.ts"
 import { organizationsTests } from "./contract/Organizations.ts"
+import { userGroupsTests } from "./contract/UserGroups.ts"
 import { usersTests } from "./contract/Users.ts"
 
 /**
@@ -46,6 +47,7 @@ export const servicesContract = (
       usersTests(it)
       authenticationTests(it)
       channelsTests(it)
+      userGroupsTests(it)
     })
 
     layer(makeLayer(), { timeout: "120 seconds", excludeTestServices: true })("demo organization", (it) => {
