@@ -58,6 +58,8 @@ export interface Options {
    * long polls hold theirs for up to a minute after the request is in.
    */
   readonly requestTimeout?: Duration.Input | undefined
+  /** How long an idle keep-alive connection stays open (default Node's, 5 seconds). */
+  readonly keepAliveTimeout?: Duration.Input | undefined
 }
 
 /** @category constants */
@@ -352,13 +354,14 @@ const answerClientError = (error: NodeJS.ErrnoException, socket: net.Socket): vo
  * `requestTimeout` to send a request; the timeout is checked every quarter
  * of itself (at most every second) rather than Node's default 30 seconds.
  */
-const makeNodeServer = (requestTimeout: Duration.Input) => {
+const makeNodeServer = (requestTimeout: Duration.Input, keepAliveTimeout: Duration.Input | undefined) => {
   const timeout = Duration.toMillis(requestTimeout)
   const server = createServer({
     requestTimeout: timeout,
     headersTimeout: timeout,
     connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(timeout / 4)))
   })
+  if (keepAliveTimeout !== undefined) server.keepAliveTimeout = Duration.toMillis(keepAliveTimeout)
   server.on("clientError", answerClientError)
   return server
 }
@@ -383,7 +386,7 @@ export const layer = (config: ServerConfig, options: Options = {}) =>
     const output = options.output ?? outputFor(config.logFormat, clock)
     // The port is taken first so a conflict fails fast; until the routes are
     // attached, requests get a 503 instead of waiting on a socket nobody reads.
-    const server = makeNodeServer(options.requestTimeout ?? defaultRequestTimeout)
+    const server = makeNodeServer(options.requestTimeout ?? defaultRequestTimeout, options.keepAliveTimeout)
     const starting = (_request: IncomingMessage, response: ServerResponse) => {
       if (server.listenerCount("request") > 1) return // the routes are attached and answer
       response.writeHead(503, { "content-type": "application/json", "retry-after": "1", connection: "close" })

@@ -2,7 +2,7 @@
  * Queues and pending events survive a restart (the core built twice on the
  * same PGlite directory / PostgreSQL database), and two independent
  * processes on one PostgreSQL database share queues: a poll blocked on one
- * wakes within milliseconds when the other commits an event.
+ * wakes when the other commits an event (how soon is measured in bench/, not here).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -11,6 +11,7 @@ import * as Layer from "effect/Layer"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { EventStore } from "../../src/ports/EventStore.ts"
 import { EventQueues } from "../../src/services/events/EventQueues.ts"
 import * as Persistence from "../../src/Persistence.ts"
 import { AlertWords } from "../../src/services/AlertWords.ts"
@@ -24,6 +25,29 @@ type Core = Teamchat.Services | Persistence.Persistence
 /** Runs `f` against a freshly built core, closing it afterwards (a "process"). */
 const run = <A, E, E2>(stack: Layer.Layer<Core, E2>, f: Effect.Effect<A, E, Core>) =>
   Effect.scoped(Effect.flatMap(Layer.build(stack), (context) => Effect.provide(f, context)))
+
+/** Waits until a poll waits on the queue (its stored `blocked_until` is set), as another process sees it. */
+const blocked = (on: <X, Y>(f: Effect.Effect<X, Y, Core>) => Effect.Effect<X, Y>, queueId: string) =>
+  on(Effect.gen(function*() {
+    const store = yield* EventStore
+    const deadline = Date.now() + hangCeilingMs
+    while (((yield* store.findQueue(queueId))?.blocked_until ?? 0) === 0) {
+      if (Date.now() > deadline) return yield* Effect.die(new Error("the poll never blocked"))
+      yield* Effect.sleep("5 millis")
+    }
+  }))
+
+/**
+ * A poll's answer. The ceiling only guards against a hang; it is below the
+ * heartbeat (45 s), so a poll that was not woken fails here rather than
+ * answering with a heartbeat.
+ */
+const hangCeilingMs = 30_000
+const joinWithin = <A, E>(fiber: Fiber.Fiber<A, E>) =>
+  Effect.timeoutOrElse(Fiber.join(fiber), {
+    duration: hangCeilingMs,
+    orElse: () => Effect.die(new Error(`the poll did not answer within ${hangCeilingMs} ms`))
+  })
 
 const restartScenario = <E>(open: () => Layer.Layer<Core, E>) =>
   Effect.gen(function*() {
@@ -71,19 +95,14 @@ describe("durability", () => {
         const org = yield* onA(makeOrg)
         const queue = yield* onA(Effect.flatMap(EventQueues, (q) => q.register(org.member, {})))
         const poll = yield* Effect.forkChild(onA(Effect.flatMap(EventQueues, (q) =>
-          Effect.map(q.getEvents(org.member, { queue_id: queue.id, last_event_id: -1 }), (r) => ({ ...r, at: Date.now() }))
+          q.getEvents(org.member, { queue_id: queue.id, last_event_id: -1 })
         )))
-        // Let A's poll block.
-        yield* Effect.sleep("300 millis")
+        yield* blocked(onB, queue.id)
         assert.isUndefined(poll.pollUnsafe())
-        const committed = yield* onB(Effect.gen(function*() {
-          yield* (yield* AlertWords).add(org.member, ["from B"])
-          return Date.now()
-        }))
-        const result = yield* Fiber.join(poll)
-        const latency = result.at - committed
+        yield* onB(Effect.flatMap(AlertWords, (w) => w.add(org.member, ["from B"])))
+        // Only B's notice can end A's wait before the heartbeat (45 s or more).
+        const result = yield* joinWithin(poll)
         assert.deepStrictEqual(result.events.map((e) => e.alert_words), [["from B"]])
-        assert.isBelow(latency, 500, `woke ${latency} ms after B committed`)
         // B serves the queue A registered, from the shared tables.
         yield* onA(Effect.flatMap(AlertWords, (w) => w.add(org.member, ["from A"])))
         const served = yield* onB(Effect.flatMap(EventQueues, (q) =>
@@ -91,16 +110,17 @@ describe("durability", () => {
         ))
         assert.deepStrictEqual(served.events.map((e) => e.alert_words), [["from A", "from B"]])
         // A newer poll on B finishes an older one waiting on A.
+        assert.strictEqual((yield* onB(Effect.flatMap(EventStore, (s) => s.findQueue(queue.id))))?.blocked_until, 0)
         const older = yield* Effect.forkChild(onA(Effect.flatMap(EventQueues, (q) =>
           q.getEvents(org.member, { queue_id: queue.id, last_event_id: served.events[0]!.id })
         )))
-        yield* Effect.sleep("300 millis")
+        yield* blocked(onB, queue.id)
         assert.isUndefined(older.pollUnsafe())
         const newer = yield* onB(Effect.flatMap(EventQueues, (q) =>
           q.getEvents(org.member, { queue_id: queue.id, last_event_id: served.events[0]!.id, dont_block: true })
         ))
         assert.deepStrictEqual(newer.events, [])
-        assert.deepStrictEqual((yield* Fiber.join(older)).events, [])
+        assert.deepStrictEqual((yield* joinWithin(older)).events, [])
       }).pipe(Effect.provide(TestDatabase.postgresLayer())), 120_000)
   })
 })

@@ -20,7 +20,7 @@ import { failureNotice, globalTime, ScheduledDelivery, ScheduledDeliveryConfig }
 import { ScheduledMessages } from "../../src/services/ScheduledMessages.ts"
 import type { Principal } from "../../src/domain/Principal.ts"
 import { Users } from "../../src/services/Users.ts"
-import { backends, eventually, makeScene, messagesOf, nowSeconds, openQueue, realSleep, row } from "./fixtures.ts"
+import { backends, eventually, makeScene, messagesOf, nowSeconds, openQueue, realSleep, row, sleepProbe } from "./fixtures.ts"
 import type { Scene } from "./fixtures.ts"
 
 /**
@@ -99,18 +99,27 @@ const suite = (name: keyof typeof backends) =>
 
     it.effect("a sleeping worker is woken when this process schedules a message", () =>
       Effect.gen(function*() {
-        yield* startClock
         const scene = yield* makeScene
-        // No re-check for a minute: only the wake-up can make it notice.
-        const worker = yield* forkWorker({ maxWaitMillis: 60_000 })
-        yield* realSleep(50)
+        const probe = yield* sleepProbe
+        const delivery = yield* ScheduledDelivery
+        const worker = yield* Effect.forkChild(delivery.run.pipe(
+          Effect.provideService(ScheduledDeliveryConfig, { ...ScheduledDeliveryConfig.defaultValue(), maxWaitMillis: 60_000 }),
+          Effect.provideService(Clock.Clock, probe.clock)
+        ))
+        // Nothing due (a database of its own): it sleeps its longest, and the
+        // test clock stands still, so only the wake-up can end that sleep.
+        assert.strictEqual(yield* probe.nextSleep(), 60_000)
         const id = yield* scheduleDirect(scene, (yield* nowSeconds) + 2, "soon")
-        yield* realSleep(50)
+        // Woken: it looked again and now sleeps until the new row's second.
+        assert.strictEqual(yield* probe.nextSleep(), 2_000)
+        assert.isFalse((yield* row(id)).delivered)
         yield* TestClock.adjust(2_000)
-        yield* eventually(Effect.map(row(id), (r) => r.delivered))
+        // Delivered, and back to its longest sleep.
+        assert.strictEqual(yield* probe.nextSleep(), 60_000)
+        assert.isTrue((yield* row(id)).delivered)
         assert.lengthOf(withContent("soon")(yield* messagesOf(scene.other.user.id)), 1)
         yield* Fiber.interrupt(worker)
-      }))
+      }).pipe(Effect.provide(backends[name]())))
 
     it.effect("sender deactivated: failed with 'Account is deactivated', an update event, no notice", () =>
       Effect.gen(function*() {

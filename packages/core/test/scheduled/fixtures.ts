@@ -4,7 +4,9 @@
  * and waiting in real time while the test clock stands still.
  */
 import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
 import * as TestClock from "effect/testing/TestClock"
 import type { Channel } from "../../src/domain/Channel.ts"
 import type { UserId } from "../../src/domain/Ids.ts"
@@ -62,3 +64,30 @@ export const eventually = <E, R>(check: Effect.Effect<boolean, E, R>, timeoutMs 
 
 /** Real time passing, for "nothing happens meanwhile" checks. */
 export const realSleep = (ms: number) => TestClock.withLive(Effect.sleep(ms))
+
+/**
+ * The current clock (the test clock in `it.effect`) with every sleep's
+ * duration offered to `sleeps` as it starts: a test provides `clock` to one
+ * fiber and learns what that fiber waits for, instead of guessing with real
+ * pauses.
+ */
+export const sleepProbe = Effect.gen(function*() {
+  const clock = yield* Clock.Clock
+  const sleeps = yield* Queue.unbounded<number>()
+  const probed: Clock.Clock = {
+    currentTimeMillisUnsafe: () => clock.currentTimeMillisUnsafe(),
+    currentTimeMillis: clock.currentTimeMillis,
+    currentTimeNanosUnsafe: () => clock.currentTimeNanosUnsafe(),
+    currentTimeNanos: clock.currentTimeNanos,
+    monotonicTimeNanosUnsafe: () => clock.monotonicTimeNanosUnsafe(),
+    monotonicTimeNanos: clock.monotonicTimeNanos,
+    sleep: (duration) => Effect.andThen(Queue.offer(sleeps, Duration.toMillis(duration)), clock.sleep(duration))
+  }
+  /** The next sleep's milliseconds; dies when none starts within `ceilingMs` of real time (a hang guard). */
+  const nextSleep = (ceilingMs = 30_000) =>
+    TestClock.withLive(Effect.timeoutOrElse(Queue.take(sleeps), {
+      duration: ceilingMs,
+      orElse: () => Effect.die(new Error(`no sleep started within ${ceilingMs} ms`))
+    }))
+  return { clock: probed, nextSleep }
+})
