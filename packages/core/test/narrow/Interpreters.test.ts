@@ -18,8 +18,9 @@ import { lexemes } from "../../src/narrow/NarrowPredicate.ts"
 import * as TestDatabase from "../../src/testing/TestDatabase.ts"
 import type { Backend, World } from "./NarrowWorld.ts"
 import { memorySearchLayer, openBackend, prng, Separators, sqlSearchLayer, Topics, Vocabulary } from "./NarrowWorld.ts"
+import { propertySeed } from "../support/Properties.ts"
 
-const SEED = 20240611
+const SEED = propertySeed
 const SIZE = 80
 
 const intBetween = (minimum: number, maximum: number) =>

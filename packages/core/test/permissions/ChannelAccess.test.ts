@@ -22,6 +22,7 @@ import {
   spectatorCanAccess
 } from "../../src/permissions/ChannelAccess.ts"
 import { makeGroupIndex, membershipCheck } from "../../src/permissions/GroupMembership.ts"
+import { checkReaching, propertyOptions } from "../support/Properties.ts"
 
 // ---------------------------------------------------------------------------
 // Fixtures: a realm with Zulip's system groups and one user per role.
@@ -344,8 +345,15 @@ interface Scenario {
   readonly channel: Channel
 }
 
-const scenarioArb: Arbitrary.Arbitrary<Scenario> = Arbitrary.all({
-  role: Arbitrary.schema(Role),
+const roleArb: Arbitrary.Arbitrary<RoleType> = Arbitrary.schema(Role)
+const oneOf = <A>(values: ReadonlyArray<A>): Arbitrary.Arbitrary<A> =>
+  Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: values.length - 1 }))).pipe(
+    Arbitrary.map((i) => values[i]!)
+  )
+
+/** What a scenario is drawn from; a property fixes the fields its case needs instead of filtering samples away. */
+const scenarioFields = {
+  role: roleArb,
   isBot: bool,
   active: bool,
   inviteOnly: bool,
@@ -354,47 +362,65 @@ const scenarioArb: Arbitrary.Arbitrary<Scenario> = Arbitrary.all({
   archived: bool,
   subscribed: bool,
   memberships: Arbitrary.array(Arbitrary.schema(Schema.Literals(Object.values(S))), { maxLength: 5 })
-}).pipe(Arbitrary.map((s): Scenario => {
-  // Zulip only allows web-public channels that are public with shared history.
-  const channel = makeChannel({
-    invite_only: s.webPublic ? false : s.inviteOnly,
-    is_web_public: s.webPublic,
-    history_public_to_subscribers: s.webPublic || !s.inviteOnly ? true : s.historyPublic,
-    is_archived: s.archived
-  }, {
-    can_subscribe_group: S.subscribe,
-    can_add_subscribers_group: S.addSubscribers,
-    can_administer_channel_group: S.administer,
-    can_remove_subscribers_group: S.removeSubscribers
-  })
-  const groups = new Set<GroupId>(s.memberships.map(groupId))
-  const user = makeUser(42, s.role, { is_active: s.active, is_bot: s.isBot })
-  const inGroup = (value: GroupSettingValue): boolean => isNamed(value) && groups.has(value)
-  return { channel, user, input: { user, channel, isSubscribed: s.subscribed, inGroup } }
-}))
+}
+
+const scenarioWhere = (fixed: Partial<typeof scenarioFields> = {}): Arbitrary.Arbitrary<Scenario> =>
+  Arbitrary.all({ ...scenarioFields, ...fixed }).pipe(Arbitrary.map((s): Scenario => {
+    // Zulip only allows web-public channels that are public with shared history.
+    const channel = makeChannel({
+      invite_only: s.webPublic ? false : s.inviteOnly,
+      is_web_public: s.webPublic,
+      history_public_to_subscribers: s.webPublic || !s.inviteOnly ? true : s.historyPublic,
+      is_archived: s.archived
+    }, {
+      can_subscribe_group: S.subscribe,
+      can_add_subscribers_group: S.addSubscribers,
+      can_administer_channel_group: S.administer,
+      can_remove_subscribers_group: S.removeSubscribers
+    })
+    const groups = new Set<GroupId>(s.memberships.map(groupId))
+    const user = makeUser(42, s.role, { is_active: s.active, is_bot: s.isBot })
+    const inGroup = (value: GroupSettingValue): boolean => isNamed(value) && groups.has(value)
+    return { channel, user, input: { user, channel, isSubscribed: s.subscribed, inGroup } }
+  }))
+
+const scenarioArb = scenarioWhere()
+const yes = Arbitrary.Constant(true)
+const no = Arbitrary.Constant(false)
 
 const realmArb = { can_add_subscribers_group: S.realmAddSubscribers }
-const runs = { arbitrary: { runs: 500 } }
+const RUNS = 500
+const runs = propertyOptions(RUNS)
 
 describe("ChannelAccess properties", () => {
-  it.prop("a guest never gets metadata or content access to an unsubscribed private channel", {
-    s: scenarioArb
-  }, ({ s }) => {
-    const { channel, isSubscribed, user } = s.input
-    if (!isGuest(user.role) || isSubscribed || !channel.invite_only) return
-    assert.isFalse(hasMetadataAccess(s.input))
-    assert.isFalse(hasContentAccess(s.input))
-    assert.isFalse(canSubscribeSelf(s.input))
-  }, runs)
+  it.effect("a guest never gets metadata or content access to an unsubscribed private channel", () =>
+    checkReaching(
+      scenarioWhere({ role: Arbitrary.Constant(Roles.guest), subscribed: no, inviteOnly: yes, webPublic: no }),
+      { runs: RUNS, minimum: { "guest outside a private channel": RUNS } },
+      (s) => {
+        const { channel, isSubscribed, user } = s.input
+        // The generator's promise, checked rather than trusted.
+        assert.isTrue(isGuest(user.role) && !isSubscribed && channel.invite_only && !channel.is_web_public)
+        assert.isFalse(hasMetadataAccess(s.input))
+        assert.isFalse(hasContentAccess(s.input))
+        assert.isFalse(canSubscribeSelf(s.input))
+        return "guest outside a private channel"
+      }
+    ))
 
-  it.prop("an active administrator always has metadata access", { s: scenarioArb }, ({ s }) => {
-    const { user } = s.input
-    if (user.is_active && isAdministrator(user.role)) {
-      assert.isTrue(hasMetadataAccess(s.input))
-      assert.isTrue(isChannelAdministrator(s.input))
-      assert.isTrue(canRemoveSubscribers(s.input))
-    }
-  }, runs)
+  it.effect("an active administrator always has metadata access", () =>
+    checkReaching(
+      scenarioWhere({ role: oneOf([Roles.owner, Roles.administrator]), active: yes }),
+      { runs: RUNS, minimum: { owner: RUNS / 5, administrator: RUNS / 5 } },
+      (s) => {
+        const { user } = s.input
+        assert.isTrue(user.is_active && isAdministrator(user.role))
+        assert.isTrue(hasMetadataAccess(s.input))
+        assert.isTrue(isChannelAdministrator(s.input))
+        assert.isTrue(canRemoveSubscribers(s.input))
+        return user.role === Roles.owner ? "owner" : "administrator"
+      }
+    ))
 
   it.prop("content access implies metadata access", { s: scenarioArb }, ({ s }) => {
     if (hasContentAccess(s.input)) assert.isTrue(hasMetadataAccess(s.input))
@@ -404,25 +430,42 @@ describe("ChannelAccess properties", () => {
     )
   }, runs)
 
-  it.prop("public channels: content for active members, for guests only when subscribed", {
-    s: scenarioArb
-  }, ({ s }) => {
-    const { channel, isSubscribed, user } = s.input
-    if (channel.invite_only || channel.is_web_public || !user.is_active) return
-    assert.strictEqual(hasContentAccess(s.input), isGuest(user.role) ? isSubscribed : true)
-  }, runs)
+  it.effect("public channels: content for active members, for guests only when subscribed", () =>
+    checkReaching(
+      scenarioWhere({ inviteOnly: no, webPublic: no, active: yes }),
+      { runs: RUNS, minimum: { "guest, subscribed": 20, "guest, not subscribed": 20, "not a guest": RUNS / 2 } },
+      (s) => {
+        const { channel, isSubscribed, user } = s.input
+        assert.isTrue(!channel.invite_only && !channel.is_web_public && user.is_active)
+        assert.strictEqual(hasContentAccess(s.input), isGuest(user.role) ? isSubscribed : true)
+        return !isGuest(user.role) ? "not a guest" : isSubscribed ? "guest, subscribed" : "guest, not subscribed"
+      }
+    ))
 
-  it.prop("web-public channels: content for every active user", { s: scenarioArb }, ({ s }) => {
-    if (s.channel.is_web_public) assert.strictEqual(hasContentAccess(s.input), s.input.user.is_active)
-  }, runs)
+  it.effect("web-public channels: content for every active user", () =>
+    checkReaching(
+      scenarioWhere({ webPublic: yes }),
+      { runs: RUNS, minimum: { active: RUNS / 4, deactivated: RUNS / 4 } },
+      (s) => {
+        assert.isTrue(s.channel.is_web_public)
+        assert.strictEqual(hasContentAccess(s.input), s.input.user.is_active)
+        return s.input.user.is_active ? "active" : "deactivated"
+      }
+    ))
 
-  it.prop("deactivated users get nothing", { s: scenarioArb }, ({ s }) => {
-    if (s.input.user.is_active) return
-    assert.strictEqual(accessLevel(s.input), "none")
-    assert.isFalse(isChannelAdministrator(s.input))
-    assert.isFalse(canAddSubscribers(s.input, realmArb))
-    assert.isFalse(canRemoveSubscribers(s.input))
-  }, runs)
+  it.effect("deactivated users get nothing", () =>
+    checkReaching(
+      scenarioWhere({ active: no }),
+      { runs: RUNS, minimum: { deactivated: RUNS } },
+      (s) => {
+        assert.isFalse(s.input.user.is_active)
+        assert.strictEqual(accessLevel(s.input), "none")
+        assert.isFalse(isChannelAdministrator(s.input))
+        assert.isFalse(canAddSubscribers(s.input, realmArb))
+        assert.isFalse(canRemoveSubscribers(s.input))
+        return "deactivated"
+      }
+    ))
 
   it.prop("derived permissions stay within access", { s: scenarioArb }, ({ s }) => {
     const content = hasContentAccess(s.input)
@@ -432,12 +475,19 @@ describe("ChannelAccess properties", () => {
     if (isChannelAdministrator(s.input)) assert.isTrue(hasMetadataAccess(s.input))
   }, runs)
 
-  it.prop("guests never administer, add or remove subscribers", { s: scenarioArb }, ({ s }) => {
-    if (!isGuest(s.input.user.role)) return
-    assert.isFalse(isChannelAdministrator(s.input))
-    assert.isFalse(canAddSubscribers(s.input, realmArb))
-    assert.isFalse(canRemoveSubscribers(s.input))
-  }, runs)
+  it.effect("guests never administer, add or remove subscribers", () =>
+    checkReaching(
+      // Every group membership included, so only the guest rule can refuse.
+      scenarioWhere({ role: Arbitrary.Constant(Roles.guest) }),
+      { runs: RUNS, minimum: { guest: RUNS } },
+      (s) => {
+        assert.isTrue(isGuest(s.input.user.role))
+        assert.isFalse(isChannelAdministrator(s.input))
+        assert.isFalse(canAddSubscribers(s.input, realmArb))
+        assert.isFalse(canRemoveSubscribers(s.input))
+        return "guest"
+      }
+    ))
 
   it.prop("archiving and being a bot change no access", { s: scenarioArb }, ({ s }) => {
     const user: User = { ...s.user, is_bot: !s.user.is_bot }

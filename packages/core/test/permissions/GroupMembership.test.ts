@@ -9,6 +9,7 @@ import { Roles } from "../../src/domain/Role.ts"
 import type { GroupMembership } from "../../src/domain/UserGroup.ts"
 import type { GroupRef } from "../../src/permissions/GroupMembership.ts"
 import { hasGroupPermission, makeGroupIndex, membershipCheck } from "../../src/permissions/GroupMembership.ts"
+import { checkReaching, propertyOptions } from "../support/Properties.ts"
 
 // ---------------------------------------------------------------------------
 // A random organization: a few users (some deactivated), a few groups (some
@@ -125,7 +126,55 @@ const scramble = (value: GroupSettingValue): GroupSettingValue =>
     direct_subgroups: [...value.direct_subgroups].reverse().concat(value.direct_subgroups.slice(0, 1))
   }
 
-const runs = { arbitrary: { runs: 300 } }
+const RUNS = 300
+const runs = propertyOptions(RUNS)
+
+// Independent reference for `equivalent`: a value is the set of users it
+// names directly plus the set of groups it names (a named group is the
+// anonymous value with that one subgroup); two values are equivalent when
+// both sets are equal. No sorting, no canonical form.
+const asSets = (value: GroupSettingValue) =>
+  isNamed(value)
+    ? { members: new Set<number>(), groups: new Set<number>([value]) }
+    : { members: new Set<number>(value.direct_members), groups: new Set<number>(value.direct_subgroups) }
+const sameSet = (a: ReadonlySet<number>, b: ReadonlySet<number>) => a.size === b.size && [...a].every((x) => b.has(x))
+const referenceEquivalent = (a: GroupSettingValue, b: GroupSettingValue): boolean => {
+  const x = asSets(a)
+  const y = asSets(b)
+  return sameSet(x.members, y.members) && sameSet(x.groups, y.groups)
+}
+
+// A value and a rewriting of it that means the same: entries shuffled and
+// some repeated, a named group spelled as an anonymous value and back.
+const shuffled = <A>(values: ReadonlyArray<A>, keys: ReadonlyArray<number>): Array<A> =>
+  values.map((v, i) => [v, keys[i % Math.max(1, keys.length)] ?? 0, i] as const)
+    .sort((x, y) => x[1] - y[1] || x[2] - y[2])
+    .map(([v]) => v)
+const rewritten = (value: GroupSettingValue, keys: ReadonlyArray<number>, repeat: number, spell: boolean): GroupSettingValue => {
+  const { groups, members } = asSets(value)
+  if (spell && members.size === 0 && groups.size === 1) {
+    const only = [...groups][0]!
+    return isNamed(value) ? { direct_members: [], direct_subgroups: Array(repeat + 1).fill(only) } : groupId(only)
+  }
+  const ms = isNamed(value) ? [] : value.direct_members
+  const gs = isNamed(value) ? [value] : value.direct_subgroups
+  return {
+    direct_members: shuffled([...ms, ...ms.slice(0, repeat)], keys),
+    direct_subgroups: shuffled([...gs, ...gs.slice(0, repeat)], keys)
+  }
+}
+const equivalentPairArb = Arbitrary.all({
+  a: valueArb,
+  keys: Arbitrary.array(intBetween(0, 100), { minLength: 1, maxLength: 12 }),
+  repeat: intBetween(0, 3),
+  spell: bool
+}).pipe(Arbitrary.map(({ a, keys, repeat, spell }) => ({ a, b: rewritten(a, keys, repeat, spell) })))
+
+// Half the pairs equivalent by construction, half drawn independently
+// (mostly not equivalent), so both answers are checked often.
+const pairArb = bool.pipe(Arbitrary.flatMap((related) =>
+  related ? equivalentPairArb : Arbitrary.all({ a: valueArb, b: valueArb })
+))
 
 describe("GroupMembership properties", () => {
   it.prop("recursive members match a fixpoint model, cycles included", { world: worldArb }, ({ world }) => {
@@ -222,12 +271,15 @@ describe("GroupMembership properties", () => {
     assert.deepStrictEqual(index.recursiveMembersOfValue(normalize(value)), index.recursiveMembersOfValue(value))
   }, runs)
 
-  it.prop("equivalent is symmetric and agrees with normalize", { a: valueArb, b: valueArb }, ({ a, b }) => {
-    assert.strictEqual(equivalent(a, b), equivalent(b, a))
-    assert.strictEqual(equivalent(a, b), JSON.stringify(normalize(a)) === JSON.stringify(normalize(b)))
-    assert.isTrue(equivalent(a, a))
-    assert.isTrue(equivalent(a, normalize(a)))
-  }, runs)
+  it.effect("equivalent agrees with comparing the sets a value names, and is symmetric", () =>
+    checkReaching(pairArb, { runs: RUNS, minimum: { equivalent: RUNS / 4, different: RUNS / 4 } }, ({ a, b }) => {
+      const expected = referenceEquivalent(a, b)
+      assert.strictEqual(equivalent(a, b), expected)
+      assert.strictEqual(equivalent(b, a), expected)
+      assert.isTrue(equivalent(a, a))
+      assert.isTrue(equivalent(a, normalize(a)))
+      return expected ? "equivalent" : "different"
+    }))
 
   it.prop("reordering and duplicating entries gives an equivalent value with the same members", {
     world: worldArb,
@@ -239,15 +291,17 @@ describe("GroupMembership properties", () => {
     assert.deepStrictEqual(index.recursiveMembersOfValue(other), index.recursiveMembersOfValue(value))
   }, runs)
 
-  it.prop("equivalent values have the same members", {
-    world: worldArb,
-    a: valueArb,
-    b: valueArb
-  }, ({ a, b, world }) => {
-    if (!equivalent(a, b)) return
-    const index = indexOf(world)
-    assert.deepStrictEqual(index.recursiveMembersOfValue(a), index.recursiveMembersOfValue(b))
-  }, runs)
+  it.effect("equivalent values have the same members", () =>
+    checkReaching(
+      Arbitrary.all({ world: worldArb, pair: equivalentPairArb }),
+      { runs: RUNS, minimum: { "named": 20, "anonymous": RUNS / 4 } },
+      ({ pair: { a, b }, world }) => {
+        assert.isTrue(equivalent(a, b))
+        const index = indexOf(world)
+        assert.deepStrictEqual(index.recursiveMembersOfValue(a), index.recursiveMembersOfValue(b))
+        return isNamed(a) ? "named" : "anonymous"
+      }
+    ))
 })
 
 // ---------------------------------------------------------------------------
@@ -295,6 +349,27 @@ describe("GroupMembership examples", () => {
     assert.deepStrictEqual(system.membershipGroups(u(6)), [g(7)])
     assert.deepStrictEqual(system.membershipGroups(u(1)), [g(2), g(3), g(4), g(5), g(6), g(7)])
     assert.deepStrictEqual(system.recursiveSubgroups(g(5)), [g(2), g(3), g(4), g(5)])
+  })
+
+  it("equivalence, stated by hand", () => {
+    assert.isTrue(equivalent(g(3), { direct_members: [], direct_subgroups: [g(3)] }))
+    assert.isTrue(equivalent(g(3), { direct_members: [], direct_subgroups: [g(3), g(3)] }))
+    assert.isTrue(equivalent({ direct_members: [u(1), u(2)], direct_subgroups: [g(3)] }, {
+      direct_members: [u(2), u(1), u(1)],
+      direct_subgroups: [g(3), g(3)]
+    }))
+    assert.isTrue(equivalent({ direct_members: [], direct_subgroups: [] }, { direct_members: [], direct_subgroups: [] }))
+    assert.isFalse(equivalent(g(3), g(4)))
+    assert.isFalse(equivalent(g(3), { direct_members: [], direct_subgroups: [g(3), g(4)] }))
+    assert.isFalse(equivalent(g(3), { direct_members: [u(1)], direct_subgroups: [g(3)] }))
+    // A user and a group with the same number are different things.
+    assert.isFalse(equivalent({ direct_members: [u(1)], direct_subgroups: [] }, { direct_members: [], direct_subgroups: [g(1)] }))
+    assert.isFalse(equivalent({ direct_members: [u(1)], direct_subgroups: [] }, { direct_members: [u(1), u(2)], direct_subgroups: [] }))
+    assert.deepStrictEqual(normalize({ direct_members: [], direct_subgroups: [g(5), g(5)] }), g(5))
+    assert.deepStrictEqual(normalize({ direct_members: [u(2), u(1), u(2)], direct_subgroups: [g(4), g(3)] }), {
+      direct_members: [u(1), u(2)],
+      direct_subgroups: [g(3), g(4)]
+    })
   })
 
   it("resolves anonymous values through their subgroups", () => {

@@ -13,6 +13,7 @@ import {
   removesOnlyOwner,
   RoleErrors
 } from "../../src/permissions/Roles.ts"
+import { propertyOptions } from "../support/Properties.ts"
 
 const DAY = 24 * 60 * 60 * 1000
 const NOW = Date.UTC(2025, 0, 31)
@@ -36,7 +37,7 @@ const change = (actorRole: RoleType, from: RoleType, to: RoleType) => canChangeR
 const roleArb = Arbitrary.schema(Role)
 const bool = Arbitrary.schema(Schema.Boolean)
 const dayArb = Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum: -5, maximum: 400 })))
-const runs = { arbitrary: { runs: 300 } }
+const runs = propertyOptions(300)
 
 const allRoles: ReadonlyArray<readonly [string, RoleType]> = [
   ["owner", Roles.owner],
