@@ -13,11 +13,14 @@ import type { SqlError } from "effect/sql/SqlError"
 import { MemoryDatabase } from "./memory/MemoryDatabase.ts"
 import * as MemoryEventStore from "./memory/MemoryEventStore.ts"
 import * as MemoryMessageSearch from "./memory/MemoryMessageSearch.ts"
+import * as MemoryPresenceRepo from "./memory/MemoryPresenceRepo.ts"
 import * as MemoryRepositories from "./memory/MemoryRepositories.ts"
 import * as MemoryScheduledMessageRepo from "./memory/MemoryScheduledMessageRepo.ts"
 import * as MemoryTransactor from "./memory/MemoryTransactor.ts"
+import * as MemoryUserStatusRepo from "./memory/MemoryUserStatusRepo.ts"
 import type { EventStore } from "./ports/EventStore.ts"
 import type { MessageSearch } from "./ports/MessageSearch.ts"
+import type { PresenceRepo } from "./ports/PresenceRepo.ts"
 import type {
   AlertWordRepo,
   ChannelRepo,
@@ -30,6 +33,7 @@ import type {
 } from "./ports/Repositories.ts"
 import type { ScheduledMessageRepo } from "./ports/ScheduledMessageRepo.ts"
 import type { Transactor } from "./ports/Transactor.ts"
+import type { UserStatusRepo } from "./ports/UserStatusRepo.ts"
 import { Events } from "./services/events/Events.ts"
 import * as Migrations from "./sql/Migrations.ts"
 import * as PgClientLayer from "./sql/PgClientLayer.ts"
@@ -37,9 +41,11 @@ import { PgliteClient } from "./sql/PgliteClient.ts"
 import * as SqlAccessCache from "./sql/SqlAccessCache.ts"
 import * as SqlEventStore from "./sql/SqlEventStore.ts"
 import * as SqlMessageSearch from "./sql/SqlMessageSearch.ts"
+import * as SqlPresenceRepo from "./sql/SqlPresenceRepo.ts"
 import * as SqlRepositories from "./sql/SqlRepositories.ts"
 import * as SqlScheduledMessageRepo from "./sql/SqlScheduledMessageRepo.ts"
 import * as SqlTransactor from "./sql/SqlTransactor.ts"
+import * as SqlUserStatusRepo from "./sql/SqlUserStatusRepo.ts"
 
 /**
  * Everything the persistence layer provides: the repositories, the
@@ -59,6 +65,8 @@ export type Persistence =
   | ScheduledMessageRepo
   | MessageRepo
   | MessageSearch
+  | UserStatusRepo
+  | PresenceRepo
   | Transactor
   | EventStore
   | Events
@@ -75,6 +83,8 @@ export const layerMemory: Layer.Layer<Persistence> = Events.layer.pipe(
     MemoryRepositories.layer,
     MemoryScheduledMessageRepo.layer,
     MemoryMessageSearch.layer,
+    MemoryUserStatusRepo.layer,
+    MemoryPresenceRepo.layer,
     MemoryTransactor.layer
   )),
   Layer.provide(MemoryDatabase.layer)
@@ -92,6 +102,8 @@ export const layerSql: Layer.Layer<Persistence, MigrationError | SqlError, SqlCl
     SqlRepositories.layer,
     SqlScheduledMessageRepo.layer,
     SqlMessageSearch.layer,
+    SqlUserStatusRepo.layer,
+    SqlPresenceRepo.layer,
     SqlAccessCache.layer,
     SqlTransactor.layer
   )),

@@ -28,6 +28,7 @@ import { Topics } from "./services/Topics.ts"
 import { Users } from "./services/Users.ts"
 import { UserGroups } from "./services/UserGroups.ts"
 import { UserSettings } from "./services/UserSettings.ts"
+import { UserStatus } from "./services/UserStatus.ts"
 
 /** Every service the core provides. @category models */
 export type Services =
@@ -47,6 +48,7 @@ export type Services =
   | ScheduledDelivery
   | NotificationBot
   | UserGroups
+  | UserStatus
 
 /**
  * Messages and what sends through it: scheduled messages, their delivery
@@ -65,7 +67,7 @@ const layerMessaging = ScheduledDelivery.layer.pipe(
  */
 export const layerServices = Layer.mergeAll(Register.layer, Subscriptions.layer, AlertWords.layer).pipe(
   // Register reads scheduled messages and message state.
-  Layer.provideMerge(Layer.mergeAll(layerMessaging, MessageFlags.layer, Topics.layer)),
+  Layer.provideMerge(Layer.mergeAll(layerMessaging, MessageFlags.layer, Topics.layer, UserStatus.layer)),
   Layer.provideMerge(Layer.mergeAll(Authentication.layer, Channels.layer, UserSettings.layer, EventQueues.layer, UserGroups.layer)),
   Layer.provideMerge(Organizations.layer),
   Layer.provideMerge(Users.layer)

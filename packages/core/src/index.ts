@@ -15,12 +15,15 @@ export * as Event from "./domain/Event.ts"
 export * as GroupSetting from "./domain/GroupSetting.ts"
 export * as Ids from "./domain/Ids.ts"
 export * as Message from "./domain/Message.ts"
+export * as Presence from "./domain/Presence.ts"
 export * as Principal from "./domain/Principal.ts"
 export * as Realm from "./domain/Realm.ts"
 export * as Role from "./domain/Role.ts"
 export * as ScheduledMessage from "./domain/ScheduledMessage.ts"
 export * as User from "./domain/User.ts"
 export * as UserGroup from "./domain/UserGroup.ts"
+/** The status record and its API view (the service is `UserStatus`). */
+export * as Status from "./domain/UserStatus.ts"
 /** Settings' names, types and defaults (the service is `UserSettings`). */
 export * as Settings from "./domain/UserSettings.ts"
 
@@ -55,6 +58,7 @@ export * as Topics from "./services/Topics.ts"
 export * as UserGroups from "./services/UserGroups.ts"
 export * as UserSettings from "./services/UserSettings.ts"
 export * as Users from "./services/Users.ts"
+export * as UserStatus from "./services/UserStatus.ts"
 
 // composition
 export * as Persistence from "./Persistence.ts"

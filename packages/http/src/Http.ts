@@ -46,6 +46,7 @@ import * as SettingsHandlers from "./handlers/Settings.ts"
 import * as StreamsHandlers from "./handlers/Streams.ts"
 import * as SubscriptionsHandlers from "./handlers/Subscriptions.ts"
 import * as UsersHandlers from "./handlers/Users.ts"
+import * as UserStatusHandlers from "./handlers/UserStatus.ts"
 import * as Config from "./internal/Config.ts"
 import * as EmojiData from "./internal/EmojiData.ts"
 import type { HttpOptions } from "./internal/Config.ts"
@@ -85,6 +86,7 @@ const handlers = Layer.mergeAll(
   AuthHandlers.layer,
   AuthHandlers.layerDev,
   UsersHandlers.layer,
+  UserStatusHandlers.layer,
   StreamsHandlers.layer,
   EventsHandlers.layer,
   SubscriptionsHandlers.layer,

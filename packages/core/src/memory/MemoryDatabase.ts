@@ -9,10 +9,12 @@ import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
 import type { Channel, Subscription } from "../domain/Channel.ts"
 import type { Message } from "../domain/Message.ts"
+import type { Presence } from "../domain/Presence.ts"
 import type { Realm } from "../domain/Realm.ts"
 import type { ScheduledMessage } from "../domain/ScheduledMessage.ts"
 import type { User } from "../domain/User.ts"
 import type { UserGroup } from "../domain/UserGroup.ts"
+import type { UserStatus } from "../domain/UserStatus.ts"
 
 /** @category models */
 export interface MemoryTables {
@@ -34,6 +36,12 @@ export interface MemoryTables {
   /** Flags by message id, per user id (Zulip's UserMessage rows). */
   userMessages: Map<number, Map<number, number>>
   scheduledMessages: Map<number, ScheduledMessage>
+  /** Status rows by user id. */
+  userStatuses: Map<number, UserStatus>
+  /** Presence rows by user id. */
+  presence: Map<number, Presence>
+  /** The last presence update id per organization (a row, rolled back with its transaction). */
+  presenceSequences: Map<number, number>
   sequences: Record<"realms" | "users" | "groups" | "channels" | "messages" | "scheduledMessages", number>
 }
 
@@ -50,6 +58,9 @@ const emptyTables = (): MemoryTables => ({
   messages: new Map(),
   userMessages: new Map(),
   scheduledMessages: new Map(),
+  userStatuses: new Map(),
+  presence: new Map(),
+  presenceSequences: new Map(),
   sequences: { realms: 0, users: 0, groups: 0, channels: 0, messages: 0, scheduledMessages: 0 }
 })
 
@@ -81,6 +92,9 @@ export class MemoryDatabase extends Context.Service<MemoryDatabase, {
         messages: new Map(tables.messages),
         userMessages: new Map(Array.from(tables.userMessages, ([user, rows]) => [user, new Map(rows)])),
         scheduledMessages: new Map(tables.scheduledMessages),
+        userStatuses: new Map(tables.userStatuses),
+        presence: new Map(tables.presence),
+        presenceSequences: new Map(tables.presenceSequences),
         sequences: { ...tables.sequences }
       }),
       // Sequences are not restored: like SQL sequences, ids handed out by a

@@ -37,6 +37,7 @@ import { Organizations } from "./Organizations.ts"
 import { ScheduledMessages } from "./ScheduledMessages.ts"
 import type { Principal } from "../domain/Principal.ts"
 import { UserSettings } from "./UserSettings.ts"
+import { UserStatus } from "./UserStatus.ts"
 import { toApiChannel, toApiSubscription } from "../views/ChannelView.ts"
 import type { PostPolicyGroups } from "../views/ChannelView.ts"
 import { toApiUserGroup } from "../views/UserGroupView.ts"
@@ -131,6 +132,7 @@ export class Register extends Context.Service<Register, {
       const alertWords = yield* AlertWordRepo
       const messageRepo = yield* MessageRepo
       const scheduledMessages = yield* ScheduledMessages
+      const statuses = yield* UserStatus
 
       const initialState = Effect.fn("Register.initialState")(function*(
         principal: Principal,
@@ -222,7 +224,7 @@ export class Register extends Context.Service<Register, {
             state.available_notification_sounds = values.available_notification_sounds
           }
         }
-        if (want("user_status")) state.user_status = {}
+        if (want("user_status")) state.user_status = yield* statuses.registerState(principal)
         if (want("user_topic")) state.user_topics = []
         if (want("video_calls")) state.has_zoom_token = false
         if (want("giphy")) state.giphy_api_key = ""

@@ -368,6 +368,39 @@ const accessChangeNotices = Effect.gen(function*() {
 })
 
 /**
+ * Statuses and presence. A presence write takes the organization's next
+ * update id from `presence_sequences` in the statement that writes the row,
+ * so the sequence row is locked only as long as that statement's
+ * transaction. Neither table moves the access version: a presence ping is
+ * the busiest write and must leave the cached access state alone.
+ */
+const presenceAndStatus = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`
+    CREATE TABLE user_statuses (
+      user_id BIGINT PRIMARY KEY REFERENCES users (id),
+      status_text TEXT NOT NULL,
+      emoji_name TEXT NOT NULL,
+      emoji_code TEXT NOT NULL,
+      reaction_type TEXT NOT NULL
+    )`
+  yield* sql`
+    CREATE TABLE presence_sequences (
+      realm_id BIGINT PRIMARY KEY REFERENCES realms (id),
+      last_update_id BIGINT NOT NULL
+    )`
+  yield* sql`
+    CREATE TABLE user_presence (
+      user_id BIGINT PRIMARY KEY REFERENCES users (id),
+      realm_id BIGINT NOT NULL REFERENCES realms (id),
+      last_active_time BIGINT,
+      last_connected_time BIGINT,
+      last_update_id BIGINT NOT NULL
+    )`
+  yield* sql`CREATE INDEX user_presence_realm_update_idx ON user_presence (realm_id, last_update_id)`
+})
+
+/**
  * Every migration, keyed `<id>_<name>`; the Migrator runs the pending ones in
  * id order inside one transaction.
  *
@@ -381,7 +414,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0005_scheduled_messages": scheduledMessages,
   "0006_access_versions": accessVersions,
   "0007_drop_event_audience_index": dropEventAudienceIndex,
-  "0008_access_change_notices": accessChangeNotices
+  "0008_access_change_notices": accessChangeNotices,
+  "0009_presence_and_status": presenceAndStatus
 }
 
 /** @category migrations */

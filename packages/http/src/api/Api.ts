@@ -23,6 +23,7 @@ import { SettingsApi } from "./Settings.ts"
 import { StreamsApi } from "./Streams.ts"
 import { SubscriptionsApi } from "./Subscriptions.ts"
 import { UsersApi } from "./Users.ts"
+import { UserStatusApi } from "./UserStatus.ts"
 
 const annotations = OpenApi.annotations({
   title: "teamchat: Zulip-compatible REST API",
@@ -35,6 +36,7 @@ const common = HttpApi.make("teamchat")
   .add(ServerApi)
   .add(AuthApi)
   .add(UsersApi)
+  .add(UserStatusApi)
   .add(StreamsApi)
   .add(EventsApi)
   .add(SubscriptionsApi)

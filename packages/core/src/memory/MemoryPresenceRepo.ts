@@ -1,0 +1,55 @@
+/**
+ * The presence rows in memory; the organization's presence sequence is a
+ * table entry, so a rolled-back write gives its update id back, as the SQL
+ * row does.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type { Presence } from "../domain/Presence.ts"
+import type { PresenceOfUser } from "../ports/PresenceRepo.ts"
+import { PresenceRepo } from "../ports/PresenceRepo.ts"
+import { MemoryDatabase } from "./MemoryDatabase.ts"
+
+/** @category layers */
+export const layer: Layer.Layer<PresenceRepo, never, MemoryDatabase> = Layer.effect(
+  PresenceRepo,
+  MemoryDatabase.useSync((db) => {
+    const withUser = (presence: Presence): PresenceOfUser | undefined => {
+      const user = db.tables.users.get(presence.user_id)
+      return user === undefined ? undefined : { presence, email: user.email, date_joined: user.date_joined }
+    }
+    return PresenceRepo.of({
+      find: (userId) => Effect.sync(() => db.tables.presence.get(userId)),
+      write: (realmId, userId, times) =>
+        Effect.sync(() => {
+          const id = (db.tables.presenceSequences.get(realmId) ?? 0) + 1
+          db.tables.presenceSequences.set(realmId, id)
+          db.tables.presence.set(userId, { user_id: userId, realm_id: realmId, ...times, last_update_id: id })
+          return id
+        }),
+      list: (realmId, filter) =>
+        Effect.sync(() => {
+          const out: Array<PresenceOfUser> = []
+          for (const presence of db.tables.presence.values()) {
+            if (presence.realm_id !== realmId) continue
+            if (filter.afterUpdateId !== undefined && presence.last_update_id <= filter.afterUpdateId) continue
+            if (
+              filter.connectedSince !== undefined &&
+              (presence.last_connected_time === null || presence.last_connected_time < filter.connectedSince)
+            ) continue
+            const user = db.tables.users.get(presence.user_id)
+            if (user === undefined || !user.is_active || user.is_bot) continue
+            out.push({ presence, email: user.email, date_joined: user.date_joined })
+          }
+          return out.sort((a, b) => a.presence.user_id - b.presence.user_id)
+        }),
+      findOfUser: (userId) =>
+        Effect.sync(() => {
+          const presence = db.tables.presence.get(userId)
+          return presence === undefined ? undefined : withUser(presence)
+        })
+    })
+  })
+)

@@ -1,0 +1,46 @@
+/**
+ * The presence rows (port): one per user who ever reported presence, each
+ * stamped with the organization's presence sequence when written, so a
+ * client can ask for what changed since the id it holds. Implemented by
+ * `memory/MemoryPresenceRepo.ts` and `sql/SqlPresenceRepo.ts`.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type { RealmId, UserId } from "../domain/Ids.ts"
+import type { Presence, PresenceTimes } from "../domain/Presence.ts"
+
+/** A presence row with what the API shows of its user. @category models */
+export interface PresenceOfUser {
+  readonly presence: Presence
+  readonly email: string
+  /** Milliseconds; stands in for a time the row lacks. */
+  readonly date_joined: number
+}
+
+/** Which rows `list` returns. @category models */
+export interface PresenceFilter {
+  /** Only rows written after this update id. */
+  readonly afterUpdateId?: number | undefined
+  /** Only rows connected at or after this time (milliseconds). */
+  readonly connectedSince?: number | undefined
+}
+
+/** @category services */
+export class PresenceRepo extends Context.Service<PresenceRepo, {
+  /**
+   * The user's row. On SQL the row is locked for the rest of the
+   * transaction, so concurrent pings of one user apply one after the other.
+   */
+  find(userId: UserId): Effect.Effect<Presence | undefined>
+  /**
+   * Inserts or replaces the user's row with `times`, stamped with the
+   * organization's next presence update id, which it returns.
+   */
+  write(realmId: RealmId, userId: UserId, times: PresenceTimes): Effect.Effect<number>
+  /** Rows of the organization's active human users, by user id. */
+  list(realmId: RealmId, filter: PresenceFilter): Effect.Effect<ReadonlyArray<PresenceOfUser>>
+  /** One user's row with its user, whatever the user. */
+  findOfUser(userId: UserId): Effect.Effect<PresenceOfUser | undefined>
+}>()("teamchat/core/ports/PresenceRepo") {}

@@ -1,0 +1,3 @@
+import { userStatusContract } from "./support/UserStatusContract.ts"
+
+userStatusContract("memory")
