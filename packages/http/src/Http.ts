@@ -41,6 +41,7 @@ import * as AuthHandlers from "./handlers/Auth.ts"
 import * as EventsHandlers from "./handlers/Events.ts"
 import * as MessagesHandlers from "./handlers/Messages.ts"
 import * as ScheduledMessagesHandlers from "./handlers/ScheduledMessages.ts"
+import * as UserGroupsHandlers from "./handlers/UserGroups.ts"
 import * as ServerHandlers from "./handlers/Server.ts"
 import * as SettingsHandlers from "./handlers/Settings.ts"
 import * as StreamsHandlers from "./handlers/Streams.ts"
@@ -93,6 +94,7 @@ const handlers = Layer.mergeAll(
   SettingsHandlers.layer,
   AlertWordsHandlers.layer,
   ScheduledMessagesHandlers.layer,
+  UserGroupsHandlers.layer,
   MessagesHandlers.layer
 )
 

@@ -22,6 +22,7 @@ import { ServerApi } from "./Server.ts"
 import { SettingsApi } from "./Settings.ts"
 import { StreamsApi } from "./Streams.ts"
 import { SubscriptionsApi } from "./Subscriptions.ts"
+import { UserGroupsApi } from "./UserGroups.ts"
 import { UsersApi } from "./Users.ts"
 import { UserStatusApi } from "./UserStatus.ts"
 
@@ -43,6 +44,7 @@ const common = HttpApi.make("teamchat")
   .add(SettingsApi)
   .add(AlertWordsApi)
   .add(ScheduledMessagesApi)
+  .add(UserGroupsApi)
   .add(MessagesApi)
 
 /** The API with the demo-only `dev` group. @category api */

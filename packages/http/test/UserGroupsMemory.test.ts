@@ -1,0 +1,3 @@
+import { userGroupsContract } from "./support/UserGroupsContract.ts"
+
+userGroupsContract("memory")
