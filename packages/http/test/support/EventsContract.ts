@@ -3,12 +3,12 @@
  * backend: POST /register, GET and DELETE /events, and the endpoints whose
  * changes the queues deliver (subscriptions, settings, alert words).
  *
- * Heartbeats come after 2 s here (the core's `EventQueuesConfig`, set
- * through the core layer the web handler is built on), so a blocked poll
- * that ends sooner ended because of the action under test. Register bodies
- * are compared with what the core's `Register` answers for the same caller
- * and parameters: the adapter must decode the parameters faithfully and add
- * Zulip's envelope, nothing else.
+ * Heartbeats come after 2 s of the server's clock here (the core's
+ * `EventQueuesConfig`, set through the core layer the web handler is built
+ * on), and that clock's timers move only when a test advances it: a blocked
+ * poll that ends while the clock stands still ended because of the action
+ * under test, however slow the machine. Register bodies are compared with
+ * what the core's `Register` answers for the same caller and parameters.
  *
  * The cases live by area under events/ (fixtures.ts holds what they share);
  * this file runs them on one server per backend.
@@ -28,8 +28,11 @@ export { heartbeatMs, mobileCapabilities } from "./events/fixtures.ts"
 export const eventsContract = (backend: Backend) =>
   describe(`real-time events over HTTP on ${backend}`, () => {
     layer(
-      layerServer((clock) =>
-        withEventQueuesConfig(demoLayer(backend, clock), { heartbeatMinMs: heartbeatMs, heartbeatMaxMs: heartbeatMs })
+      layerServer(
+        (clock) =>
+          withEventQueuesConfig(demoLayer(backend, clock), { heartbeatMinMs: heartbeatMs, heartbeatMaxMs: heartbeatMs }),
+        {},
+        { timers: "manual" }
       ),
       { timeout: "120 seconds" }
     )((it) => {

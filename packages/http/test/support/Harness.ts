@@ -12,6 +12,7 @@ import * as Teamchat from "@teamchat/core/Teamchat"
 import * as TestDatabase from "@teamchat/core/testing/TestDatabase"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { makeWebHandler } from "../../src/Http.ts"
@@ -24,26 +25,68 @@ export const realmUrl = "http://localhost:9991"
 export const epoch = Date.UTC(2026, 0, 1)
 export const epochIso = "2026-01-01T00:00:00.000000+00:00"
 
-/** A wall clock that moves only when told; sleeping is real. */
+/**
+ * A wall clock that moves only when told. Sleeping is real, unless the clock
+ * is made with `timers: "manual"`: then monotonic time moves with `advance`
+ * too, and a sleep ends only when `advance` reaches its deadline (heartbeats,
+ * lifespans and the garbage collector wait for the test, not for the machine).
+ */
 export interface ManualClock {
   readonly clock: Clock.Clock
   readonly advance: (millis: number) => void
   readonly now: () => number
 }
 
-export const makeManualClock = (start: number = epoch): ManualClock => {
+export interface ManualClockOptions {
+  readonly timers?: "real" | "manual"
+}
+
+export const makeManualClock = (start: number = epoch, options: ManualClockOptions = {}): ManualClock => {
   let now = start
   const base = Clock.Clock.defaultValue()
+  if (options.timers !== "manual") {
+    const clock: Clock.Clock = {
+      currentTimeMillisUnsafe: () => now,
+      currentTimeMillis: Effect.sync(() => now),
+      currentTimeNanosUnsafe: () => BigInt(now) * 1_000_000n,
+      currentTimeNanos: Effect.sync(() => BigInt(now) * 1_000_000n),
+      monotonicTimeNanosUnsafe: () => base.monotonicTimeNanosUnsafe(),
+      monotonicTimeNanos: base.monotonicTimeNanos,
+      sleep: (duration) => base.sleep(duration)
+    }
+    return { clock, advance: (millis) => void (now += millis), now: () => now }
+  }
+  const sleepers = new Set<{ readonly at: number; readonly wake: () => void }>()
+  const nanos = () => BigInt(now) * 1_000_000n
+  // Monotonic time counts from the start, so that its nanoseconds stay exact as a Number: deadlines computed from it
+  // fall on the very millisecond that `advance` reaches.
+  const elapsed = () => now - start
+  const monotonic = () => BigInt(elapsed()) * 1_000_000n
   const clock: Clock.Clock = {
     currentTimeMillisUnsafe: () => now,
     currentTimeMillis: Effect.sync(() => now),
-    currentTimeNanosUnsafe: () => BigInt(now) * 1_000_000n,
-    currentTimeNanos: Effect.sync(() => BigInt(now) * 1_000_000n),
-    monotonicTimeNanosUnsafe: () => base.monotonicTimeNanosUnsafe(),
-    monotonicTimeNanos: base.monotonicTimeNanos,
-    sleep: (duration) => base.sleep(duration)
+    currentTimeNanosUnsafe: nanos,
+    currentTimeNanos: Effect.sync(nanos),
+    monotonicTimeNanosUnsafe: monotonic,
+    monotonicTimeNanos: Effect.sync(monotonic),
+    sleep: (duration) =>
+      Effect.callback<void>((resume) => {
+        const sleeper = { at: elapsed() + Duration.toMillis(duration), wake: () => resume(Effect.void) }
+        if (sleeper.at <= elapsed()) return sleeper.wake()
+        sleepers.add(sleeper)
+        return Effect.sync(() => void sleepers.delete(sleeper))
+      })
   }
-  return { clock, advance: (millis) => void (now += millis), now: () => now }
+  const advance = (millis: number) => {
+    now += millis
+    for (const sleeper of sleepers) {
+      if (sleeper.at <= elapsed()) {
+        sleepers.delete(sleeper)
+        sleeper.wake()
+      }
+    }
+  }
+  return { clock, advance, now: () => now }
 }
 
 export type Backend = "memory" | "PGlite" | "PostgreSQL"
@@ -169,16 +212,18 @@ export const toReply = (response: Response): Effect.Effect<Reply> =>
 
 /**
  * The server over `core` (built once for the layer, shared by its tests).
- * Rate limiting is off unless `options` turns it on.
+ * Rate limiting is off unless `options` turns it on; the clock's timers are
+ * real unless `clockOptions` says otherwise.
  */
 export const layerServer = (
   core: (clock: ManualClock) => Layer.Layer<Core, unknown>,
-  options: Partial<HttpOptions> = {}
+  options: Partial<HttpOptions> = {},
+  clockOptions: ManualClockOptions = {}
 ): Layer.Layer<Server, unknown> =>
   Layer.effect(
     Server,
     Effect.gen(function*() {
-      const clock = makeManualClock()
+      const clock = makeManualClock(epoch, clockOptions)
       const context = yield* Layer.build(core(clock))
       const { dispose, handler } = makeWebHandler(
         Layer.succeedContext(context),

@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import type { Backend } from "../Harness.ts"
 import { makeRequest, Server } from "../Harness.ts"
 import type { Vitest } from "@effect/vitest"
-import { heartbeatMs, success, error, badQueue, sleep, now, bare, as, register, poll, drain, start, waiting, waitingFor, channelId } from "./fixtures.ts"
+import { heartbeatMs, success, error, badQueue, sleep, bare, as, register, poll, drain, start, waiting, waitingAtMost, waitingFor, channelId } from "./fixtures.ts"
 
 export const queuesTests = (it: Vitest.MethodsNonLive<Server>, backend: Backend): void => {
   // -----------------------------------------------------------------------
@@ -13,33 +13,36 @@ export const queuesTests = (it: Vitest.MethodsNonLive<Server>, backend: Backend)
   it.effect("GET /events: increasing ids, acknowledgement by last_event_id, and the pruning errors", () =>
     Effect.gen(function*() {
       const server = yield* Server
-      const hamlet = yield* as("member")
-      const queueId = yield* register(hamlet, { event_types: "[\"alert_words\"]" })
-      assert.deepStrictEqual((yield* drain(hamlet, queueId, -1)).json, success({ events: [] }))
-      const first = yield* server.fetch("POST", "/api/v1/users/me/alert_words", { as: hamlet, form: { alert_words: "[\"ack-one\"]" } })
-      const second = yield* server.fetch("POST", "/api/v1/users/me/alert_words", { as: hamlet, form: { alert_words: "[\"ack-two\"]" } })
-      const both = yield* drain(hamlet, queueId, -1)
+      // Prospero: no other test changes his alert words.
+      const prospero = yield* server.login("prospero@zulip.com")
+      const queueId = yield* register(prospero, { event_types: "[\"alert_words\"]" })
+      assert.deepStrictEqual((yield* drain(prospero, queueId, -1)).json, success({ events: [] }))
+      const first = yield* server.fetch("POST", "/api/v1/users/me/alert_words", { as: prospero, form: { alert_words: "[\"ack-one\"]" } })
+      const second = yield* server.fetch("POST", "/api/v1/users/me/alert_words", { as: prospero, form: { alert_words: "[\"ack-two\"]" } })
+      assert.deepStrictEqual(first.json, success({ alert_words: ["ack-one"] }))
+      assert.deepStrictEqual(second.json, success({ alert_words: ["ack-one", "ack-two"] }))
+      const both = yield* drain(prospero, queueId, -1)
       assert.strictEqual(both.status, 200)
       const events = both.json.events
       assert.deepStrictEqual(bare(events), [
-        { type: "alert_words", alert_words: first.json.alert_words },
-        { type: "alert_words", alert_words: second.json.alert_words }
+        { type: "alert_words", alert_words: ["ack-one"] },
+        { type: "alert_words", alert_words: ["ack-one", "ack-two"] }
       ])
       assert.isTrue(events[0].id < events[1].id)
       assert.deepStrictEqual(Object.keys(both.json), ["result", "msg", "events"])
       // Delivery does not remove; acknowledging does.
-      assert.deepStrictEqual((yield* drain(hamlet, queueId, -1)).json.events, events)
-      assert.deepStrictEqual((yield* drain(hamlet, queueId, events[0].id)).json.events, [events[1]])
-      assert.deepStrictEqual((yield* drain(hamlet, queueId, events[1].id)).json, success({ events: [] }))
-      assert.deepStrictEqual((yield* drain(hamlet, queueId, events[1].id)).json, success({ events: [] }))
-      const pruned = yield* drain(hamlet, queueId, events[0].id)
+      assert.deepStrictEqual((yield* drain(prospero, queueId, -1)).json.events, events)
+      assert.deepStrictEqual((yield* drain(prospero, queueId, events[0].id)).json.events, [events[1]])
+      assert.deepStrictEqual((yield* drain(prospero, queueId, events[1].id)).json, success({ events: [] }))
+      assert.deepStrictEqual((yield* drain(prospero, queueId, events[1].id)).json, success({ events: [] }))
+      const pruned = yield* drain(prospero, queueId, events[0].id)
       assert.strictEqual(pruned.status, 400)
       assert.deepStrictEqual(pruned.json, error(`An event newer than ${events[0].id} has already been pruned!`))
       const bogus = events[1].id + 1000
-      const missing = yield* drain(hamlet, queueId, bogus)
+      const missing = yield* drain(prospero, queueId, bogus)
       assert.deepStrictEqual(missing.json, error(`Event ${bogus} was not in this queue`))
-      const fresh = yield* register(hamlet, { event_types: "[\"alert_words\"]" })
-      assert.deepStrictEqual((yield* drain(hamlet, fresh, 5)).json, error("Event 5 was not in this queue"))
+      const fresh = yield* register(prospero, { event_types: "[\"alert_words\"]" })
+      assert.deepStrictEqual((yield* drain(prospero, fresh, 5)).json, error("Event 5 was not in this queue"))
     }))
 
   it.effect("GET /events: BAD_EVENT_QUEUE_ID for unknown queues, other users' queues and expired queues", () =>
@@ -90,19 +93,23 @@ export const queuesTests = (it: Vitest.MethodsNonLive<Server>, backend: Backend)
   it.effect("GET /events with dont_block and no queue_id registers a queue with the request's parameters", () =>
     Effect.gen(function*() {
       const server = yield* Server
-      const hamlet = yield* as("member")
-      const created = yield* poll(hamlet, { dont_block: "true", event_types: "[\"alert_words\"]" })
+      // Zoe: no other test changes her alert words or settings.
+      const zoe = yield* server.login("ZOE@zulip.com")
+      const created = yield* poll(zoe, { dont_block: "true", event_types: "[\"alert_words\"]" })
       assert.strictEqual(created.status, 200)
       assert.deepStrictEqual(created.json, success({ events: [], queue_id: created.json.queue_id }))
       assert.isString(created.json.queue_id)
       const queueId = created.json.queue_id
-      yield* server.fetch("PATCH", "/api/v1/settings", { as: hamlet, form: { enter_sends: "true" } })
-      const words = yield* server.fetch("POST", "/api/v1/users/me/alert_words", { as: hamlet, form: { alert_words: "[\"dont-block\"]" } })
-      const reply = yield* drain(hamlet, queueId, -1)
-      // Only alert_words: event_types came with the request; queue_id only when the call registered.
-      assert.deepStrictEqual(bare(reply.json.events), [{ type: "alert_words", alert_words: words.json.alert_words }])
-      assert.deepStrictEqual(Object.keys(reply.json), ["result", "msg", "events"])
-      yield* server.fetch("PATCH", "/api/v1/settings", { as: hamlet, form: { enter_sends: "false" } })
+      const changed = yield* server.fetch("PATCH", "/api/v1/settings", { as: zoe, form: { enter_sends: "true" } })
+      assert.deepStrictEqual(changed.json, success())
+      const words = yield* server.fetch("POST", "/api/v1/users/me/alert_words", { as: zoe, form: { alert_words: "[\"dont-block\"]" } })
+      assert.deepStrictEqual(words.json, success({ alert_words: ["dont-block"] }))
+      const reply = yield* drain(zoe, queueId, -1)
+      // Only alert_words (not the settings change): event_types came with the request; queue_id only when the call
+      // registered.
+      assert.deepStrictEqual(reply.json, success({ events: [{ type: "alert_words", alert_words: ["dont-block"], id: reply.json.events[0].id }] }))
+      const restored = yield* server.fetch("PATCH", "/api/v1/settings", { as: zoe, form: { enter_sends: "false" } })
+      assert.deepStrictEqual(restored.json, success())
     }))
 
   it.effect("GET /events blocks until another user's action commits (POST /users/me/subscriptions)", () =>
@@ -119,7 +126,6 @@ export const queuesTests = (it: Vitest.MethodsNonLive<Server>, backend: Backend)
       const streamId = yield* channelId(hamlet, name)
       const queueId = yield* register(hamlet, { event_types: "[\"subscription\"]" })
       const before = yield* waiting
-      const started = now()
       const pending = yield* start("GET", "/api/v1/events", { as: hamlet, query: { queue_id: queueId, last_event_id: "-1" } })
       yield* waitingFor(before + 1)
       const joined = yield* server.fetch("POST", "/api/v1/users/me/subscriptions", {
@@ -127,27 +133,32 @@ export const queuesTests = (it: Vitest.MethodsNonLive<Server>, backend: Backend)
         form: { subscriptions: JSON.stringify([{ name }]) }
       })
       assert.deepStrictEqual(joined.json, success({ subscribed: { [iago.userId]: [name] }, already_subscribed: {} }))
+      // The clock has not moved, so no heartbeat can have ended the poll: the action did.
       const reply = yield* Effect.promise(() => pending)
-      const elapsed = now() - started
       assert.strictEqual(reply.status, 200)
       assert.deepStrictEqual(bare(reply.json.events), [
         { type: "subscription", op: "peer_add", stream_ids: [streamId], user_ids: [iago.userId] }
       ])
-      assert.isBelow(elapsed, heartbeatMs, "returned on the action, not the heartbeat")
       assert.strictEqual(yield* waiting, before)
     }))
 
   it.effect("GET /events: a heartbeat after the configured interval; it is acknowledged like an event", () =>
     Effect.gen(function*() {
+      const server = yield* Server
       const hamlet = yield* as("member")
       const queueId = yield* register(hamlet, { event_types: "[\"alert_words\"]" })
-      const started = now()
-      const reply = yield* poll(hamlet, { queue_id: queueId, last_event_id: "-1" })
-      const elapsed = now() - started
+      const before = yield* waiting
+      const pending = yield* start("GET", "/api/v1/events", { as: hamlet, query: { queue_id: queueId, last_event_id: "-1" } })
+      yield* waitingFor(before + 1)
+      server.clock.advance(heartbeatMs - 1)
+      // A heartbeat wrongly due by now gets the time to land; none does.
+      yield* sleep(50)
+      assert.strictEqual(yield* waiting, before + 1, "still waiting 1 ms before the heartbeat")
+      server.clock.advance(1)
+      const reply = yield* Effect.promise(() => pending)
       assert.strictEqual(reply.status, 200)
       assert.deepStrictEqual(reply.json, success({ events: [{ type: "heartbeat", id: reply.json.events[0].id }] }))
-      assert.isAtLeast(elapsed, heartbeatMs - 50)
-      assert.isBelow(elapsed, heartbeatMs + 1_500)
+      assert.strictEqual(yield* waiting, before)
       const next = yield* drain(hamlet, queueId, reply.json.events[0].id)
       assert.deepStrictEqual(next.json, success({ events: [] }))
     }))
@@ -155,22 +166,22 @@ export const queuesTests = (it: Vitest.MethodsNonLive<Server>, backend: Backend)
   it.effect("GET /events: a newer poll of the same queue finishes the older one", () =>
     Effect.gen(function*() {
       const server = yield* Server
-      const hamlet = yield* as("member")
-      const queueId = yield* register(hamlet, { event_types: "[\"alert_words\"]" })
+      // Aaron: no other test changes his alert words.
+      const aaron = yield* server.login("AARON@zulip.com")
+      const queueId = yield* register(aaron, { event_types: "[\"alert_words\"]" })
       const before = yield* waiting
       const query = { queue_id: queueId, last_event_id: "-1" }
-      const older = yield* start("GET", "/api/v1/events", { as: hamlet, query })
+      const older = yield* start("GET", "/api/v1/events", { as: aaron, query })
       yield* waitingFor(before + 1)
-      const started = now()
-      const newer = yield* start("GET", "/api/v1/events", { as: hamlet, query })
+      // The clock stands still: neither poll can end with a heartbeat.
+      const newer = yield* start("GET", "/api/v1/events", { as: aaron, query })
       const first = yield* Effect.promise(() => older)
       assert.deepStrictEqual(first.json, success({ events: [] }))
-      assert.isBelow(now() - started, heartbeatMs)
       yield* waitingFor(before + 1)
-      const words = yield* server.fetch("POST", "/api/v1/users/me/alert_words", { as: hamlet, form: { alert_words: "[\"newer-poll\"]" } })
+      const words = yield* server.fetch("POST", "/api/v1/users/me/alert_words", { as: aaron, form: { alert_words: "[\"newer-poll\"]" } })
+      assert.deepStrictEqual(words.json, success({ alert_words: ["newer-poll"] }))
       const second = yield* Effect.promise(() => newer)
-      assert.deepStrictEqual(bare(second.json.events), [{ type: "alert_words", alert_words: words.json.alert_words }])
-      assert.isBelow(now() - started, heartbeatMs)
+      assert.deepStrictEqual(bare(second.json.events), [{ type: "alert_words", alert_words: ["newer-poll"] }])
     }))
 
   it.effect("GET /events: a client that goes away frees its waiting poll", () =>
@@ -188,7 +199,7 @@ export const queuesTests = (it: Vitest.MethodsNonLive<Server>, backend: Backend)
       yield* waitingFor(before + 1)
       abort.abort()
       yield* Effect.promise(() => pending.then(() => undefined, () => undefined))
-      for (let i = 0; i < 100 && (yield* waiting) > before; i++) yield* sleep(5)
+      yield* waitingAtMost(before)
       assert.strictEqual(yield* waiting, before)
       // The queue lives on and answers the next poll.
       assert.deepStrictEqual((yield* drain(hamlet, queueId, -1)).json, success({ events: [] }))

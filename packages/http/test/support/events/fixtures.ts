@@ -30,7 +30,6 @@ export const badQueue = (queueId: string) => ({
 
 /** Real time, whatever clock the test runs on. */
 export const sleep = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
-export const now = () => performance.now()
 
 /** Events without their ids, for exact comparisons. */
 export const bare = (events: ReadonlyArray<Record<string, unknown>>) => events.map(({ id: _id, ...rest }) => rest)
@@ -167,14 +166,24 @@ export const start = (method: string, path: string, options: RequestOptions) =>
 
 export const waiting = Effect.flatMap(Server, (server) => server.core(Effect.flatMap(EventQueues, (q) => q.waitingPolls)))
 
-/** Until `n` polls wait in the core. */
+/** Until `n` polls wait in the core (the 30 s ceiling only guards against a hang). */
 export const waitingFor = (n: number) =>
   Effect.gen(function*() {
-    for (let i = 0; i < 500; i++) {
+    for (let i = 0; i < 6_000; i++) {
       if ((yield* waiting) >= n) return
       yield* sleep(5)
     }
     assert.fail(`no ${n} waiting polls`)
+  })
+
+/** Until at most `n` polls wait in the core (the same ceiling). */
+export const waitingAtMost = (n: number) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 6_000; i++) {
+      if ((yield* waiting) <= n) return
+      yield* sleep(5)
+    }
+    assert.fail(`still more than ${n} waiting polls`)
   })
 
 export const serverInfo = (generation: number) => ({
