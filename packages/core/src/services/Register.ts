@@ -344,7 +344,8 @@ const realmState = (
     realm_allow_edit_history: true,
     realm_message_edit_history_visibility_policy: "all",
     realm_message_content_edit_limit_seconds: 600,
-    realm_message_content_delete_limit_seconds: null,
+    // Zulip's default: a message can be deleted for 10 minutes after it is sent.
+    realm_message_content_delete_limit_seconds: 600,
     realm_move_messages_within_stream_limit_seconds: 604800,
     realm_move_messages_between_streams_limit_seconds: 604800,
     realm_enable_read_receipts: s.enable_read_receipts,
@@ -376,9 +377,10 @@ const realmState = (
       disabled: { name: "None", id: 0 },
       jitsi_meet: { name: "Jitsi Meet", id: 1 }
     },
+    // The organization names no Jitsi server, so the server's (Zulip's default) applies.
     realm_jitsi_server_url: null,
     jitsi_server_url: "https://meet.jit.si",
-    server_jitsi_server_url: null,
+    server_jitsi_server_url: "https://meet.jit.si",
     realm_giphy_rating: 2,
     giphy_rating_options: {
       disabled: { name: "GIPHY integration disabled", id: 0 },

@@ -8,7 +8,7 @@
  * on), and that clock's timers move only when a test advances it: a blocked
  * poll that ends while the clock stands still ended because of the action
  * under test, however slow the machine. Register bodies are compared with
- * what the core's `Register` answers for the same caller and parameters.
+ * fixed bodies written from Zulip's behaviour (events/registerBodies.ts).
  *
  * The cases live by area under events/ (fixtures.ts holds what they share);
  * this file runs them on one server per backend.

@@ -1,11 +1,11 @@
 /** POST /register as the clients send it, and its parameter errors. */
 import { assert } from "@effect/vitest"
-import { UserSettings } from "@teamchat/core/services/UserSettings"
 import * as Effect from "effect/Effect"
 import type { Credentials } from "../Harness.ts"
 import { epoch, realmUrl, Server } from "../Harness.ts"
 import type { Vitest } from "@effect/vitest"
-import { roles, success, error, mobileCapabilities, mobileForm, mobileRequired, terminalRequired, assertKind, principalOf, as, drain, coreRegister } from "./fixtures.ts"
+import { roles, success, error, mobileForm, mobileRequired, terminalRequired, assertKind, as, drain } from "./fixtures.ts"
+import { defaultUserSettings, demoIds, registerBody } from "./registerBodies.ts"
 
 export const registerTests = (it: Vitest.MethodsNonLive<Server>): void => {
   // -----------------------------------------------------------------------
@@ -14,6 +14,7 @@ export const registerTests = (it: Vitest.MethodsNonLive<Server>): void => {
   it.effect("POST /register with the mobile app's parameters, as every role: every required key, typed", () =>
     Effect.gen(function*() {
       const server = yield* Server
+      const ids = yield* demoIds
       for (const role of roles) {
         const who = yield* as(role)
         const reply = yield* server.fetch("POST", "/api/v1/register", { as: who, form: mobileForm })
@@ -63,15 +64,8 @@ export const registerTests = (it: Vitest.MethodsNonLive<Server>): void => {
         }
         // With user_settings_object the legacy top-level settings are left out.
         assert.isFalse("emojiset" in body, role)
-        // The whole body is the core's state for these parameters, in the envelope.
-        const expected = yield* coreRegister(who, {
-          apply_markdown: true,
-          client_gravatar: false,
-          slim_presence: true,
-          client_capabilities: mobileCapabilities,
-          queue_lifespan_secs: 12 * 60 * 60
-        }, reply)
-        assert.deepStrictEqual(body, expected, role)
+        // The whole body, written out from Zulip's behaviour.
+        assert.deepStrictEqual(body, registerBody(ids, role, body), role)
       }
     }))
 
@@ -81,7 +75,7 @@ export const registerTests = (it: Vitest.MethodsNonLive<Server>): void => {
       const hamlet = yield* as("member")
       const js = yield* server.fetch("POST", "/api/v1/register", { as: hamlet, multipart: { event_types: "null" } })
       assert.strictEqual(js.status, 200)
-      assert.deepStrictEqual(js.json, yield* coreRegister(hamlet, { event_types: null }, js))
+      assert.deepStrictEqual(js.json, registerBody(yield* demoIds, "member", js.json, "legacy"))
       // Without capabilities the legacy settings come at the top level too.
       assert.strictEqual(js.json.emojiset, js.json.user_settings.emojiset)
 
@@ -138,11 +132,16 @@ export const registerTests = (it: Vitest.MethodsNonLive<Server>): void => {
       const server = yield* Server
       const hamlet = yield* as("member")
       const base = ["result", "msg", "queue_id", "last_event_id", "zulip_version", "zulip_feature_level", "zulip_merge_base"]
-      const settings = yield* server.core(
-        Effect.flatMap(principalOf(hamlet), (p) => Effect.flatMap(UserSettings, (s) => s.get(p.user)))
-      )
-      const words = (yield* server.fetch("GET", "/api/v1/users/me/alert_words", { as: hamlet })).json.alert_words
-
+      // What every register answers, whatever it fetches.
+      const versions = (queueId: unknown) => ({
+        result: "success",
+        msg: "",
+        queue_id: queueId,
+        last_event_id: -1,
+        zulip_version: "11.0-teamchat",
+        zulip_feature_level: 416,
+        zulip_merge_base: "11.0"
+      })
       const fetched = yield* server.fetch("POST", "/api/v1/register", {
         as: hamlet,
         form: {
@@ -151,15 +150,9 @@ export const registerTests = (it: Vitest.MethodsNonLive<Server>): void => {
         }
       })
       assert.deepStrictEqual(fetched.json, {
-        result: "success",
-        msg: "",
-        queue_id: fetched.json.queue_id,
-        last_event_id: -1,
-        zulip_version: "11.0-teamchat",
-        zulip_feature_level: 416,
-        zulip_merge_base: "11.0",
-        alert_words: words,
-        user_settings: settings
+        ...versions(fetched.json.queue_id),
+        alert_words: [],
+        user_settings: { ...defaultUserSettings, timezone: "" }
       })
       assert.deepStrictEqual(Object.keys(fetched.json), [...base, "alert_words", "user_settings"])
 
@@ -167,6 +160,7 @@ export const registerTests = (it: Vitest.MethodsNonLive<Server>): void => {
         as: hamlet,
         form: { event_types: JSON.stringify(["alert_words"]) }
       })
+      assert.deepStrictEqual(byEventTypes.json, { ...versions(byEventTypes.json.queue_id), alert_words: [] })
       assert.deepStrictEqual(Object.keys(byEventTypes.json), [...base, "alert_words"])
 
       const unknownOnly = yield* server.fetch("POST", "/api/v1/register", {
@@ -174,9 +168,14 @@ export const registerTests = (it: Vitest.MethodsNonLive<Server>): void => {
         form: { event_types: JSON.stringify(["no_such_type"]) }
       })
       assert.strictEqual(unknownOnly.status, 200)
+      assert.deepStrictEqual(unknownOnly.json, versions(unknownOnly.json.queue_id))
       assert.deepStrictEqual(Object.keys(unknownOnly.json), base)
       // Such a queue receives nothing.
-      yield* server.fetch("POST", "/api/v1/users/me/alert_words", { as: hamlet, form: { alert_words: "[\"unknown-type-check\"]" } })
+      const added = yield* server.fetch("POST", "/api/v1/users/me/alert_words", {
+        as: hamlet,
+        form: { alert_words: "[\"unknown-type-check\"]" }
+      })
+      assert.deepStrictEqual(added.json, success({ alert_words: ["unknown-type-check"] }))
       const nothing = yield* drain(hamlet, unknownOnly.json.queue_id, -1)
       assert.deepStrictEqual(nothing.json, success({ events: [] }))
     }))

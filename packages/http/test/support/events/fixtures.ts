@@ -1,18 +1,14 @@
 /**
  * What every area of the events contract shares: Zulip's bodies, the
  * clients' register parameters and required keys, and the requests
- * (register, poll, drain, a request left running, waiting polls, the core's
- * own register state).
+ * (register, poll, drain, a request left running, waiting polls).
  */
 import { assert } from "@effect/vitest"
 import { EventQueues } from "@teamchat/core/services/events/EventQueues"
-import type { RegisterParams } from "@teamchat/core/services/Register"
-import { Register } from "@teamchat/core/services/Register"
 import { Authentication } from "@teamchat/core/services/Authentication"
 import * as Effect from "effect/Effect"
-import { defaultHttpOptions } from "../../../src/Http.ts"
-import type { Credentials, Reply, RequestOptions } from "../Harness.ts"
-import { accounts, realmUrl, Server } from "../Harness.ts"
+import type { Credentials, RequestOptions } from "../Harness.ts"
+import { accounts, Server } from "../Harness.ts"
 
 /** The heartbeat of these suites. */
 export const heartbeatMs = 2_000
@@ -185,23 +181,6 @@ export const waitingAtMost = (n: number) =>
     }
     assert.fail(`still more than ${n} waiting polls`)
   })
-
-export const serverInfo = (generation: number) => ({
-  ...defaultHttpOptions.version,
-  base_url: realmUrl,
-  server_generation: generation
-})
-
-/** The core's register state for the same caller and parameters, to compare the wire with. */
-export const coreRegister = (who: Credentials, params: RegisterParams, reply: Reply) =>
-  Effect.flatMap(Server, (server) =>
-    server.core(Effect.gen(function*() {
-      const principal = yield* principalOf(who)
-      const state = yield* (yield* Register).register(principal, params, serverInfo(reply.json.server_generation))
-      const same: Record<string, unknown> = { ...state, queue_id: reply.json.queue_id }
-      if ("server_timestamp" in state) same.server_timestamp = reply.json.server_timestamp
-      return success(same)
-    })))
 
 export const channelId = (who: Credentials, name: string) =>
   Effect.gen(function*() {
