@@ -154,11 +154,12 @@ export class MessageFlags extends Context.Service<MessageFlags, {
             const input = accessInput(ctx, user, channel)
             if (!hasContentAccess(input) || !canReadFullHistory(input)) return yield* new Errors.InvalidMessages()
           }
-          const base = FlagBits.read | FlagBits.historical
+          // Zulip's default historical flags; the change itself is applied
+          // below, with the other rows, so it is counted and announced.
           yield* messages.insertUserMessages(found.map((m) => ({
             user_id: user.id,
             message_id: m.id,
-            flags: op === "add" ? base | flagBit(flag) : base
+            flags: FlagBits.read | FlagBits.historical
           })))
         }
         let targets: ReadonlyArray<MessageId> = ids

@@ -1,0 +1,3 @@
+import { authorizationMatrix } from "./support/AuthorizationMatrix.ts"
+
+authorizationMatrix("memory")

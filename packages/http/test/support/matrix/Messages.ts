@@ -1,0 +1,133 @@
+/**
+ * Matrix rows of the message routes, each on a fresh channel the caller is
+ * subscribed to, a public one it is not in and a private one it is not in.
+ *
+ * Zulip's rules: members, moderators, administrators, owners and (member)
+ * bots read public channels' history without subscribing; nobody reads a
+ * private channel's messages without a subscription, administrators
+ * included; guests reach only channels they are subscribed to. A narrow to a
+ * channel the caller cannot read is not an error: it matches nothing.
+ */
+import * as Effect from "effect/Effect"
+import type { ChannelKind } from "./Channel.ts"
+import { channelKinds, kindScenario, rowChannel } from "./Channel.ts"
+import type { Expected, Row } from "./Table.ts"
+import { administratorRequired, allRoles, authenticated, ok, refused, refusedWith } from "./Table.ts"
+
+/** Whether a role reads the messages of a channel of this kind. */
+const reads = (kind: ChannelKind, role: string) =>
+  kind === "subscribed" || (kind === "public" && role !== "guest")
+
+const byRole = (kind: ChannelKind, yes: Expected, no: Expected) =>
+  authenticated({
+    owner: reads(kind, "owner") ? yes : no,
+    admin: reads(kind, "admin") ? yes : no,
+    moderator: reads(kind, "moderator") ? yes : no,
+    member: reads(kind, "member") ? yes : no,
+    guest: reads(kind, "guest") ? yes : no,
+    bot: reads(kind, "bot") ? yes : no
+  })
+
+const channelNarrow = (id: number) => JSON.stringify([{ operator: "channel", operand: id }])
+
+const invalidMessages = refused("Invalid message(s)")
+
+const notAuthorizedToSend = refusedWith((_f, _a, call) => `Not authorized to send to channel '${call.made!.name}'`)
+
+const perKind = (make: (kind: ChannelKind) => Row): ReadonlyArray<Row> => channelKinds.map(make)
+
+export const messagesRows: ReadonlyArray<Row> = [
+  ...perKind((kind) => ({
+    operation: "POST /messages",
+    scenario: kindScenario[kind],
+    request: (fixture) =>
+      Effect.map(rowChannel(fixture, "send", kind), (channel) => ({
+        form: { type: "stream", to: String(channel.id), topic: "sent", content: "hello" },
+        made: { name: channel.name }
+      })),
+    digest: (body) => ({ id: typeof body.id }),
+    expect: byRole(kind, ok(() => ({ id: "number" })), notAuthorizedToSend)
+  })),
+  ...perKind((kind) => ({
+    operation: "GET /messages",
+    scenario: `narrowed ${kindScenario[kind]}`,
+    request: (fixture) =>
+      Effect.map(rowChannel(fixture, "list", kind), (channel) => ({
+        query: { anchor: "newest", num_before: "10", num_after: "0", narrow: channelNarrow(channel.id) },
+        made: { message: channel.messageId }
+      })),
+    digest: (body) => ({ ids: body.messages.map((m: { id: number }) => m.id) }),
+    expect: byRole(
+      kind,
+      ok((_f, _a, call) => ({ ids: [call.made!.message], found_newest: true })),
+      ok(() => ({ ids: [], found_newest: true }))
+    )
+  })),
+  ...perKind((kind) => ({
+    operation: "GET /messages/{message_id}",
+    scenario: `of a message ${kindScenario[kind]}`,
+    request: (fixture) =>
+      Effect.map(rowChannel(fixture, "get", kind), (channel) => ({
+        path: `/messages/${channel.messageId}`,
+        made: { message: channel.messageId }
+      })),
+    digest: (body) => ({ id: body.message?.id }),
+    expect: byRole(kind, ok((_f, _a, call) => ({ id: call.made!.message })), invalidMessages)
+  })),
+  ...perKind((kind) => ({
+    operation: "POST /messages/flags",
+    scenario: `starring a message ${kindScenario[kind]}`,
+    request: (fixture) =>
+      Effect.map(rowChannel(fixture, "flags", kind), (channel) => ({
+        form: { messages: JSON.stringify([channel.messageId]), op: "add", flag: "starred" },
+        made: { message: channel.messageId }
+      })),
+    expect: byRole(kind, ok((_f, _a, call) => ({ messages: [call.made!.message] })), invalidMessages)
+  })),
+  ...perKind((kind) => ({
+    operation: "POST /messages/flags/narrow",
+    scenario: `starring ${kindScenario[kind]}`,
+    request: (fixture) =>
+      Effect.map(rowChannel(fixture, "flags narrow", kind), (channel) => ({
+        form: {
+          anchor: "oldest",
+          num_before: "0",
+          num_after: "10",
+          narrow: channelNarrow(channel.id),
+          op: "add",
+          flag: "starred"
+        },
+        made: { message: channel.messageId }
+      })),
+    expect: byRole(
+      kind,
+      ok((_f, _a, call) => ({
+        processed_count: 1,
+        updated_count: 1,
+        first_processed_id: call.made!.message,
+        last_processed_id: call.made!.message
+      })),
+      ok(() => ({ processed_count: 0, updated_count: 0, first_processed_id: null, last_processed_id: null }))
+    )
+  })),
+  ...perKind((kind) => ({
+    operation: "POST /streams/{stream_id}/delete_topic",
+    scenario: kindScenario[kind],
+    // A topic of its own per case: the ones that succeed delete it.
+    request: (fixture) =>
+      Effect.gen(function*() {
+        const channel = yield* rowChannel(fixture, "delete topic", kind)
+        const topic = fixture.unique("doomed")
+        yield* fixture.call(kind === "subscribed" ? "owner" : "bystander", "POST", "/messages", {
+          form: { type: "stream", to: String(channel.id), topic, content: "to be deleted" }
+        })
+        return { path: `/streams/${channel.id}/delete_topic`, form: { topic_name: topic } }
+      }),
+    // require_realm_admin first; then an administrator needs content access to the channel.
+    expect: authenticated({
+      ...allRoles(administratorRequired),
+      owner: kind === "private" ? refused("Invalid channel ID") : ok(() => ({ complete: true })),
+      admin: kind === "private" ? refused("Invalid channel ID") : ok(() => ({ complete: true }))
+    })
+  }))
+]

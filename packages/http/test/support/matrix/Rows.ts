@@ -1,0 +1,22 @@
+/**
+ * The authorization matrix's table: every row, by area. A new endpoint adds
+ * its rows to its area's file (or a new file listed here).
+ */
+import { channelsRows } from "./Channels.ts"
+import { eventsRows } from "./Events.ts"
+import { messagesRows } from "./Messages.ts"
+import { scheduledMessagesRows } from "./ScheduledMessages.ts"
+import { serverRows } from "./Server.ts"
+import { settingsRows } from "./Settings.ts"
+import type { Row } from "./Table.ts"
+import { usersRows } from "./Users.ts"
+
+export const matrix: ReadonlyArray<Row> = [
+  ...serverRows,
+  ...usersRows,
+  ...channelsRows,
+  ...eventsRows,
+  ...settingsRows,
+  ...messagesRows,
+  ...scheduledMessagesRows
+]
