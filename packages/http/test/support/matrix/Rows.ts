@@ -9,11 +9,15 @@ import { scheduledMessagesRows } from "./ScheduledMessages.ts"
 import { serverRows } from "./Server.ts"
 import { settingsRows } from "./Settings.ts"
 import type { Row } from "./Table.ts"
+import { userGroupsRows } from "./UserGroups.ts"
 import { usersRows } from "./Users.ts"
+import { userStatusRows } from "./UserStatus.ts"
 
 export const matrix: ReadonlyArray<Row> = [
   ...serverRows,
   ...usersRows,
+  ...userStatusRows,
+  ...userGroupsRows,
   ...channelsRows,
   ...eventsRows,
   ...settingsRows,

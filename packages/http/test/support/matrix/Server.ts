@@ -7,18 +7,7 @@
 import * as Effect from "effect/Effect"
 import { demoPassword, realmUrl } from "../Harness.ts"
 import type { Expected, Fixture, Principal, Row } from "./Table.ts"
-import { ok } from "./Table.ts"
-
-const everyone = (expected: Expected): Record<Principal, Expected> => ({
-  anonymous: expected,
-  deactivated: expected,
-  owner: expected,
-  admin: expected,
-  moderator: expected,
-  member: expected,
-  guest: expected,
-  bot: expected
-})
+import { everyone, ok } from "./Table.ts"
 
 /** The account a principal names in a key fetch (nobody names the member). */
 const ownAccount = (fixture: Fixture, principal: Principal) =>

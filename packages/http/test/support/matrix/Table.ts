@@ -198,6 +198,13 @@ export const eachRole = (expected: (role: Role) => Expected): Record<Role, Expec
   bot: expected("bot")
 })
 
+/** Every principal the same answer (routes that need no credentials). */
+export const everyone = (expected: Expected): Record<Principal, Expected> => ({
+  anonymous: expected,
+  deactivated: expected,
+  ...allRoles(expected)
+})
+
 /** Every role the same answer. */
 export const allRoles = (expected: Expected): Record<Role, Expected> => ({
   owner: expected,
