@@ -155,3 +155,85 @@ export const isFullMember = (
   if (isModeratorOrAbove(user.role)) return true
   return Math.floor((now - user.date_joined) / millisecondsPerDay) >= waitingPeriodDays
 }
+
+/**
+ * Refusal of an administrator's request about one user, checked in Zulip's
+ * order by {@link administrationRefusal}, {@link roleChangeRefusal} and
+ * {@link deactivationRefusal}. Texts are Zulip's.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type AdministrationRefusal =
+  | "NoSuchUser"
+  | "UserIsDeactivated"
+  | "InsufficientPermission"
+  | "OwnerRequired"
+  | "AdministratorRequired"
+  | "OnlyOwner"
+  | "OnlyOwnerDeactivation"
+  | "GuestCannotBeAdmin"
+
+/**
+ * Zulip's `access_user_by_id(..., for_admin=True)`: the target must be of
+ * the actor's organization (else "No such user"), a bot only where `allowBots`
+ * (else "No such user"), active unless `allowDeactivated` ("User is
+ * deactivated"), and the actor must be able to manage them
+ * ({@link canManageUser}; else "Insufficient permission").
+ *
+ * @category predicates
+ * @since 0.1.0
+ */
+export const administrationRefusal = (
+  actor: Actor,
+  target: Target & Pick<User, "is_bot" | "is_active">,
+  options: { readonly allowBots: boolean; readonly allowDeactivated: boolean }
+): AdministrationRefusal | undefined => {
+  if (actor.realm_id !== target.realm_id) return "NoSuchUser"
+  if (target.is_bot && !options.allowBots) return "NoSuchUser"
+  if (!target.is_active && !options.allowDeactivated) return "UserIsDeactivated"
+  if (!canManageUser(actor, target)) return "InsufficientPermission"
+  return undefined
+}
+
+/**
+ * The role checks of `PATCH /users/{id}` after {@link administrationRefusal}:
+ * {@link canChangeRole}, then the last-owner protection
+ * ({@link removesOnlyOwner}), then the spec's refusal to make a guest an
+ * administrator (owners are administrators too). Unchanged roles pass.
+ *
+ * @category predicates
+ * @since 0.1.0
+ */
+export const roleChangeRefusal = (
+  actor: Pick<User, "role">,
+  target: Pick<User, "role" | "is_bot">,
+  to: Role,
+  activeHumanOwnerCount: number
+): AdministrationRefusal | undefined => {
+  if (target.role === to) return undefined
+  const decision = canChangeRole(actor, target.role, to)
+  if (decision._tag === "Denied") {
+    return decision.reason === RoleErrors.ownerRequired ? "OwnerRequired" : "AdministratorRequired"
+  }
+  if (removesOnlyOwner(target, activeHumanOwnerCount, to)) return "OnlyOwner"
+  if (isGuest(target.role) && isAdministrator(to)) return "GuestCannotBeAdmin"
+  return undefined
+}
+
+/**
+ * The checks of `DELETE /users/{id}` after {@link administrationRefusal}:
+ * only owners deactivate owners, and the last human owner stays.
+ *
+ * @category predicates
+ * @since 0.1.0
+ */
+export const deactivationRefusal = (
+  actor: Pick<User, "role">,
+  target: Pick<User, "role" | "is_bot">,
+  activeHumanOwnerCount: number
+): AdministrationRefusal | undefined => {
+  if (isOwner(target.role) && !isOwner(actor.role)) return "OwnerRequired"
+  if (removesOnlyOwner(target, activeHumanOwnerCount)) return "OnlyOwnerDeactivation"
+  return undefined
+}

@@ -48,7 +48,7 @@ import { RealmRepo, UserRepo, UserSettingsRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import { canAccessDeliveryEmail } from "../views/UserView.ts"
 import { PasswordHasher } from "./PasswordHasher.ts"
-import { checkFullName, Users } from "./Users.ts"
+import { checkFullName, nameTaken, Users } from "./Users.ts"
 import type { Principal } from "../domain/Principal.ts"
 
 /** PATCH /settings parameters, decoded from their JSON text; keys absent are unchanged. @category models */
@@ -208,11 +208,7 @@ export class UserSettings extends Context.Service<UserSettings, {
             if (trimmed.length < 2) return yield* new BadRequest({ msg: "Name too short!" })
             const name = yield* checkFullName(raw)
             if (realm.settings.require_unique_names) {
-              const others = yield* userRepo.listByRealm(realm.id)
-              const folded = name.normalize("NFKC").toLowerCase()
-              if (others.some((u) => u.id !== user.id && u.full_name.normalize("NFKC").toLowerCase() === folded)) {
-                return yield* new NameNotUnique()
-              }
+              if (nameTaken(yield* userRepo.listByRealm(realm.id), name, user.id)) return yield* new NameNotUnique()
             }
             if (name !== user.full_name) {
               user = { ...user, full_name: name }

@@ -19,18 +19,31 @@ import type { User } from "../domain/User.ts"
 import type { SystemGroupName } from "../domain/UserGroup.ts"
 import {
   BadRequest,
+  GuestCannotBeAdmin,
+  InsufficientPermission,
   InvalidEmailAddress,
   InvalidUserId,
   NameEmpty,
   NameInvalidCharacters,
   NameInvalidFormat,
+  NameNotUnique,
   NameTooLong,
   NoSuchUser,
-  OnlyOwner
+  OnlyOwner,
+  OrganizationAdministratorRequired,
+  OrganizationOwnerRequired
 } from "../errors/Errors.ts"
 import { makeOrganizationStateLoader } from "./internal/organizationState.ts"
 import type { OrganizationState } from "./internal/organizationState.ts"
-import { isFullMember, removesOnlyOwner } from "../permissions/Roles.ts"
+import {
+  administrationRefusal,
+  deactivationRefusal,
+  isFullMember,
+  removesOnlyOwner,
+  roleChangeRefusal,
+  RoleErrors
+} from "../permissions/Roles.ts"
+import type { AdministrationRefusal } from "../permissions/Roles.ts"
 import { Events } from "./events/Events.ts"
 import type { Publication } from "./events/Events.ts"
 import { Audience } from "../domain/Event.ts"
@@ -75,6 +88,63 @@ export const checkFullName = (raw: string): Effect.Effect<string, NameEmpty | Na
   return Effect.succeed(name)
 }
 
+/**
+ * Whether another user of `users` already has `name`, compared as Zulip does
+ * for `require_unique_names` (NFKC, case-folded).
+ *
+ * @category validation
+ */
+export const nameTaken = (users: ReadonlyArray<User>, name: string, except: UserId): boolean => {
+  const folded = name.normalize("NFKC").toLowerCase()
+  return users.some((u) => u.id !== except && u.full_name.normalize("NFKC").toLowerCase() === folded)
+}
+
+/** What `PATCH /users/{id}` may change; absent fields stay. @category models */
+export interface UserChanges {
+  /** Ignored when blank or unchanged, as Zulip does for administrators. */
+  readonly full_name?: string
+  readonly role?: Role
+}
+
+/** A user named by id, or by address (real, when the caller may see it, or placeholder). @category models */
+export type UserKey = number | string
+
+/** @category errors */
+export type AdministrationError =
+  | NoSuchUser
+  | BadRequest
+  | InsufficientPermission
+  | OrganizationOwnerRequired
+  | OrganizationAdministratorRequired
+  | OnlyOwner
+  | GuestCannotBeAdmin
+  | NameTooLong
+  | NameInvalidCharacters
+  | NameInvalidFormat
+  | NameNotUnique
+  | NameEmpty
+
+const refusalError = (refusal: AdministrationRefusal): AdministrationError => {
+  switch (refusal) {
+    case "NoSuchUser":
+      return new NoSuchUser()
+    case "UserIsDeactivated":
+      return new BadRequest({ msg: "User is deactivated" })
+    case "InsufficientPermission":
+      return new InsufficientPermission()
+    case "OwnerRequired":
+      return new OrganizationOwnerRequired()
+    case "AdministratorRequired":
+      return new OrganizationAdministratorRequired()
+    case "OnlyOwner":
+      return new OnlyOwner()
+    case "OnlyOwnerDeactivation":
+      return new BadRequest({ msg: RoleErrors.onlyOwnerDeactivation })
+    case "GuestCannotBeAdmin":
+      return new GuestCannotBeAdmin()
+  }
+}
+
 const roleGroups = (role: Role, fullMember: boolean): ReadonlyArray<SystemGroupName> => {
   const own: SystemGroupName = role === Roles.owner
     ? "role:owners"
@@ -104,6 +174,12 @@ export class Users extends Context.Service<Users, {
   deactivate(userId: UserId): Effect.Effect<User, NoSuchUser | OnlyOwner | BadRequest>
   reactivate(userId: UserId): Effect.Effect<User, NoSuchUser | BadRequest>
   changeRole(userId: UserId, role: Role): Effect.Effect<User, NoSuchUser | OnlyOwner | BadRequest>
+  /** PATCH /users/{id} and /users/{email}: an administrator (or a bot's owner) changes a user. */
+  administer(principal: Principal, key: UserKey, changes: UserChanges): Effect.Effect<void, AdministrationError>
+  /** DELETE /users/{id}: an administrator deactivates a person (and the bots they own). */
+  deactivateAs(principal: Principal, id: number): Effect.Effect<void, AdministrationError>
+  /** POST /users/{id}/reactivate */
+  reactivateAs(principal: Principal, id: number): Effect.Effect<void, AdministrationError>
   /** GET /users/me */
   me(principal: Principal): Effect.Effect<OwnUser>
   /** GET /users; `viewer` undefined is an unauthenticated spectator. */
@@ -158,6 +234,15 @@ export class Users extends Context.Service<Users, {
           yield* join ? groups.addMembers(id, [user.id]) : groups.removeMembers(id, [user.id])
         }
       })
+
+      // A real address finds its user only for viewers allowed to see it
+      // (Zulip since feature level 302); placeholders work for everyone.
+      const matchesAddress = (principal: Principal, u: User, email: string): boolean => {
+        const wanted = email.toLowerCase()
+        return (u.delivery_email.toLowerCase() === wanted && canAccessDeliveryEmail(principal.user, u)) ||
+          u.email.toLowerCase() === wanted ||
+          placeholderEmail(u.id, principal.realm.fake_email_domain) === wanted
+      }
 
       const requireUser = Effect.fnUntraced(function*(id: UserId) {
         const user = yield* users.findById(id)
@@ -278,24 +363,49 @@ export class Users extends Context.Service<Users, {
         return all.filter((u) => u.is_active && !u.is_bot && u.role === Roles.owner).length
       })
 
+      /**
+       * The writes and events of a deactivation, inside the caller's
+       * transaction. Zulip (feature level 377): peer_remove for the user's
+       * subscriptions, then the deactivation itself; a person's active bots
+       * are deactivated with them (Zulip's cascade), each the same way.
+       */
+      const deactivateInTransaction = Effect.fnUntraced(function*(user: User) {
+        const realm = yield* requireRealm(user.realm_id)
+        const all = yield* users.listByRealm(user.realm_id)
+        const bots = user.is_bot ? [] : all.filter((u) => u.is_bot && u.is_active && u.bot_owner_id === user.id)
+        const deactivated: Array<User> = []
+        for (const target of [user, ...bots]) {
+          const updated: User = { ...target, is_active: false }
+          yield* users.update(updated)
+          deactivated.push(updated)
+        }
+        const ctx = yield* accessContext(realm)
+        yield* events.publishAll(
+          realm.id,
+          deactivated.flatMap((u) => [...peerEvents(ctx, u, "peer_remove"), personUpdate(u, { is_active: false })])
+        )
+      })
+
+      const reactivateInTransaction = Effect.fnUntraced(function*(user: User) {
+        const updated: User = { ...user, is_active: true }
+        yield* users.update(updated)
+        const realm = yield* requireRealm(user.realm_id)
+        const ctx = yield* accessContext(realm)
+        yield* events.publishAll(realm.id, [
+          personUpdate(updated, { is_active: true }),
+          ...peerEvents(ctx, updated, "peer_add")
+        ])
+      })
+
       const deactivate = Effect.fn("Users.deactivate")((id: UserId) =>
         tx.withTransaction(Effect.gen(function*() {
           const user = yield* requireUser(id)
           if (!user.is_active) return yield* new BadRequest({ msg: "User is already deactivated" })
           if (removesOnlyOwner(user, yield* activeHumanOwners(user.realm_id))) {
-            return yield* new BadRequest({ msg: "Cannot deactivate the only organization owner" })
+            return yield* new BadRequest({ msg: RoleErrors.onlyOwnerDeactivation })
           }
-          const updated: User = { ...user, is_active: false }
-          yield* users.update(updated)
-          // Zulip (feature level 377): peer_remove for the user's
-          // subscriptions, then the deactivation itself.
-          const realm = yield* requireRealm(user.realm_id)
-          const ctx = yield* accessContext(realm)
-          yield* events.publishAll(realm.id, [
-            ...peerEvents(ctx, updated, "peer_remove"),
-            personUpdate(updated, { is_active: false })
-          ])
-          return updated
+          yield* deactivateInTransaction(user)
+          return { ...user, is_active: false }
         }))
       )
 
@@ -303,17 +413,20 @@ export class Users extends Context.Service<Users, {
         tx.withTransaction(Effect.gen(function*() {
           const user = yield* requireUser(id)
           if (user.is_active) return yield* new BadRequest({ msg: "User is already active" })
-          const updated: User = { ...user, is_active: true }
-          yield* users.update(updated)
-          const realm = yield* requireRealm(user.realm_id)
-          const ctx = yield* accessContext(realm)
-          yield* events.publishAll(realm.id, [
-            personUpdate(updated, { is_active: true }),
-            ...peerEvents(ctx, updated, "peer_add")
-          ])
-          return updated
+          yield* reactivateInTransaction(user)
+          return { ...user, is_active: true }
         }))
       )
+
+      /** The role's writes (system groups follow it) and its realm_user event. */
+      const applyRole = Effect.fnUntraced(function*(user: User, role: Role) {
+        const realm = yield* requireRealm(user.realm_id)
+        yield* joinRoleGroups(user, realm, false)
+        const updated: User = { ...user, role }
+        yield* users.update(updated)
+        yield* joinRoleGroups(updated, realm, true)
+        return { updated, publication: personUpdate(updated, { role }) }
+      })
 
       const changeRole = Effect.fn("Users.changeRole")((id: UserId, role: Role) =>
         tx.withTransaction(Effect.gen(function*() {
@@ -322,13 +435,77 @@ export class Users extends Context.Service<Users, {
           if (removesOnlyOwner(user, yield* activeHumanOwners(user.realm_id), role)) {
             return yield* new OnlyOwner()
           }
-          const realm = yield* requireRealm(user.realm_id)
-          yield* joinRoleGroups(user, realm, false)
-          const updated: User = { ...user, role }
-          yield* users.update(updated)
-          yield* joinRoleGroups(updated, realm, true)
-          yield* events.publishAll(realm.id, [personUpdate(updated, { role })])
+          const { publication, updated } = yield* applyRole(user, role)
+          yield* events.publishAll(user.realm_id, [publication])
           return updated
+        }))
+      )
+
+      /**
+       * The user `key` names for `principal`, by the rules of GET
+       * /users/{id} and /users/{email}; read again in the transaction.
+       */
+      const findTarget = Effect.fnUntraced(function*(principal: Principal, key: UserKey) {
+        const found = yield* findVisible(principal, (u) =>
+          typeof key === "number" ? u.id === key : matchesAddress(principal, u, key))
+        return yield* requireUser(found.id)
+      })
+
+      const refuse = (refusal: AdministrationRefusal | undefined) =>
+        refusal === undefined ? Effect.void : Effect.fail(refusalError(refusal))
+
+      const administer = Effect.fn("Users.administer")((principal: Principal, key: UserKey, changes: UserChanges) =>
+        tx.withTransaction(Effect.gen(function*() {
+          const target = yield* findTarget(principal, key)
+          const actor = principal.user
+          yield* refuse(administrationRefusal(actor, target, { allowBots: true, allowDeactivated: true }))
+          const role = changes.role !== undefined && changes.role !== target.role ? changes.role : undefined
+          if (role !== undefined) {
+            yield* refuse(roleChangeRefusal(actor, target, role, yield* activeHumanOwners(target.realm_id)))
+          }
+          // Administrators' renames ignore blank names and `name_changes_disabled`.
+          let fullName: string | undefined
+          if (changes.full_name !== undefined && changes.full_name !== target.full_name && changes.full_name.trim() !== "") {
+            const name = yield* checkFullName(changes.full_name)
+            if (name !== target.full_name) {
+              if (principal.realm.settings.require_unique_names && nameTaken(yield* users.listByRealm(target.realm_id), name, target.id)) {
+                return yield* new NameNotUnique()
+              }
+              fullName = name
+            }
+          }
+          // Every check has passed: from here on the request only writes.
+          const publications: Array<Publication> = []
+          let current = target
+          if (role !== undefined) {
+            const { publication, updated } = yield* applyRole(current, role)
+            current = updated
+            publications.push(publication)
+          }
+          if (fullName !== undefined) {
+            current = { ...current, full_name: fullName }
+            yield* users.update(current)
+            publications.push(personUpdate(current, { full_name: fullName }))
+          }
+          yield* events.publishAll(target.realm_id, publications)
+        }))
+      )
+
+      const deactivateAs = Effect.fn("Users.deactivateAs")((principal: Principal, id: number) =>
+        tx.withTransaction(Effect.gen(function*() {
+          const target = yield* findTarget(principal, id)
+          yield* refuse(administrationRefusal(principal.user, target, { allowBots: false, allowDeactivated: false }))
+          yield* refuse(deactivationRefusal(principal.user, target, yield* activeHumanOwners(target.realm_id)))
+          yield* deactivateInTransaction(target)
+        }))
+      )
+
+      const reactivateAs = Effect.fn("Users.reactivateAs")((principal: Principal, id: number) =>
+        tx.withTransaction(Effect.gen(function*() {
+          const target = yield* findTarget(principal, id)
+          yield* refuse(administrationRefusal(principal.user, target, { allowBots: true, allowDeactivated: true }))
+          if (target.is_active) return yield* new BadRequest({ msg: "User is already active" })
+          yield* reactivateInTransaction(target)
         }))
       )
 
@@ -402,13 +579,7 @@ export class Users extends Context.Service<Users, {
       })
 
       const getByEmail = Effect.fn("Users.getByEmail")(function*(principal: Principal, email: string, options: ViewOptions) {
-        const wanted = email.toLowerCase()
-        // A real address finds its user only for viewers allowed to see it
-        // (Zulip since feature level 302); placeholders work for everyone.
-        const user = yield* findVisible(principal, (u) =>
-          (u.delivery_email.toLowerCase() === wanted && canAccessDeliveryEmail(principal.user, u)) ||
-          u.email.toLowerCase() === wanted ||
-          placeholderEmail(u.id, principal.realm.fake_email_domain) === wanted)
+        const user = yield* findVisible(principal, (u) => matchesAddress(principal, u, email))
         return toApiUser(principal.realm, principal.user, user, options)
       })
 
@@ -425,6 +596,9 @@ export class Users extends Context.Service<Users, {
         deactivate,
         reactivate,
         changeRole,
+        administer,
+        deactivateAs,
+        reactivateAs,
         me: (principal) =>
           Effect.map(messageRepo.maxUserMessageId(principal.user.id), (max) => toOwnUser(principal.realm, principal.user, max)),
         list,

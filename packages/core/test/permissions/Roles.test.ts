@@ -6,11 +6,14 @@ import type { Role as RoleType } from "../../src/domain/Role.ts"
 import { isAdministrator, isOwner, Role, Roles } from "../../src/domain/Role.ts"
 import type { Actor, RoleChangeDecision } from "../../src/permissions/Roles.ts"
 import {
+  administrationRefusal,
   canAdministerUser,
   canChangeRole,
   canManageUser,
+  deactivationRefusal,
   isFullMember,
   removesOnlyOwner,
+  roleChangeRefusal,
   RoleErrors
 } from "../../src/permissions/Roles.ts"
 import { propertyOptions } from "../support/Properties.ts"
@@ -123,6 +126,54 @@ describe("Roles examples", () => {
     assert.isTrue(isFullMember(joined(Roles.member, 0), 0, NOW))
     assert.isFalse(isFullMember(joined(Roles.guest, 400), 3, NOW))
     assert.isFalse(isFullMember(joined(Roles.member, 400, false), 3, NOW))
+  })
+})
+
+describe("administration refusals", () => {
+  const person = (role: RoleType, overrides: { is_bot?: boolean; is_active?: boolean; bot_owner?: number } = {}) => ({
+    ...target(role, overrides.bot_owner ?? null),
+    is_bot: overrides.is_bot ?? false,
+    is_active: overrides.is_active ?? true
+  })
+  const lenient = { allowBots: true, allowDeactivated: true }
+  const strict = { allowBots: false, allowDeactivated: false }
+
+  it("access for administration: organization, then bots, then deactivation, then can_admin_user", () => {
+    assert.strictEqual(administrationRefusal(actor(Roles.owner), { ...person(Roles.member), realm_id: realmId(2) }, lenient), "NoSuchUser")
+    assert.strictEqual(administrationRefusal(actor(Roles.member), person(Roles.member, { is_bot: true }), strict), "NoSuchUser")
+    assert.strictEqual(administrationRefusal(actor(Roles.member), person(Roles.member, { is_active: false }), strict), "UserIsDeactivated")
+    for (const [name, role] of allRoles) {
+      const expected = isAdministrator(role) ? undefined : "InsufficientPermission"
+      assert.strictEqual(administrationRefusal(actor(role), person(Roles.member), lenient), expected, name)
+      assert.strictEqual(administrationRefusal(actor(role), person(Roles.member, { is_active: false }), lenient), expected, name)
+      // A bot's owner manages it whatever their role.
+      assert.strictEqual(
+        administrationRefusal(actor(role), person(Roles.member, { is_bot: true, bot_owner: 1 }), lenient),
+        undefined,
+        name
+      )
+    }
+  })
+
+  it("role changes: owner role by owners, others by administrators, the last owner, no guest administrators", () => {
+    const human = (role: RoleType) => ({ role, is_bot: false })
+    assert.strictEqual(roleChangeRefusal(actor(Roles.member), human(Roles.member), Roles.member, 1), undefined)
+    assert.strictEqual(roleChangeRefusal(actor(Roles.administrator), human(Roles.member), Roles.owner, 1), "OwnerRequired")
+    assert.strictEqual(roleChangeRefusal(actor(Roles.administrator), human(Roles.owner), Roles.member, 2), "OwnerRequired")
+    assert.strictEqual(roleChangeRefusal(actor(Roles.member), human(Roles.member), Roles.moderator, 1), "AdministratorRequired")
+    assert.strictEqual(roleChangeRefusal(actor(Roles.owner), human(Roles.owner), Roles.administrator, 1), "OnlyOwner")
+    assert.strictEqual(roleChangeRefusal(actor(Roles.owner), human(Roles.owner), Roles.administrator, 2), undefined)
+    assert.strictEqual(roleChangeRefusal(actor(Roles.owner), human(Roles.guest), Roles.administrator, 1), "GuestCannotBeAdmin")
+    assert.strictEqual(roleChangeRefusal(actor(Roles.owner), human(Roles.guest), Roles.owner, 1), "GuestCannotBeAdmin")
+    assert.strictEqual(roleChangeRefusal(actor(Roles.owner), human(Roles.guest), Roles.moderator, 1), undefined)
+  })
+
+  it("deactivation: owners only by owners, never the last human owner", () => {
+    assert.strictEqual(deactivationRefusal(actor(Roles.administrator), { role: Roles.owner, is_bot: false }, 2), "OwnerRequired")
+    assert.strictEqual(deactivationRefusal(actor(Roles.owner), { role: Roles.owner, is_bot: false }, 1), "OnlyOwnerDeactivation")
+    assert.strictEqual(deactivationRefusal(actor(Roles.owner), { role: Roles.owner, is_bot: false }, 2), undefined)
+    assert.strictEqual(deactivationRefusal(actor(Roles.owner), { role: Roles.owner, is_bot: true }, 1), undefined)
+    assert.strictEqual(deactivationRefusal(actor(Roles.administrator), { role: Roles.administrator, is_bot: false }, 1), undefined)
   })
 })
 

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Role } from "@teamchat/core"
+import { Errors, Role } from "@teamchat/core"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
@@ -67,6 +67,20 @@ const viewQuery = {
   include_custom_profile_fields: Params.optionalBoolean(false)
 }
 
+const roleCodes: ReadonlyArray<number> = Role.Role.literals
+const invalid = Params.shape.oneOf<never>()
+
+/** A role code as JSON: "role is not an integer", then "Invalid role" for an unknown code. */
+export const RoleParam = Params.json<Role.Role>(
+  (value, path) => {
+    const code = Params.shape.integer(value, path)
+    return roleCodes.includes(code) ? code as Role.Role : invalid(value, path)
+  },
+  "JSON integer: 100 owner, 200 administrator, 300 moderator, 400 member, 600 guest."
+)
+
+const userId = { user_id: Params.PathId(() => new Errors.NoSuchUser(), "The target user's id.") }
+
 /** @category groups */
 export class UsersApi extends HttpApiGroup.make("users")
   .add(
@@ -89,6 +103,30 @@ export class UsersApi extends HttpApiGroup.make("users")
       success: Envelope.Success({ user: User })
     })
       .middleware(Authentication)
-      .annotate(OpenApi.Summary, "Get a user by id or email")
+      .annotate(OpenApi.Summary, "Get a user by id or email"),
+    HttpApiEndpoint.patch("update", "/users/:user_id_or_email", {
+      params: {
+        user_id_or_email: Schema.String.annotate({ description: "A user id, or an email address (real or placeholder)." })
+      },
+      query: {
+        full_name: Schema.optionalKey(Params.stringWithNullMessage("Invalid characters in name!")),
+        role: Schema.optionalKey(RoleParam)
+      },
+      success: Envelope.Success({})
+    })
+      .middleware(Authentication)
+      .annotate(OpenApi.Summary, "Update a user by id or email"),
+    HttpApiEndpoint.delete("deactivate", "/users/:user_id", {
+      params: userId,
+      success: Envelope.Success({})
+    })
+      .middleware(Authentication)
+      .annotate(OpenApi.Summary, "Deactivate a user"),
+    HttpApiEndpoint.post("reactivate", "/users/:user_id/reactivate", {
+      params: userId,
+      success: Envelope.Success({})
+    })
+      .middleware(Authentication)
+      .annotate(OpenApi.Summary, "Reactivate a user")
   )
 {}

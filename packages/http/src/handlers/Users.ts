@@ -1,5 +1,7 @@
 /**
- * GET /users, GET /users/me and GET /users/{user_id | email}.
+ * GET /users, GET /users/me and GET /users/{user_id | email}; PATCH
+ * /users/{user_id | email}, DELETE /users/{user_id} and POST
+ * /users/{user_id}/reactivate.
  *
  * @since 0.1.0
  */
@@ -53,7 +55,24 @@ export const layer = HttpApiBuilder.group(
               ? users.getById(principal, key, viewOptions(query))
               : users.getByEmail(principal, key, viewOptions(query)))).pipe(
             Effect.flatMap((user) => respondGet({ user }))
-          )
+          ),
+      update: ({ params, query }) =>
+        Effect.gen(function*() {
+          const principal = yield* CurrentPrincipal
+          const key = yield* userKey(params.user_id_or_email)
+          yield* users.administer(principal, key, query)
+          return {}
+        }).pipe(Envelope.wrap),
+      deactivate: ({ params }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => users.deactivateAs(principal, params.user_id)).pipe(
+          Effect.as({}),
+          Envelope.wrap
+        ),
+      reactivate: ({ params }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => users.reactivateAs(principal, params.user_id)).pipe(
+          Effect.as({}),
+          Envelope.wrap
+        )
     })
   })
 )

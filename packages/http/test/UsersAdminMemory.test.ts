@@ -1,0 +1,3 @@
+import { usersAdminContract } from "./support/UsersAdminContract.ts"
+
+usersAdminContract("memory")
