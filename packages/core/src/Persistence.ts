@@ -15,6 +15,7 @@ import * as MemoryEventStore from "./memory/MemoryEventStore.ts"
 import * as MemoryMessageSearch from "./memory/MemoryMessageSearch.ts"
 import * as MemoryPresenceRepo from "./memory/MemoryPresenceRepo.ts"
 import * as MemoryRepositories from "./memory/MemoryRepositories.ts"
+import * as MemoryProfileFieldRepo from "./memory/MemoryProfileFieldRepo.ts"
 import * as MemoryScheduledMessageRepo from "./memory/MemoryScheduledMessageRepo.ts"
 import * as MemoryTransactor from "./memory/MemoryTransactor.ts"
 import * as MemoryUserStatusRepo from "./memory/MemoryUserStatusRepo.ts"
@@ -31,6 +32,7 @@ import type {
   UserRepo,
   UserSettingsRepo
 } from "./ports/Repositories.ts"
+import type { ProfileFieldRepo } from "./ports/ProfileFieldRepo.ts"
 import type { ScheduledMessageRepo } from "./ports/ScheduledMessageRepo.ts"
 import type { Transactor } from "./ports/Transactor.ts"
 import type { UserStatusRepo } from "./ports/UserStatusRepo.ts"
@@ -43,6 +45,7 @@ import * as SqlEventStore from "./sql/SqlEventStore.ts"
 import * as SqlMessageSearch from "./sql/SqlMessageSearch.ts"
 import * as SqlPresenceRepo from "./sql/SqlPresenceRepo.ts"
 import * as SqlRepositories from "./sql/SqlRepositories.ts"
+import * as SqlProfileFieldRepo from "./sql/SqlProfileFieldRepo.ts"
 import * as SqlScheduledMessageRepo from "./sql/SqlScheduledMessageRepo.ts"
 import * as SqlTransactor from "./sql/SqlTransactor.ts"
 import * as SqlUserStatusRepo from "./sql/SqlUserStatusRepo.ts"
@@ -63,6 +66,7 @@ export type Persistence =
   | UserSettingsRepo
   | AlertWordRepo
   | ScheduledMessageRepo
+  | ProfileFieldRepo
   | MessageRepo
   | MessageSearch
   | UserStatusRepo
@@ -82,6 +86,7 @@ export const layerMemory: Layer.Layer<Persistence> = Events.layer.pipe(
   Layer.provideMerge(Layer.mergeAll(
     MemoryRepositories.layer,
     MemoryScheduledMessageRepo.layer,
+    MemoryProfileFieldRepo.layer,
     MemoryMessageSearch.layer,
     MemoryUserStatusRepo.layer,
     MemoryPresenceRepo.layer,
@@ -101,6 +106,7 @@ export const layerSql: Layer.Layer<Persistence, MigrationError | SqlError, SqlCl
   Layer.provideMerge(Layer.mergeAll(
     SqlRepositories.layer,
     SqlScheduledMessageRepo.layer,
+    SqlProfileFieldRepo.layer,
     SqlMessageSearch.layer,
     SqlUserStatusRepo.layer,
     SqlPresenceRepo.layer,

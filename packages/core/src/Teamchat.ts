@@ -15,6 +15,7 @@ import * as Persistence from "./Persistence.ts"
 import { AlertWords } from "./services/AlertWords.ts"
 import { Authentication } from "./services/Authentication.ts"
 import { Channels } from "./services/Channels.ts"
+import { CustomProfileFields } from "./services/CustomProfileFields.ts"
 import { KeyGenerator } from "./services/KeyGenerator.ts"
 import { MessageFlags } from "./services/MessageFlags.ts"
 import { Messages } from "./services/Messages.ts"
@@ -49,6 +50,7 @@ export type Services =
   | NotificationBot
   | UserGroups
   | UserStatus
+  | CustomProfileFields
 
 /**
  * Messages and what sends through it: scheduled messages, their delivery
@@ -65,7 +67,7 @@ const layerMessaging = ScheduledDelivery.layer.pipe(
  *
  * @category layers
  */
-export const layerServices = Layer.mergeAll(Register.layer, Subscriptions.layer, AlertWords.layer).pipe(
+export const layerServices = Layer.mergeAll(Register.layer, Subscriptions.layer, AlertWords.layer, CustomProfileFields.layer).pipe(
   // Register reads scheduled messages and message state.
   Layer.provideMerge(Layer.mergeAll(layerMessaging, MessageFlags.layer, Topics.layer, UserStatus.layer)),
   Layer.provideMerge(Layer.mergeAll(Authentication.layer, Channels.layer, UserSettings.layer, EventQueues.layer, UserGroups.layer)),

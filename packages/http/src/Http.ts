@@ -40,6 +40,7 @@ import * as AlertWordsHandlers from "./handlers/AlertWords.ts"
 import * as AuthHandlers from "./handlers/Auth.ts"
 import * as EventsHandlers from "./handlers/Events.ts"
 import * as MessagesHandlers from "./handlers/Messages.ts"
+import * as ProfileFieldsHandlers from "./handlers/ProfileFields.ts"
 import * as ScheduledMessagesHandlers from "./handlers/ScheduledMessages.ts"
 import * as UserGroupsHandlers from "./handlers/UserGroups.ts"
 import * as ServerHandlers from "./handlers/Server.ts"
@@ -95,6 +96,7 @@ const handlers = Layer.mergeAll(
   AlertWordsHandlers.layer,
   ScheduledMessagesHandlers.layer,
   UserGroupsHandlers.layer,
+  ProfileFieldsHandlers.layer,
   MessagesHandlers.layer
 )
 

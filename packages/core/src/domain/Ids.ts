@@ -48,6 +48,11 @@ export const FolderId = PositiveSafeInt.pipe(Schema.brand("FolderId"))
 /** @category ids */
 export type FolderId = typeof FolderId.Type
 
+/** @category ids */
+export const ProfileFieldId = PositiveSafeInt.pipe(Schema.brand("ProfileFieldId"))
+/** @category ids */
+export type ProfileFieldId = typeof ProfileFieldId.Type
+
 /** Re-exported by `ScheduledMessage.ts`, its record's module. @category ids */
 export const ScheduledMessageId = PositiveSafeInt.pipe(Schema.brand("ScheduledMessageId"))
 /** @category ids */
@@ -75,6 +80,8 @@ export const messageId: (n: number) => MessageId = checked("MessageId", MessageI
 export const folderId: (n: number) => FolderId = checked("FolderId", FolderId)
 /** @category constructors */
 export const scheduledMessageId: (n: number) => ScheduledMessageId = checked("ScheduledMessageId", ScheduledMessageId)
+/** @category constructors */
+export const profileFieldId: (n: number) => ProfileFieldId = checked("ProfileFieldId", ProfileFieldId)
 
 /**
  * Ids read from SQL rows, unchecked: the values come from identity columns
@@ -94,5 +101,6 @@ export const fromRow = {
   channelId: (n: number): ChannelId => n as ChannelId,
   messageId: (n: number): MessageId => n as MessageId,
   folderId: (n: number): FolderId => n as FolderId,
-  scheduledMessageId: (n: number): ScheduledMessageId => n as ScheduledMessageId
+  scheduledMessageId: (n: number): ScheduledMessageId => n as ScheduledMessageId,
+  profileFieldId: (n: number): ProfileFieldId => n as ProfileFieldId
 } as const

@@ -8,6 +8,7 @@
 import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
 import type { Channel, Subscription } from "../domain/Channel.ts"
+import type { CustomProfileField, ProfileFieldValue } from "../domain/CustomProfileField.ts"
 import type { Message } from "../domain/Message.ts"
 import type { Presence } from "../domain/Presence.ts"
 import type { Realm } from "../domain/Realm.ts"
@@ -42,7 +43,10 @@ export interface MemoryTables {
   presence: Map<number, Presence>
   /** The last presence update id per organization (a row, rolled back with its transaction). */
   presenceSequences: Map<number, number>
-  sequences: Record<"realms" | "users" | "groups" | "channels" | "messages" | "scheduledMessages", number>
+  profileFields: Map<number, CustomProfileField>
+  /** keyed by `${field_id}:${user_id}` */
+  profileFieldValues: Map<string, ProfileFieldValue>
+  sequences: Record<"realms" | "users" | "groups" | "channels" | "messages" | "scheduledMessages" | "profileFields", number>
 }
 
 const emptyTables = (): MemoryTables => ({
@@ -61,7 +65,9 @@ const emptyTables = (): MemoryTables => ({
   userStatuses: new Map(),
   presence: new Map(),
   presenceSequences: new Map(),
-  sequences: { realms: 0, users: 0, groups: 0, channels: 0, messages: 0, scheduledMessages: 0 }
+  profileFields: new Map(),
+  profileFieldValues: new Map(),
+  sequences: { realms: 0, users: 0, groups: 0, channels: 0, messages: 0, scheduledMessages: 0, profileFields: 0 }
 })
 
 /** @category services */
@@ -95,6 +101,8 @@ export class MemoryDatabase extends Context.Service<MemoryDatabase, {
         userStatuses: new Map(tables.userStatuses),
         presence: new Map(tables.presence),
         presenceSequences: new Map(tables.presenceSequences),
+        profileFields: new Map(tables.profileFields),
+        profileFieldValues: new Map(tables.profileFieldValues),
         sequences: { ...tables.sequences }
       }),
       // Sequences are not restored: like SQL sequences, ids handed out by a

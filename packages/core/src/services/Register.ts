@@ -13,6 +13,10 @@
  *
  * @since 0.1.0
  */
+import { CustomProfileFieldTypes, DefaultExternalAccounts, toApiField } from "../domain/CustomProfileField.ts"
+import type { ProfileData } from "../domain/CustomProfileField.ts"
+import { ProfileFieldRepo } from "../ports/ProfileFieldRepo.ts"
+import { profileDataByUser } from "./internal/profileValues.ts"
 import { createHash } from "node:crypto"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -86,29 +90,6 @@ export const Limits = {
   server_typing_started_wait_period_milliseconds: 10000
 } as const
 
-/** Zulip's default external account types for custom profile fields. @category constants */
-export const DefaultExternalAccounts = {
-  github: { name: "GitHub", text: "GitHub", hint: "Enter your GitHub username", url_pattern: "https://github.com/%(username)s" },
-  twitter: {
-    name: "Twitter",
-    text: "Twitter",
-    hint: "Enter your Twitter username",
-    url_pattern: "https://twitter.com/%(username)s"
-  }
-} as const
-
-/** Custom profile field types of register's `custom_profile_field_types`. @category constants */
-export const CustomProfileFieldTypes = {
-  SHORT_TEXT: { id: 1, name: "Text (short)" },
-  LONG_TEXT: { id: 2, name: "Text (long)" },
-  SELECT: { id: 3, name: "List of options" },
-  DATE: { id: 4, name: "Date picker" },
-  URL: { id: 5, name: "Link" },
-  USER: { id: 6, name: "Users" },
-  EXTERNAL_ACCOUNT: { id: 7, name: "External account" },
-  PRONOUNS: { id: 8, name: "Pronouns" }
-} as const
-
 /** @category services */
 export class Register extends Context.Service<Register, {
   /** POST /register: the response body without result/msg. */
@@ -130,6 +111,7 @@ export class Register extends Context.Service<Register, {
       const organizations = yield* Organizations
       const subscriptions = yield* SubscriptionRepo
       const alertWords = yield* AlertWordRepo
+      const profileFields = yield* ProfileFieldRepo
       const messageRepo = yield* MessageRepo
       const scheduledMessages = yield* ScheduledMessages
       const statuses = yield* UserStatus
@@ -155,7 +137,7 @@ export class Register extends Context.Service<Register, {
 
         if (want("alert_words")) state.alert_words = [...(yield* alertWords.list(user.id))].sort()
         if (want("custom_profile_fields")) {
-          state.custom_profile_fields = []
+          state.custom_profile_fields = (yield* profileFields.listByRealm(realm.id)).map(toApiField)
           state.custom_profile_field_types = CustomProfileFieldTypes
         }
         if (want("drafts")) state.drafts = []
@@ -175,7 +157,9 @@ export class Register extends Context.Service<Register, {
         if (want("realm_linkifiers")) state.realm_linkifiers = []
         if (want("realm_filters")) state.realm_filters = []
         if (want("realm_playgrounds")) state.realm_playgrounds = []
-        if (want("realm_user")) Object.assign(state, realmUserState(ctx, user, options, server))
+        if (want("realm_user")) {
+          Object.assign(state, realmUserState(ctx, user, options, yield* profileDataByUser(profileFields, realm.id)))
+        }
         if (want("realm_user_groups")) state.realm_user_groups = userGroups(ctx, caps)
         if (want("realm_user_settings_defaults")) {
           const defaults = { ...(yield* settings.values(user)) } as Record<string, unknown>
@@ -467,7 +451,7 @@ const realmUserState = (
   ctx: AccessContext,
   user: User,
   options: InitialStateOptions,
-  _server: ServerInfo
+  profileData: ReadonlyMap<number, ProfileData>
 ): Record<string, unknown> => {
   const realm = ctx.state.realm
   const view = { clientGravatar: options.clientGravatar, includeCustomProfileFields: true }
@@ -479,7 +463,7 @@ const realmUserState = (
       if (!options.capabilities.user_list_incomplete && other.is_active) active.push(inaccessibleUser(realm, other.id))
       continue
     }
-    const api = toApiUser(realm, user, other, view)
+    const api = toApiUser(realm, user, other, view, profileData.get(other.id))
     if (other.is_active) active.push(api)
     else inactive.push(api)
   }

@@ -50,6 +50,10 @@ import { Audience } from "../domain/Event.ts"
 import { makeAccessLoader, metadataViewers, usersWhoCanAccess } from "./internal/access.ts"
 import type { AccessContext } from "./internal/access.ts"
 import { GroupRepo, MessageRepo, RealmRepo, SubscriptionRepo, UserRepo } from "../ports/Repositories.ts"
+import { ProfileFieldRepo } from "../ports/ProfileFieldRepo.ts"
+import { toProfileData } from "../domain/CustomProfileField.ts"
+import { planValues, profileDataByUser, writeValues } from "./internal/profileValues.ts"
+import type { ProfileDataEntry, ProfileValueError } from "./internal/profileValues.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import { canAccessDeliveryEmail, inaccessibleUser, toApiUser, toOwnUser } from "../views/UserView.ts"
 import type { ApiUser, OwnUser, ViewOptions } from "../views/UserView.ts"
@@ -104,6 +108,8 @@ export interface UserChanges {
   /** Ignored when blank or unchanged, as Zulip does for administrators. */
   readonly full_name?: string
   readonly role?: Role
+  /** Values to set; null or empty clears one. */
+  readonly profile_data?: ReadonlyArray<ProfileDataEntry>
 }
 
 /** A user named by id, or by address (real, when the caller may see it, or placeholder). @category models */
@@ -123,6 +129,7 @@ export type AdministrationError =
   | NameInvalidFormat
   | NameNotUnique
   | NameEmpty
+  | ProfileValueError
 
 const refusalError = (refusal: AdministrationRefusal): AdministrationError => {
   switch (refusal) {
@@ -207,6 +214,8 @@ export class Users extends Context.Service<Users, {
       const messageRepo = yield* MessageRepo
       const hasher = yield* PasswordHasher
       const keys = yield* KeyGenerator
+      const profileFields = yield* ProfileFieldRepo
+      const profileDataOf = (user: User) => Effect.map(profileFields.valuesByUser(user.id), toProfileData)
       // What a check without a stored hash verifies against: made once, at
       // the same cost, from a random password nobody knows.
       const unusableHash = yield* Effect.cached(
@@ -474,6 +483,12 @@ export class Users extends Context.Service<Users, {
               fullName = name
             }
           }
+          const valueChanges = changes.profile_data === undefined ? [] : yield* planValues(
+            yield* profileFields.listByRealm(target.realm_id),
+            yield* users.listByRealm(target.realm_id),
+            changes.profile_data,
+            false
+          )
           // Every check has passed: from here on the request only writes.
           const publications: Array<Publication> = []
           let current = target
@@ -487,6 +502,7 @@ export class Users extends Context.Service<Users, {
             yield* users.update(current)
             publications.push(personUpdate(current, { full_name: fullName }))
           }
+          publications.push(...yield* writeValues(profileFields, current, valueChanges))
           yield* events.publishAll(target.realm_id, publications)
         }))
       )
@@ -562,7 +578,8 @@ export class Users extends Context.Service<Users, {
           }
           selected = picked
         }
-        return selected.map((u) => toApiUser(realm, viewer, u, options))
+        const data = options.includeCustomProfileFields ? yield* profileDataByUser(profileFields, realm.id) : undefined
+        return selected.map((u) => toApiUser(realm, viewer, u, options, data?.get(u.id)))
       })
 
       const findVisible = Effect.fnUntraced(function*(principal: Principal, match: (u: User) => boolean) {
@@ -575,12 +592,14 @@ export class Users extends Context.Service<Users, {
 
       const getById = Effect.fn("Users.getById")(function*(principal: Principal, id: number, options: ViewOptions) {
         const user = yield* findVisible(principal, (u) => u.id === id)
-        return toApiUser(principal.realm, principal.user, user, options)
+        const data = options.includeCustomProfileFields && !user.is_bot ? yield* profileDataOf(user) : undefined
+        return toApiUser(principal.realm, principal.user, user, options, data)
       })
 
       const getByEmail = Effect.fn("Users.getByEmail")(function*(principal: Principal, email: string, options: ViewOptions) {
         const user = yield* findVisible(principal, (u) => matchesAddress(principal, u, email))
-        return toApiUser(principal.realm, principal.user, user, options)
+        const data = options.includeCustomProfileFields && !user.is_bot ? yield* profileDataOf(user) : undefined
+        return toApiUser(principal.realm, principal.user, user, options, data)
       })
 
       return Users.of({
@@ -600,7 +619,11 @@ export class Users extends Context.Service<Users, {
         deactivateAs,
         reactivateAs,
         me: (principal) =>
-          Effect.map(messageRepo.maxUserMessageId(principal.user.id), (max) => toOwnUser(principal.realm, principal.user, max)),
+          Effect.zipWith(
+            messageRepo.maxUserMessageId(principal.user.id),
+            principal.user.is_bot ? Effect.succeed({}) : profileDataOf(principal.user),
+            (max, data) => toOwnUser(principal.realm, principal.user, max, data)
+          ),
         list,
         getById,
         getByEmail

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { createHash } from "node:crypto"
+import type { ProfileData } from "../domain/CustomProfileField.ts"
 import type { Realm } from "../domain/Realm.ts"
 import { EmailVisibilities, isAdministrator, isGuest, isModeratorOrAbove, isOwner } from "../domain/Role.ts"
 import type { BotType, Role } from "../domain/Role.ts"
@@ -31,7 +32,7 @@ export interface ApiUser {
   readonly bot_type: BotType | null
   /** Bots only. */
   readonly bot_owner_id?: number | null
-  readonly profile_data?: Record<string, { readonly value: string; readonly rendered_value?: string }>
+  readonly profile_data?: ProfileData
 }
 
 /** GET /users/me. @category models */
@@ -51,7 +52,7 @@ export interface OwnUser {
   readonly max_message_id: number
   readonly user_id: number
   readonly delivery_email: string
-  readonly profile_data?: Record<string, { readonly value: string; readonly rendered_value?: string }>
+  readonly profile_data?: ProfileData
 }
 
 /** @category options */
@@ -123,8 +124,19 @@ export const avatarUrl = (user: User, _realm: Realm): string =>
   // has the third-party (gravatar) avatar derived from the real address.
   `https://secure.gravatar.com/avatar/${gravatarHash(user.delivery_email)}?d=identicon&version=${user.avatar_version}`
 
-/** @category views */
-export const toApiUser = (realm: Realm, viewer: User | undefined, user: User, options: ViewOptions): ApiUser => {
+/**
+ * `profileData` is the user's custom profile field values, shown to people
+ * only and only when `includeCustomProfileFields`.
+ *
+ * @category views
+ */
+export const toApiUser = (
+  realm: Realm,
+  viewer: User | undefined,
+  user: User,
+  options: ViewOptions,
+  profileData: ProfileData = {}
+): ApiUser => {
   const emailVisible = canAccessDeliveryEmail(viewer, user)
   const base: ApiUser = {
     email: user.email,
@@ -144,12 +156,12 @@ export const toApiUser = (realm: Realm, viewer: User | undefined, user: User, op
     bot_type: user.is_bot ? user.bot_type : null
   }
   if (user.is_bot) return { ...base, bot_owner_id: user.bot_owner_id }
-  if (options.includeCustomProfileFields) return { ...base, profile_data: {} }
+  if (options.includeCustomProfileFields) return { ...base, profile_data: profileData }
   return base
 }
 
 /** @category views */
-export const toOwnUser = (realm: Realm, user: User, maxMessageId: number): OwnUser => {
+export const toOwnUser = (realm: Realm, user: User, maxMessageId: number, profileData: ProfileData = {}): OwnUser => {
   const own: OwnUser = {
     avatar_url: avatarUrl(user, realm),
     avatar_version: user.avatar_version,
@@ -167,7 +179,7 @@ export const toOwnUser = (realm: Realm, user: User, maxMessageId: number): OwnUs
     user_id: user.id,
     delivery_email: user.delivery_email
   }
-  return user.is_bot ? own : { ...own, profile_data: {} }
+  return user.is_bot ? own : { ...own, profile_data: profileData }
 }
 
 /**

@@ -17,6 +17,7 @@ import { AlertWordsApi } from "./AlertWords.ts"
 import { AuthApi, DevApi } from "./Auth.ts"
 import { EventsApi } from "./Events.ts"
 import { MessagesApi } from "./Messages.ts"
+import { ProfileFieldsApi } from "./ProfileFields.ts"
 import { ScheduledMessagesApi } from "./ScheduledMessages.ts"
 import { ServerApi } from "./Server.ts"
 import { SettingsApi } from "./Settings.ts"
@@ -45,6 +46,7 @@ const common = HttpApi.make("teamchat")
   .add(AlertWordsApi)
   .add(ScheduledMessagesApi)
   .add(UserGroupsApi)
+  .add(ProfileFieldsApi)
   .add(MessagesApi)
 
 /** The API with the demo-only `dev` group. @category api */

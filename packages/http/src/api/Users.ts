@@ -14,6 +14,7 @@ import * as Schema from "effect/Schema"
 import * as Envelope from "../internal/Envelope.ts"
 import * as Params from "../internal/Params.ts"
 import { Authentication, OptionalAuthentication } from "./Middleware.ts"
+import { ProfileDataEntries } from "./ProfileFields.ts"
 
 /** @category schemas */
 export const ProfileData = Schema.Record(
@@ -110,7 +111,8 @@ export class UsersApi extends HttpApiGroup.make("users")
       },
       query: {
         full_name: Schema.optionalKey(Params.stringWithNullMessage("Invalid characters in name!")),
-        role: Schema.optionalKey(RoleParam)
+        role: Schema.optionalKey(RoleParam),
+        profile_data: Schema.optionalKey(ProfileDataEntries)
       },
       success: Envelope.Success({})
     })

@@ -1,0 +1,3 @@
+import { profileFieldsContract } from "./support/ProfileFieldsContract.ts"
+
+profileFieldsContract("PGlite")
