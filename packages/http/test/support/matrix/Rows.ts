@@ -5,6 +5,7 @@
 import { channelsRows } from "./Channels.ts"
 import { eventsRows } from "./Events.ts"
 import { messagesRows } from "./Messages.ts"
+import { profileFieldsRows } from "./ProfileFields.ts"
 import { scheduledMessagesRows } from "./ScheduledMessages.ts"
 import { serverRows } from "./Server.ts"
 import { settingsRows } from "./Settings.ts"
@@ -17,6 +18,7 @@ export const matrix: ReadonlyArray<Row> = [
   ...serverRows,
   ...usersRows,
   ...userStatusRows,
+  ...profileFieldsRows,
   ...userGroupsRows,
   ...channelsRows,
   ...eventsRows,

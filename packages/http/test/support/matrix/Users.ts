@@ -1,7 +1,34 @@
 /** Matrix rows of the users routes. */
+import { userId } from "@teamchat/core/domain/Ids"
+import { RealmRepo } from "@teamchat/core/ports/Repositories"
+import { Users } from "@teamchat/core/services/Users"
 import * as Effect from "effect/Effect"
-import type { Row } from "./Table.ts"
-import { allRoles, authenticated, eachRole, ok } from "./Table.ts"
+import { realmUrl } from "../Harness.ts"
+import type { Fixture, Row } from "./Table.ts"
+import { allRoles, authenticated, eachRole, ok, refused, success } from "./Table.ts"
+
+/** A new member of the demo organization (deactivated when asked); their id. */
+const freshMember = (fixture: Fixture, deactivated = false) =>
+  fixture.server.core(Effect.gen(function*() {
+    const realms = yield* RealmRepo
+    const realm = (yield* realms.list).find((r) => r.url === realmUrl)!
+    const users = yield* Users
+    const name = fixture.unique("Matrix member")
+    const user = yield* users.create(realm.id, {
+      email: `${name.replace(/\s+/g, "-").toLowerCase()}@zulip.com`,
+      full_name: name,
+      role: 400
+    })
+    if (deactivated) yield* users.deactivate(userId(user.id))
+    return user.id as number
+  }).pipe(Effect.orDie))
+
+/** PATCH /users/{id} and friends: administrators over anyone (owners aside), nobody else. */
+const administratorsOnly = authenticated({
+  ...allRoles(refused("Insufficient permission")),
+  owner: success(),
+  admin: success()
+})
 
 const roleCodes = { owner: 100, admin: 200, moderator: 300, member: 400, guest: 600, bot: 400 } as const
 
@@ -37,5 +64,42 @@ export const usersRows: ReadonlyArray<Row> = [
     request: (fixture) => Effect.succeed({ path: `/users/${fixture.accounts.member.userId}` }),
     digest: (body) => ({ user_id: body.user.user_id, role: body.user.role }),
     expect: authenticated(allRoles(ok((fixture) => ({ user_id: fixture.accounts.member.userId, role: 400 }))))
+  },
+  {
+    operation: "PATCH /users/{user_id_or_email}",
+    scenario: "the bystander's name",
+    request: (fixture) =>
+      Effect.succeed({ path: `/users/${fixture.bystander.userId}`, form: { full_name: fixture.unique("Renamed") } }),
+    expect: administratorsOnly
+  },
+  {
+    operation: "PATCH /users/{user_id_or_email}",
+    scenario: "a fresh member made a moderator",
+    request: (fixture) => Effect.map(freshMember(fixture), (id) => ({ path: `/users/${id}`, form: { role: "300" } })),
+    expect: administratorsOnly
+  },
+  {
+    operation: "PATCH /users/{user_id_or_email}",
+    scenario: "the member's bot's name (its owner may)",
+    request: (fixture) =>
+      Effect.succeed({ path: `/users/${fixture.accounts.bot.userId}`, form: { full_name: fixture.unique("Matrix Bot") } }),
+    expect: authenticated({
+      ...allRoles(refused("Insufficient permission")),
+      owner: success(),
+      admin: success(),
+      member: success()
+    })
+  },
+  {
+    operation: "DELETE /users/{user_id}",
+    scenario: "a fresh member",
+    request: (fixture) => Effect.map(freshMember(fixture), (id) => ({ path: `/users/${id}` })),
+    expect: administratorsOnly
+  },
+  {
+    operation: "POST /users/{user_id}/reactivate",
+    scenario: "a fresh deactivated member",
+    request: (fixture) => Effect.map(freshMember(fixture, true), (id) => ({ path: `/users/${id}/reactivate` })),
+    expect: administratorsOnly
   }
 ]
