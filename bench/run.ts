@@ -12,12 +12,13 @@
 import { parseArgs } from "node:util"
 import type { Benchmark, BenchOptions, Metric } from "./harness.ts"
 import { eventsBenchmark } from "./events.ts"
+import { groupsBenchmark } from "./groups.ts"
 import { defaultOptions } from "./harness.ts"
 import { httpBenchmark } from "./http.ts"
 import { messagesBenchmark } from "./messages.ts"
 import { scheduledBenchmark } from "./scheduled.ts"
 
-const benchmarks: ReadonlyArray<Benchmark> = [httpBenchmark, eventsBenchmark, messagesBenchmark, scheduledBenchmark]
+const benchmarks: ReadonlyArray<Benchmark> = [httpBenchmark, eventsBenchmark, messagesBenchmark, scheduledBenchmark, groupsBenchmark]
 
 const usage = () =>
   `usage: node bench/run.ts [${benchmarks.map((b) => b.name).join("|")}…] ` +

@@ -331,5 +331,25 @@ export const userGroupsTests = (it: Vitest.MethodsNonLive<Teamchat.Services | Pe
       yield* groups.updateMembers(yield* as(joiner), id, { delete: [member.id] })
       assert.deepStrictEqual(yield* groups.members(yield* as(member), id, { directOnly: true }), [])
     }))
-}
 
+  it.effect("Channel permissions stored as group-setting values work with real groups, nested ones included", () =>
+    Effect.gen(function*() {
+      const org = yield* makeOrg()
+      const groups = yield* UserGroups
+      const channelsService = yield* Channels
+      const [direct, nested, outsider] = [yield* addUser(org, 400), yield* addUser(org, 400), yield* addUser(org, 400)]
+      const inner = yield* create(org.owner, { members: [nested.id] })
+      const admins = yield* create(org.owner, { members: [direct.id], subgroups: [inner] })
+      const channel = yield* channelsService.create(org.realm.id, { name: unique("perm"), creator_id: org.owner.id })
+      const channelRepo = yield* ChannelRepo
+      yield* channelRepo.update({ ...channel, settings: { ...channel.settings, can_administer_channel_group: admins } })
+      yield* channelsService.update(yield* principal(direct), channel.id, { description: "by a direct member" })
+      yield* channelsService.update(yield* principal(nested), channel.id, { description: "by a subgroup's member" })
+      yield* fails(channelsService.update(yield* principal(outsider), channel.id, { description: "x" }),
+        "CannotAdministerChannel", "You do not have permission to administer this channel.")
+      // Membership changes apply at once: the outsider joins the subgroup.
+      yield* groups.updateMembers(yield* principal(org.owner), inner, { add: [outsider.id] })
+      yield* channelsService.update(yield* principal(outsider), channel.id, { description: "now allowed" })
+      assert.strictEqual((yield* channelRepo.findById(channel.id))!.description, "now allowed")
+    }))
+}
