@@ -22,6 +22,7 @@ import { Messages } from "./services/Messages.ts"
 import { NotificationBot } from "./services/NotificationBot.ts"
 import { Organizations } from "./services/Organizations.ts"
 import { PasswordHasher } from "./services/PasswordHasher.ts"
+import { Presence } from "./services/Presence.ts"
 import { ScheduledDelivery } from "./services/ScheduledDelivery.ts"
 import { ScheduledMessages } from "./services/ScheduledMessages.ts"
 import { Subscriptions } from "./services/Subscriptions.ts"
@@ -51,6 +52,7 @@ export type Services =
   | UserGroups
   | UserStatus
   | CustomProfileFields
+  | Presence
 
 /**
  * Messages and what sends through it: scheduled messages, their delivery
@@ -71,7 +73,7 @@ export const layerServices = Layer.mergeAll(Register.layer, Subscriptions.layer,
   // Register reads scheduled messages and message state.
   Layer.provideMerge(Layer.mergeAll(layerMessaging, MessageFlags.layer, Topics.layer, UserStatus.layer)),
   Layer.provideMerge(Layer.mergeAll(Authentication.layer, Channels.layer, UserSettings.layer, EventQueues.layer, UserGroups.layer)),
-  Layer.provideMerge(Organizations.layer),
+  Layer.provideMerge(Layer.mergeAll(Organizations.layer, Presence.layer)),
   Layer.provideMerge(Users.layer)
 )
 

@@ -49,6 +49,7 @@ import * as StreamsHandlers from "./handlers/Streams.ts"
 import * as SubscriptionsHandlers from "./handlers/Subscriptions.ts"
 import * as UsersHandlers from "./handlers/Users.ts"
 import * as UserStatusHandlers from "./handlers/UserStatus.ts"
+import * as PresenceHandlers from "./handlers/Presence.ts"
 import * as Config from "./internal/Config.ts"
 import * as EmojiData from "./internal/EmojiData.ts"
 import type { HttpOptions } from "./internal/Config.ts"
@@ -89,6 +90,7 @@ const handlers = Layer.mergeAll(
   AuthHandlers.layerDev,
   UsersHandlers.layer,
   UserStatusHandlers.layer,
+  PresenceHandlers.layer,
   StreamsHandlers.layer,
   EventsHandlers.layer,
   SubscriptionsHandlers.layer,

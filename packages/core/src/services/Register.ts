@@ -42,6 +42,7 @@ import { ScheduledMessages } from "./ScheduledMessages.ts"
 import type { Principal } from "../domain/Principal.ts"
 import { UserSettings } from "./UserSettings.ts"
 import { UserStatus } from "./UserStatus.ts"
+import { Presence } from "./Presence.ts"
 import { toApiChannel, toApiSubscription } from "../views/ChannelView.ts"
 import type { PostPolicyGroups } from "../views/ChannelView.ts"
 import { toApiUserGroup } from "../views/UserGroupView.ts"
@@ -115,6 +116,7 @@ export class Register extends Context.Service<Register, {
       const messageRepo = yield* MessageRepo
       const scheduledMessages = yield* ScheduledMessages
       const statuses = yield* UserStatus
+      const presence = yield* Presence
 
       const initialState = Effect.fn("Register.initialState")(function*(
         principal: Principal,
@@ -143,11 +145,7 @@ export class Register extends Context.Service<Register, {
         if (want("drafts")) state.drafts = []
         if (want("muted_topics") && !(options.eventTypes?.includes("user_topic") ?? false)) state.muted_topics = []
         if (want("muted_users")) state.muted_users = []
-        if (want("presence")) {
-          state.presences = {}
-          state.presence_last_update_id = -1
-          state.server_timestamp = now / 1000
-        }
+        if (want("presence")) Object.assign(state, yield* presence.snapshot(principal, { slim: options.slimPresence }))
         if (want("realm")) Object.assign(state, realmState(ctx, user, ids, server, now))
         if (want("realm_bot")) state.realm_bots = []
         if (want("realm_embedded_bots")) state.realm_embedded_bots = []

@@ -48,6 +48,7 @@ import { RealmRepo, UserRepo, UserSettingsRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import { canAccessDeliveryEmail } from "../views/UserView.ts"
 import { PasswordHasher } from "./PasswordHasher.ts"
+import { Presence } from "./Presence.ts"
 import { checkFullName, nameTaken, Users } from "./Users.ts"
 import type { Principal } from "../domain/Principal.ts"
 
@@ -106,6 +107,7 @@ export class UserSettings extends Context.Service<UserSettings, {
       const events = yield* Events
       const tx = yield* Transactor
       const hasher = yield* PasswordHasher
+      const presence = yield* Presence
 
       const values = Effect.fn("UserSettings.values")(function*(user: User) {
         const stored = resolveSettings(yield* repo.get(user.id))
@@ -229,6 +231,7 @@ export class UserSettings extends Context.Service<UserSettings, {
           const storedOverrides = { ...(yield* repo.get(user.id)) }
           const current = resolveSettings(storedOverrides)
           let overridesChanged = false
+          let presenceEnabled: boolean | undefined
           const order = Object.keys(SettingTypes) as Array<SettingName>
           for (const name of order) {
             if (!(name in changes)) continue
@@ -257,6 +260,7 @@ export class UserSettings extends Context.Service<UserSettings, {
               if (value === UserSettingDefaults[name as StoredSettingName]) delete storedOverrides[name]
               else storedOverrides[name] = value
               overridesChanged = true
+              if (name === "presence_enabled") presenceEnabled = value as boolean
             }
             const languageName = name === "default_language" ? { language_name: Languages[value as string] } : {}
             publications.push(toUser({ type: "user_settings", op: "update", property: name, value, ...languageName }))
@@ -293,6 +297,8 @@ export class UserSettings extends Context.Service<UserSettings, {
           }
           if (overridesChanged) yield* repo.set(user.id, storedOverrides)
           yield* events.publishAll(realm.id, publications)
+          // Others see the change at once: online now, or offline from now on.
+          if (presenceEnabled !== undefined) yield* presence.presenceEnabledChanged(user, presenceEnabled)
           return {} as Record<string, never>
         }))
       })

@@ -26,6 +26,7 @@ import { SubscriptionsApi } from "./Subscriptions.ts"
 import { UserGroupsApi } from "./UserGroups.ts"
 import { UsersApi } from "./Users.ts"
 import { UserStatusApi } from "./UserStatus.ts"
+import { PresenceApi } from "./Presence.ts"
 
 const annotations = OpenApi.annotations({
   title: "teamchat: Zulip-compatible REST API",
@@ -39,6 +40,7 @@ const common = HttpApi.make("teamchat")
   .add(AuthApi)
   .add(UsersApi)
   .add(UserStatusApi)
+  .add(PresenceApi)
   .add(StreamsApi)
   .add(EventsApi)
   .add(SubscriptionsApi)

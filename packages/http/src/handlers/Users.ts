@@ -23,7 +23,7 @@ const viewOptions = (query: { readonly client_gravatar: boolean; readonly includ
  * email address. Ids beyond any this server issues, and text no email
  * address can be (NUL bytes), name nobody.
  */
-const userKey = (segment: string): Effect.Effect<number | string, Errors.NoSuchUser> => {
+export const userKey = (segment: string): Effect.Effect<number | string, Errors.NoSuchUser> => {
   const id = Params.readPathId(segment)
   if (typeof id === "number") return Effect.succeed(id)
   if (id === "NoSuchId" || Params.badCharacters(segment) !== undefined) return Effect.fail(new Errors.NoSuchUser())

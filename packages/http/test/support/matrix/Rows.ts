@@ -6,6 +6,7 @@ import { channelsRows } from "./Channels.ts"
 import { eventsRows } from "./Events.ts"
 import { messagesRows } from "./Messages.ts"
 import { profileFieldsRows } from "./ProfileFields.ts"
+import { presenceRows } from "./Presence.ts"
 import { scheduledMessagesRows } from "./ScheduledMessages.ts"
 import { serverRows } from "./Server.ts"
 import { settingsRows } from "./Settings.ts"
@@ -19,6 +20,7 @@ export const matrix: ReadonlyArray<Row> = [
   ...usersRows,
   ...userStatusRows,
   ...profileFieldsRows,
+  ...presenceRows,
   ...userGroupsRows,
   ...channelsRows,
   ...eventsRows,

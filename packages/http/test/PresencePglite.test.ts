@@ -1,0 +1,3 @@
+import { presenceContract } from "./support/PresenceContract.ts"
+
+presenceContract("PGlite")
