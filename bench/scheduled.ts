@@ -19,6 +19,10 @@
  * sent by hand through `Messages.send`, one after the other (the path every
  * delivery takes), which bounds what the worker can reach.
  *
+ * On PostgreSQL also two processes (two cores on one fresh database, each
+ * with its own pool and worker, as two servers run them): the same batch,
+ * each message delivered once, its lateness beside one process's.
+ *
  * Targets: all delivered within 5 s of T, p99 lateness under 1 s. The
  * harness knows floors only, so they are reported as ratios that must reach
  * 1 (5 s / time to the last delivery; 1 s / p99 lateness).
@@ -29,7 +33,7 @@
  * the worker's, 100).
  */
 import * as DemoOrganization from "../packages/core/src/demo/DemoOrganization.ts"
-import type * as Persistence from "../packages/core/src/Persistence.ts"
+import * as Persistence from "../packages/core/src/Persistence.ts"
 import { MessageRepo, SubscriptionRepo } from "../packages/core/src/ports/Repositories.ts"
 import { Transactor } from "../packages/core/src/ports/Transactor.ts"
 import { Channels } from "../packages/core/src/services/Channels.ts"
@@ -40,6 +44,7 @@ import { ScheduledMessages } from "../packages/core/src/services/ScheduledMessag
 import { Users } from "../packages/core/src/services/Users.ts"
 import * as Teamchat from "../packages/core/src/Teamchat.ts"
 import * as TestDatabase from "../packages/core/src/testing/TestDatabase.ts"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -81,7 +86,12 @@ const recordingMessages = (commits: Array<number>) =>
     })
   )
 
-const measure = (concurrency: number, log: (line: string) => void) =>
+/**
+ * Seeds the demo organization; King Hamlet schedules `count` messages to
+ * #Verona (the service path), far ahead; then all move to one second, two
+ * seconds from now.
+ */
+const scheduleBatch = (log: (line: string) => void) =>
   Effect.gen(function*() {
     yield* DemoOrganization.seed("http://localhost:9991")
     const organizations = yield* Organizations
@@ -92,7 +102,6 @@ const measure = (concurrency: number, log: (line: string) => void) =>
     const scheduled = yield* ScheduledMessages
     const sql = yield* SqlClient.SqlClient
 
-    // Scheduling (the service path), far ahead; then all moved to one second.
     const scheduleStart = Date.now()
     const later = Math.floor(Date.now() / 1000) + 3600
     for (let i = 0; i < count; i++) {
@@ -108,11 +117,14 @@ const measure = (concurrency: number, log: (line: string) => void) =>
     log(`scheduled ${count} messages in ${scheduleMs} ms`)
     const due = Math.floor(Date.now() / 1000) + 2
     yield* sql`UPDATE scheduled_messages SET scheduled_timestamp = ${due} WHERE NOT delivered`
+    return { scheduleMs, due, realm, hamlet, principal, verona }
+  })
 
-    // The worker, as the server runs it, with commit times recorded.
-    const commits: Array<number> = []
+/** A delivery worker, as the server runs it, whose commits are recorded. */
+const startWorker = (commits: Array<number>, concurrency: number) =>
+  Effect.gen(function*() {
     const delivery = yield* Layer.build(Layer.fresh(ScheduledDelivery.layer).pipe(Layer.provide(recordingMessages(commits))))
-    const worker = yield* Effect.forkChild(
+    return yield* Effect.forkChild(
       Effect.provide(Effect.flatMap(ScheduledDelivery, (d) => d.run), delivery).pipe(
         Effect.provideService(ScheduledDeliveryConfig, {
           ...ScheduledDeliveryConfig.defaultValue(),
@@ -121,15 +133,33 @@ const measure = (concurrency: number, log: (line: string) => void) =>
         })
       )
     )
+  })
+
+/** Waits for every delivery, then checks that each row was delivered once; returns the sorted lateness (ms). */
+const awaitDeliveries = (recorded: ReadonlyArray<ReadonlyArray<number>>, due: number) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
     const deadline = due * 1000 + 60_000
-    while (commits.length < count) {
+    const all = () => recorded.flat()
+    let commits = all()
+    while ((commits = all()).length < count) {
       if (Date.now() > deadline) return yield* Effect.die(new Error(`only ${commits.length} of ${count} delivered after 60 s`))
       yield* Effect.sleep("10 millis")
     }
-    yield* Fiber.interrupt(worker)
     const [{ n }] = yield* sql<{ n: unknown }>`SELECT count(*) AS n FROM scheduled_messages WHERE delivered`
-    if (Number(n) !== count) return yield* Effect.die(new Error(`${n} rows marked delivered, expected ${count}`))
-    const lateness = commits.map((t) => t - due * 1000).sort((a, b) => a - b)
+    if (Number(n) !== count || commits.length !== count) {
+      return yield* Effect.die(new Error(`${n} rows marked delivered and ${commits.length} sends, expected ${count}`))
+    }
+    return commits.map((t) => t - due * 1000).sort((a, b) => a - b)
+  })
+
+const measure = (concurrency: number, log: (line: string) => void) =>
+  Effect.gen(function*() {
+    const { due, hamlet, principal, realm, scheduleMs, verona } = yield* scheduleBatch(log)
+    const commits: Array<number> = []
+    const worker = yield* startWorker(commits, concurrency)
+    const lateness = yield* awaitDeliveries([commits], due)
+    yield* Fiber.interrupt(worker)
 
     // Baseline: the same rows with plain INSERTs, one transaction each.
     const messages = yield* MessageRepo
@@ -179,6 +209,57 @@ const measure = (concurrency: number, log: (line: string) => void) =>
       sendMs
     } satisfies Result
   })
+
+interface TwoProcessResult {
+  readonly lastMs: number
+  readonly p50Ms: number
+  readonly p99Ms: number
+  readonly sends: readonly [number, number]
+}
+
+/**
+ * Two server processes on one PostgreSQL database (two cores, each with
+ * its own pool and worker, as two servers would run them) and the same
+ * batch due in one second: each message must go out once, and the lateness
+ * is reported beside one process's from the same run.
+ */
+const measureTwoProcesses = (adminUrl: string, concurrency: number, log: (line: string) => void) =>
+  Effect.runPromise(
+    Effect.scoped(Effect.gen(function*() {
+      const database = yield* Layer.build(TestDatabase.postgresLayer({ adminUrl }))
+      const url = Context.get(database, TestDatabase.TestDatabase).url
+      const open = () =>
+        Teamchat.layerServices.pipe(
+          Layer.provideMerge(Persistence.layerPostgres(url, { maxConnections: concurrency + 2 })),
+          Layer.provide(Teamchat.layerSecretsTest)
+        )
+      // One after the other: the second finds the migrations done.
+      const a = yield* Layer.build(open())
+      const b = yield* Layer.build(open())
+      const { due } = yield* Effect.provide(scheduleBatch(log), a)
+      const commitsA: Array<number> = []
+      const commitsB: Array<number> = []
+      const workerA = yield* Effect.provide(startWorker(commitsA, concurrency), a)
+      const workerB = yield* Effect.provide(startWorker(commitsB, concurrency), b)
+      const lateness = yield* Effect.provide(awaitDeliveries([commitsA, commitsB], due), a)
+      yield* Fiber.interrupt(workerA)
+      yield* Fiber.interrupt(workerB)
+      return {
+        lastMs: lateness[lateness.length - 1]!,
+        p50Ms: percentile(lateness, 0.5),
+        p99Ms: percentile(lateness, 0.99),
+        sends: [commitsA.length, commitsB.length]
+      } satisfies TwoProcessResult
+    })).pipe(Effect.provideService(References.MinimumLogLevel, "Warn")) as Effect.Effect<TwoProcessResult, unknown>
+  )
+
+const twoProcessMetrics = (one: Result, two: TwoProcessResult): ReadonlyArray<Metric> => [
+  { name: `PostgreSQL, two processes: all ${count} delivered, after the due second`, value: two.lastMs, unit: "ms" },
+  { name: "PostgreSQL, two processes: p50 lateness", value: two.p50Ms, unit: "ms" },
+  { name: "PostgreSQL, two processes: p99 lateness", value: two.p99Ms, unit: "ms" },
+  { name: "PostgreSQL: ratio one process/two processes (time to the last delivery)", value: one.lastMs / Math.max(1, two.lastMs), unit: "" },
+  { name: "PostgreSQL, two processes: 5 s / time to the last delivery", value: 5000 / Math.max(1, two.lastMs), unit: "", min: 1 }
+]
 
 const run = (
   core: Layer.Layer<Teamchat.Services | Persistence.Persistence | SqlClient.SqlClient, unknown>,
@@ -234,6 +315,13 @@ export const scheduledBenchmark: Benchmark = {
       )
       log(describe("PostgreSQL", postgres))
       out.push(...metrics("PostgreSQL", postgres))
+      log(`PostgreSQL, two processes on one fresh database, ${count} messages, ${concurrency} at once each …`)
+      const two = await measureTwoProcesses(admin, concurrency, log)
+      log(
+        `PostgreSQL, two processes: last delivery ${two.lastMs} ms after the due second, p50 ${two.p50Ms} ms, ` +
+          `p99 ${two.p99Ms} ms; sends ${two.sends[0]} + ${two.sends[1]}; one process: ${postgres.lastMs} ms`
+      )
+      out.push(...twoProcessMetrics(postgres, two))
     } else {
       log("PostgreSQL skipped (set TEST_DATABASE_URL or DATABASE_URL)")
     }

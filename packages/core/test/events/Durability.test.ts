@@ -2,7 +2,7 @@
  * Queues and pending events survive a restart (the core built twice on the
  * same PGlite directory / PostgreSQL database), and two independent
  * processes on one PostgreSQL database share queues: a poll blocked on one
- * wakes when the other commits an event (how soon is measured in bench/, not here).
+ * wakes when the other commits an event (observed, not timed).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
