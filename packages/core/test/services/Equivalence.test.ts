@@ -315,6 +315,13 @@ const runScenario = (setup: Scenario, script: ReadonlyArray<Command>) =>
     const userAt = (i: number) => pickFrom(userIds, i, userId)
     const channelAt = (i: number) => pickFrom(channelIds, i, channelId)
     const caller = (i: number) => callerById(userAt(i))
+    /** Runs `f` as the user at `i`, or skips the command when there is no such active user. */
+    const asCaller = <A, R>(
+      i: number,
+      f: (principal: Principal) => Effect.Effect<A, never, R>
+    ): Effect.Effect<A | { readonly skipped: string }, never, R> =>
+      Effect.flatMap(caller(i), (principal): Effect.Effect<A | { readonly skipped: string }, never, R> =>
+        principal === undefined ? Effect.succeed({ skipped: "no such active user" }) : f(principal))
     /** A scheduled message (or a missing id) and who acts on it: its sender, or another user. */
     const scheduledOf = (which: number, byOther: number) => {
       if (which === MissingPick || scheduledIds.length === 0) return { id: 900_000 + which, by: owner!.id }
@@ -332,6 +339,20 @@ const runScenario = (setup: Scenario, script: ReadonlyArray<Command>) =>
         ? { _tag: "first_unread" as const }
         : { _tag: "id" as const, id: message(target) }
     const now = Effect.map(Clock.currentTimeMillis, (ms) => Math.floor(ms / 1000))
+    /** The anchored range and narrow of a fetch or flags/narrow command. */
+    const rangeOf = (command: {
+      readonly anchor: number
+      readonly target: number
+      readonly before: number
+      readonly after: number
+      readonly narrow: number
+    }) => ({
+      anchor: anchorOf(command.anchor, command.target),
+      include_anchor: true,
+      num_before: command.before * 2,
+      num_after: command.after * 2,
+      narrow: narrowOf(command.narrow, channelAt(command.target), userAt(command.target))
+    })
 
     const step = (command: Command, n: number) => {
       switch (command._tag) {
@@ -450,9 +471,7 @@ const runScenario = (setup: Scenario, script: ReadonlyArray<Command>) =>
         case "AdvanceClock":
           return TestClock.adjust(`${command.days} days`).pipe(Effect.as({ ok: command.days }))
         case "Send":
-          return Effect.gen(function*() {
-            const principal = yield* caller(command.sender)
-            if (principal === undefined) return { skipped: "no such active user" }
+          return asCaller(command.sender, (principal) => Effect.gen(function*() {
             const result = yield* outcome(messages.send(principal, {
               type: command.toChannel ? "channel" : "direct",
               to: command.toChannel ? channelAt(command.channel) : command.recipients.map(userAt),
@@ -461,50 +480,34 @@ const runScenario = (setup: Scenario, script: ReadonlyArray<Command>) =>
             }))
             if ("ok" in result) messageIds.push((result.ok as { id: number }).id)
             return result
-          })
+          }))
         case "Fetch":
-          return Effect.gen(function*() {
-            const principal = yield* caller(command.viewer)
-            if (principal === undefined) return { skipped: "no such active user" }
+          return asCaller(command.viewer, (principal) => Effect.gen(function*() {
             return yield* outcome(messages.fetch(principal, {
-              anchor: anchorOf(command.anchor, command.target),
-              include_anchor: true,
-              num_before: command.before * 2,
-              num_after: command.after * 2,
-              narrow: narrowOf(command.narrow, channelAt(command.target), userAt(command.target)),
+              ...rangeOf(command),
               apply_markdown: true,
               client_gravatar: true,
               allow_empty_topic_name: true
             }))
-          })
+          }))
         case "Flags":
-          return Effect.gen(function*() {
-            const principal = yield* caller(command.user)
-            if (principal === undefined) return { skipped: "no such active user" }
+          return asCaller(command.user, (principal) => Effect.gen(function*() {
             return yield* outcome(flags.update(principal, {
               messages: command.messages.map(message),
               op: flagOperation(command.op),
               flag: flagName(command.flag)
             }))
-          })
+          }))
         case "FlagsByNarrow":
-          return Effect.gen(function*() {
-            const principal = yield* caller(command.user)
-            if (principal === undefined) return { skipped: "no such active user" }
+          return asCaller(command.user, (principal) => Effect.gen(function*() {
             return yield* outcome(flags.updateByNarrow(principal, {
-              anchor: anchorOf(command.anchor, command.target),
-              include_anchor: true,
-              num_before: command.before * 2,
-              num_after: command.after * 2,
-              narrow: narrowOf(command.narrow, channelAt(command.target), userAt(command.target)),
+              ...rangeOf(command),
               op: flagOperation(command.op),
               flag: flagName(command.flag)
             }))
-          })
+          }))
         case "Schedule":
-          return Effect.gen(function*() {
-            const principal = yield* caller(command.sender)
-            if (principal === undefined) return { skipped: "no such active user" }
+          return asCaller(command.sender, (principal) => Effect.gen(function*() {
             // -1: a time in the past (refused); 3600: pending for the whole script.
             const at = (yield* now) + [-1, 1, 20, 3600][command.inMinutes]! * 60
             const result = yield* outcome(scheduled.create(principal, {
@@ -516,7 +519,7 @@ const runScenario = (setup: Scenario, script: ReadonlyArray<Command>) =>
             }, { client: "website" }))
             if ("ok" in result) scheduledIds.push({ id: result.ok as number, sender: principal.user.id })
             return result
-          })
+          }))
         case "EditScheduled":
           return Effect.gen(function*() {
             const target = scheduledOf(command.which, command.byOther)
