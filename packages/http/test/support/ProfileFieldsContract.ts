@@ -12,12 +12,12 @@
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type { Backend, Credentials } from "./Harness.ts"
+import { expectReply as expect, listen } from "./EventListener.ts"
 import { accounts, demoLayer, layerServer, Server } from "./Harness.ts"
 
 const success = (data: object = {}) => ({ result: "success", msg: "", ...data })
 const error = (msg: string, code = "BAD_REQUEST") => ({ result: "error", msg, code })
 const administratorRequired = error("Must be an organization administrator", "UNAUTHORIZED_PRINCIPAL")
-const bare = (events: ReadonlyArray<Record<string, unknown>>) => events.map(({ id: _id, ...rest }) => rest)
 
 type Role = keyof typeof accounts
 const roles = Object.keys(accounts) as ReadonlyArray<Role>
@@ -43,11 +43,6 @@ export const profileFieldsContract = (backend: Backend) =>
       const request = (method: string, path: string, who: Credentials, form?: Record<string, string>) =>
         Effect.flatMap(Server, (server) => server.fetch(method, `/api/v1${path}`, { as: who, form }))
 
-      const expect = (reply: { status: number; json: unknown; text: string }, status: number, body: object) => {
-        assert.strictEqual(reply.status, status, reply.text)
-        assert.deepStrictEqual(reply.json, body)
-      }
-
       const fields = (who?: Credentials) =>
         Effect.gen(function*() {
           const reply = yield* request("GET", "/realm/profile_fields", who ?? (yield* as("member")))
@@ -68,26 +63,6 @@ export const profileFieldsContract = (backend: Backend) =>
         Effect.gen(function*() {
           const owner = yield* as("owner")
           for (const id of ids) expect(yield* request("DELETE", `/realm/profile_fields/${id}`, owner), 200, success())
-        })
-
-      const listen = (who: Credentials, eventTypes: ReadonlyArray<string>) =>
-        Effect.gen(function*() {
-          const server = yield* Server
-          const reply = yield* server.fetch("POST", "/api/v1/register", {
-            as: who,
-            form: { event_types: JSON.stringify(eventTypes) }
-          })
-          assert.strictEqual(reply.status, 200, reply.text)
-          let last = -1
-          const queueId = reply.json.queue_id as string
-          return Effect.gen(function*() {
-            const events = (yield* server.fetch("GET", "/api/v1/events", {
-              as: who,
-              query: { queue_id: queueId, last_event_id: String(last), dont_block: "true" }
-            })).json.events as Array<Record<string, unknown> & { id: number }>
-            if (events.length > 0) last = events[events.length - 1]!.id
-            return bare(events)
-          })
         })
 
       const profileData = (who: Credentials, userId: number) =>

@@ -11,6 +11,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type { Backend, Credentials } from "./Harness.ts"
+import { expectReply as expect, listen as listenTo } from "./EventListener.ts"
 import { accounts, demoLayer, layerServer, Server } from "./Harness.ts"
 
 const success = { result: "success", msg: "" }
@@ -19,7 +20,6 @@ const insufficient = error("Insufficient permission")
 const noSuchUser = error("No such user")
 const ownerRequired = error("Must be an organization owner", "UNAUTHORIZED_PRINCIPAL")
 const administratorRequired = error("Must be an organization administrator", "UNAUTHORIZED_PRINCIPAL")
-const bare = (events: ReadonlyArray<Record<string, unknown>>) => events.map(({ id: _id, ...rest }) => rest)
 
 type Role = keyof typeof accounts
 const roles = Object.keys(accounts) as ReadonlyArray<Role>
@@ -27,6 +27,8 @@ const roles = Object.keys(accounts) as ReadonlyArray<Role>
 export const usersAdminContract = (backend: Backend) =>
   describe(`user administration over HTTP on ${backend}`, () => {
     layer(layerServer((clock) => demoLayer(backend, clock)), { timeout: "120 seconds" })((it) => {
+      const listen = (who: Credentials, eventTypes: ReadonlyArray<string> = ["realm_user", "subscription"]) =>
+        listenTo(who, eventTypes)
       const as = (role: Role) => Effect.flatMap(Server, (server) => server.login(accounts[role]))
       const login = (email: string) => Effect.flatMap(Server, (server) => server.login(email))
 
@@ -46,32 +48,7 @@ export const usersAdminContract = (backend: Backend) =>
           return reply.json.user as { full_name: string; role: number; is_active: boolean; email: string }
         })
 
-      const expect = (reply: { status: number; json: unknown; text: string }, status: number, body: object) => {
-        assert.strictEqual(reply.status, status, reply.text)
-        assert.deepStrictEqual(reply.json, body)
-      }
-
       /** A queue of `who` for these event types; the effect returned drains it. */
-      const listen = (who: Credentials, eventTypes: ReadonlyArray<string> = ["realm_user", "subscription"]) =>
-        Effect.gen(function*() {
-          const server = yield* Server
-          const reply = yield* server.fetch("POST", "/api/v1/register", {
-            as: who,
-            form: { event_types: JSON.stringify(eventTypes) }
-          })
-          assert.strictEqual(reply.status, 200, reply.text)
-          let last = -1
-          const queueId = reply.json.queue_id as string
-          return Effect.gen(function*() {
-            const events = (yield* server.fetch("GET", "/api/v1/events", {
-              as: who,
-              query: { queue_id: queueId, last_event_id: String(last), dont_block: "true" }
-            })).json.events as Array<Record<string, unknown> & { id: number }>
-            if (events.length > 0) last = events[events.length - 1]!.id
-            return bare(events)
-          })
-        })
-
       it.effect("PATCH full_name: owners and administrators may; every other role is refused and nothing changes", () =>
         Effect.gen(function*() {
           const othello = yield* login("othello@zulip.com")
