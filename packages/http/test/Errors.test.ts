@@ -58,6 +58,9 @@ describe("unknown routes", () => {
           "/api/v1/messages/flags",
           "/api/v1/messages/flags/narrow",
           "/api/v1/messages/{message_id}",
+          "/api/v1/realm/presence",
+          "/api/v1/realm/profile_fields",
+          "/api/v1/realm/profile_fields/{field_id}",
           "/api/v1/register",
           "/api/v1/scheduled_messages",
           "/api/v1/scheduled_messages/{scheduled_message_id}",
@@ -65,12 +68,26 @@ describe("unknown routes", () => {
           "/api/v1/settings",
           "/api/v1/streams",
           "/api/v1/streams/{stream_id}/delete_topic",
+          "/api/v1/user_groups",
+          "/api/v1/user_groups/create",
+          "/api/v1/user_groups/{user_group_id}",
+          "/api/v1/user_groups/{user_group_id}/deactivate",
+          "/api/v1/user_groups/{user_group_id}/members",
+          "/api/v1/user_groups/{user_group_id}/members/{user_id}",
+          "/api/v1/user_groups/{user_group_id}/subgroups",
           "/api/v1/users",
           "/api/v1/users/me",
           "/api/v1/users/me/alert_words",
+          "/api/v1/users/me/presence",
+          "/api/v1/users/me/profile_data",
+          "/api/v1/users/me/status",
           "/api/v1/users/me/subscriptions",
           "/api/v1/users/me/subscriptions/properties",
-          "/api/v1/users/{user_id_or_email}"
+          "/api/v1/users/{user_id_or_email}",
+          "/api/v1/users/{user_id_or_email}/presence",
+          "/api/v1/users/{user_id}",
+          "/api/v1/users/{user_id}/reactivate",
+          "/api/v1/users/{user_id}/status"
         ])
         assert.deepStrictEqual(Object.keys(reply.json.paths["/api/v1/events"]).sort(), ["delete", "get"])
         assert.deepStrictEqual(Object.keys(reply.json.paths["/api/v1/users/me/alert_words"]).sort(), ["delete", "get", "post"])
