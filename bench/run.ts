@@ -16,9 +16,17 @@ import { groupsBenchmark } from "./groups.ts"
 import { defaultOptions } from "./harness.ts"
 import { httpBenchmark } from "./http.ts"
 import { messagesBenchmark } from "./messages.ts"
+import { presenceBenchmark } from "./presence.ts"
 import { scheduledBenchmark } from "./scheduled.ts"
 
-const benchmarks: ReadonlyArray<Benchmark> = [httpBenchmark, eventsBenchmark, messagesBenchmark, scheduledBenchmark, groupsBenchmark]
+const benchmarks: ReadonlyArray<Benchmark> = [
+  httpBenchmark,
+  eventsBenchmark,
+  messagesBenchmark,
+  scheduledBenchmark,
+  groupsBenchmark,
+  presenceBenchmark
+]
 
 const usage = () =>
   `usage: node bench/run.ts [${benchmarks.map((b) => b.name).join("|")}…] ` +

@@ -1,0 +1,174 @@
+/**
+ * Presence: POST /users/me/presence, the busiest endpoint of a Zulip server
+ * (every client pings once a minute), in an organization of 1,000 users,
+ * beside GET /users/me for the same users in the same run.
+ *
+ * Each user pings as the mobile app does: `status=active` with the
+ * `last_update_id` of its previous answer, so each answer carries the rows
+ * that changed since. The server's clock moves one minute for every round
+ * of the 1,000 users, so every ping is a user's first of its minute and
+ * writes its row (a ping within the same minute would only read), and each
+ * answer holds the pings of the last minute: up to the whole organization.
+ *
+ * Both endpoints are driven closed-loop with `connections` requests in
+ * flight, handed to the web handler directly (no sockets), alternating
+ * round by round, on PGlite (the default backend). The floor: presence at
+ * least half the rate of GET /users/me.
+ */
+import * as DemoOrganization from "@teamchat/core/demo/DemoOrganization"
+import { realmId } from "@teamchat/core/domain/Ids"
+import { Users } from "@teamchat/core/services/Users"
+import { PgliteClient } from "@teamchat/core/sql/PgliteClient"
+import * as Teamchat from "@teamchat/core/Teamchat"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
+import { performance } from "node:perf_hooks"
+import { makeWebHandler } from "../packages/http/src/Http.ts"
+import type { Benchmark, BenchOptions, Metric } from "./harness.ts"
+
+const origin = "http://localhost:9991"
+const organizationSize = 1000
+const minute = 60_000
+
+const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`).toString("base64")}`
+
+/** A wall clock the benchmark moves: one minute per round of pings. */
+const makeBenchClock = () => {
+  let now = Date.UTC(2026, 0, 1)
+  const base = Clock.Clock.defaultValue()
+  const clock: Clock.Clock = {
+    currentTimeMillisUnsafe: () => now,
+    currentTimeMillis: Effect.sync(() => now),
+    currentTimeNanosUnsafe: () => BigInt(now) * 1_000_000n,
+    currentTimeNanos: Effect.sync(() => BigInt(now) * 1_000_000n),
+    monotonicTimeNanosUnsafe: () => base.monotonicTimeNanosUnsafe(),
+    monotonicTimeNanos: base.monotonicTimeNanos,
+    sleep: (duration) => base.sleep(duration)
+  }
+  return { clock, advance: (ms: number) => void (now += ms) }
+}
+
+interface Rate {
+  readonly requests: number
+  readonly seconds: number
+  readonly rps: number
+}
+
+export const presenceBenchmark: Benchmark = {
+  name: "presence",
+  description: "POST /users/me/presence in a 1,000-user organization vs GET /users/me (PGlite, in process)",
+  run: async (options: BenchOptions, log) => {
+    const scope = Effect.runSync(Scope.make())
+    const benchClock = makeBenchClock()
+    const core = Teamchat.layerSql(Teamchat.layerSecretsTest).pipe(
+      Layer.provideMerge(PgliteClient.layer({})),
+      Layer.provideMerge(Layer.succeed(Clock.Clock, benchClock.clock))
+    )
+    const context = await Effect.runPromise(Layer.buildWithScope(core, scope))
+    const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
+      Effect.runPromise(Effect.provideContext(effect, context) as Effect.Effect<A, E>)
+    try {
+      log(`seeding the demo organization and ${organizationSize} users`)
+      await run(DemoOrganization.seed(origin))
+      const accounts = await run(Effect.gen(function*() {
+        const users = yield* Users
+        const out: Array<{ readonly email: string; readonly apiKey: string }> = []
+        for (let i = 0; i < organizationSize; i++) {
+          const user = yield* users.create(realmId(1), { email: `person${i}@zulip.com`, full_name: `Person ${i}`, role: 400 })
+          out.push({ email: user.delivery_email, apiKey: user.api_key })
+        }
+        return out
+      }))
+      const { dispose, handler } = makeWebHandler(Layer.succeedContext(context), { demo: true, rateLimit: false })
+      const auth = accounts.map((a) => basic(a.email, a.apiKey))
+      const lastUpdateId = accounts.map(() => -1)
+      let failures = 0
+      let firstFailure: string | undefined
+      let entries = 0
+      let pings = 0
+
+      const ping = async (i: number) => {
+        const response = await handler(new Request(`${origin}/api/v1/users/me/presence`, {
+          method: "POST",
+          headers: { authorization: auth[i]! },
+          body: new URLSearchParams({ status: "active", last_update_id: String(lastUpdateId[i]), new_user_input: "true" })
+        }))
+        const body = await response.json() as { presence_last_update_id?: number; presences?: Record<string, unknown> }
+        if (response.status !== 200 || body.presence_last_update_id === undefined) {
+          failures++
+          firstFailure ??= `POST /users/me/presence: ${response.status} ${JSON.stringify(body)}`
+        }
+        else {
+          lastUpdateId[i] = body.presence_last_update_id
+          entries += Object.keys(body.presences ?? {}).length
+          pings++
+        }
+      }
+      const me = async (i: number) => {
+        const response = await handler(new Request(`${origin}/api/v1/users/me`, { headers: { authorization: auth[i]! } }))
+        const text = await response.text()
+        if (response.status !== 200) {
+          failures++
+          firstFailure ??= `GET /users/me: ${response.status} ${text}`
+        }
+      }
+
+      /**
+       * `connections` loops sending `call(user)` for users in turn; the
+       * clock moves a minute each time the users come round again.
+       */
+      let next = 0
+      const load = async (call: (i: number) => Promise<void>, seconds: number): Promise<Rate> => {
+        const deadline = performance.now() + seconds * 1000
+        let requests = 0
+        const loop = async () => {
+          while (performance.now() < deadline) {
+            const i = next
+            next = (next + 1) % organizationSize
+            if (next === 0) benchClock.advance(minute)
+            await call(i)
+            requests++
+          }
+        }
+        const started = performance.now()
+        await Promise.all(Array.from({ length: options.connections }, loop))
+        const elapsed = (performance.now() - started) / 1000
+        return { requests, seconds: elapsed, rps: requests / elapsed }
+      }
+
+      log(`warming up both for ${options.warmup} s each …`)
+      await load(ping, options.warmup)
+      await load(me, options.warmup)
+      // Every user has pinged: the measured answers are the steady state's.
+      for (let i = 0; i < organizationSize; i++) if (lastUpdateId[i] === -1) await ping(i)
+      entries = 0
+      pings = 0
+
+      const results: Record<"presence" | "me", Array<Rate>> = { presence: [], me: [] }
+      for (let round = 1; round <= options.rounds; round++) {
+        const order = round % 2 === 1 ? (["me", "presence"] as const) : (["presence", "me"] as const)
+        for (const name of order) {
+          const result = await load(name === "presence" ? ping : me, options.duration)
+          results[name].push(result)
+          log(`round ${round}: ${name.padEnd(8)} ${result.rps.toFixed(0).padStart(6)} req/s  ${result.requests} requests`)
+        }
+      }
+      await dispose()
+      if (failures > 0) throw new Error(`${failures} requests failed; the first: ${firstFailure}`)
+      const mean = (rs: ReadonlyArray<Rate>) => rs.reduce((sum, r) => sum + r.rps, 0) / rs.length
+      const presenceRps = mean(results.presence)
+      const meRps = mean(results.me)
+      return [
+        { name: "POST /users/me/presence", value: presenceRps, unit: "req/s" },
+        { name: "GET /users/me", value: meRps, unit: "req/s" },
+        { name: "presence entries per answer", value: pings === 0 ? 0 : entries / pings, unit: "" },
+        { name: "ratio presence / users/me", value: presenceRps / meRps, unit: "", min: 0.5 }
+      ] satisfies ReadonlyArray<Metric>
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  }
+}
