@@ -5,7 +5,6 @@
  */
 import { assert } from "@effect/vitest"
 import { EventQueues } from "@teamchat/core/services/events/EventQueues"
-import { Authentication } from "@teamchat/core/services/Authentication"
 import * as Effect from "effect/Effect"
 import type { Credentials, RequestOptions } from "../Harness.ts"
 import { accounts, Server } from "../Harness.ts"
@@ -136,9 +135,6 @@ export const kindOf = (value: unknown): Kind | "null" | "other" => {
 
 export const assertKind = (value: unknown, kind: Kind, label: string) =>
   assert.strictEqual(kind === "number" && kindOf(value) === "int" ? "number" : kindOf(value), kind, label)
-
-export const principalOf = (credentials: Credentials) =>
-  Effect.flatMap(Authentication, (auth) => auth.basic(credentials.email, credentials.apiKey))
 
 export const as = (role: keyof typeof accounts) => Effect.flatMap(Server, (server) => server.login(accounts[role]))
 

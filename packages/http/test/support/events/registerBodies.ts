@@ -130,33 +130,63 @@ export const userRow = (ids: DemoIds, viewer: Role, email: string, clientGravata
     : { ...common, bot_type: bot.bot_type, bot_owner_id: ids.user(bot.owner) }
 }
 
-/** Who is subscribed where, and with which colour (populate_db's plan). */
+const everyone = people.map((p) => p.email)
+const [desdemona, , othello, iago, prospero, cordelia, hamlet, , polonius, shiva] = everyone
+
+/** The channels, with their subscribers and their colour (populate_db's plan). */
 const channels = [
-  { name: "Denmark", description: "A Scandinavian country", color: "#fae589", subscribers: 8 },
-  { name: "Rome", description: "Yet another Italian city", color: "#bfd56f", subscribers: 4, is_web_public: true },
-  { name: "Scotland", description: "Located in the United Kingdom", color: "#a6c7e5", subscribers: 7 },
-  { name: "Venice", description: "A northeastern Italian city", color: "#e79ab5", subscribers: 5 },
-  { name: "Verona", description: "A city in Italy", color: "#76ce90", subscribers: 10 },
-  { name: "core team", description: "A private channel for core team members", color: "#f4ae55", subscribers: 2, invite_only: true },
+  {
+    name: "Denmark",
+    description: "A Scandinavian country",
+    color: "#fae589",
+    subscribers: [desdemona, othello, iago, prospero, cordelia, hamlet, polonius, shiva]
+  },
+  {
+    name: "Rome",
+    description: "Yet another Italian city",
+    color: "#bfd56f",
+    subscribers: [othello, prospero, polonius, shiva],
+    is_web_public: true
+  },
+  {
+    name: "Scotland",
+    description: "Located in the United Kingdom",
+    color: "#a6c7e5",
+    subscribers: [desdemona, othello, iago, prospero, hamlet, polonius, shiva]
+  },
+  {
+    name: "Venice",
+    description: "A northeastern Italian city",
+    color: "#e79ab5",
+    subscribers: [othello, iago, prospero, polonius, shiva]
+  },
+  { name: "Verona", description: "A city in Italy", color: "#76ce90", subscribers: everyone },
+  {
+    name: "core team",
+    description: "A private channel for core team members",
+    color: "#f4ae55",
+    subscribers: [prospero, shiva],
+    invite_only: true
+  },
   {
     name: "sandbox",
     description: "Experiment with Zulip here. :test_tube:",
     rendered_description:
       "<p>Experiment with Zulip here. <span aria-label=\"test tube\" class=\"emoji emoji-1f9ea\" role=\"img\" title=\"test tube\">:test_tube:</span></p>",
     color: "#b0a5fd",
-    subscribers: 1
+    subscribers: [shiva]
   }
 ] as const
 
+export const demoChannelNames: ReadonlyArray<string> = channels.map((c) => c.name)
+
+/** The ids of a channel's subscribers, in id order. */
+export const subscriberIds = (ids: DemoIds, name: string): ReadonlyArray<number> =>
+  channels.find((c) => c.name === name)!.subscribers.map(ids.user).sort((a, b) => a - b)
+
 /** The channels each role's account is subscribed to. */
-const subscribedTo: Readonly<Record<Role, ReadonlyArray<string>>> = {
-  owner: ["Denmark", "Scotland", "Verona"],
-  admin: ["Denmark", "Scotland", "Venice", "Verona"],
-  moderator: ["Denmark", "Rome", "Scotland", "Venice", "Verona", "core team", "sandbox"],
-  member: ["Denmark", "Scotland", "Verona"],
-  guest: ["Denmark", "Rome", "Scotland", "Venice", "Verona"],
-  bot: []
-}
+export const subscribedTo = (role: Role): ReadonlyArray<string> =>
+  channels.filter((c) => (c.subscribers as ReadonlyArray<string>).includes(accounts[role])).map((c) => c.name)
 
 /** A channel as `streams` and never_subscribed show it: Zulip's defaults for a channel made without a creator. */
 export const channelRow = (ids: DemoIds, name: string) => {
@@ -190,7 +220,7 @@ export const channelRow = (ids: DemoIds, name: string) => {
     can_send_message_group: g("role:everyone"),
     can_subscribe_group: g("role:nobody"),
     can_resolve_topics_group: g("role:nobody"),
-    subscriber_count: channel.subscribers,
+    subscriber_count: channel.subscribers.length,
     stream_weekly_traffic: null
   }
 }
@@ -212,8 +242,14 @@ export const subscriptionRow = (ids: DemoIds, name: string) => ({
 /** The channels a role's account can see: guests only their own, others every public one, administrators all. */
 const visibleTo = (role: Role): ReadonlyArray<string> =>
   role === "guest"
-    ? subscribedTo.guest
-    : channels.map((c) => c.name).filter((name) => name !== "core team" || isAdmin(role) || subscribedTo[role].includes(name))
+    ? subscribedTo("guest")
+    : channels.map((c) => c.name).filter((name) => name !== "core team" || isAdmin(role) || subscribedTo(role).includes(name))
+
+/** What GET /streams lists by default: the public channels (not for guests) and the caller's own. */
+export const listedBy = (role: Role): ReadonlyArray<string> =>
+  channels.map((c) => c.name).filter((name) =>
+    subscribedTo(role).includes(name) || (role !== "guest" && !channels.find((c) => c.name === name)!.hasOwnProperty("invite_only"))
+  )
 
 // ---------------------------------------------------------------------------
 // The organization, the same for every role
@@ -635,9 +671,9 @@ export const registerBody = (
     realm_user_groups: systemGroups(ids),
     realm_user_settings_defaults: defaultUserSettings,
     streams: visible.map((name) => channelRow(ids, name)),
-    subscriptions: subscribedTo[role].map((name) => subscriptionRow(ids, name)),
+    subscriptions: subscribedTo(role).map((name) => subscriptionRow(ids, name)),
     unsubscribed: [],
-    never_subscribed: visible.filter((name) => !subscribedTo[role].includes(name)).map((name) => channelRow(ids, name)),
+    never_subscribed: visible.filter((name) => !subscribedTo(role).includes(name)).map((name) => channelRow(ids, name)),
     // Bots' addresses are always public (email_address_visibility 1).
     user_settings: { ...defaultUserSettings, timezone: self.timezone, ...(role === "bot" ? { email_address_visibility: 1 } : {}) },
     ...(client === "legacy" ? legacySettings(self.timezone) : {})
