@@ -11,14 +11,17 @@ import type * as SqlClient from "effect/sql/SqlClient"
 import type { MigrationError } from "effect/sql/Migrator"
 import type { SqlError } from "effect/sql/SqlError"
 import { MemoryDatabase } from "./memory/MemoryDatabase.ts"
+import * as MemoryDraftRepo from "./memory/MemoryDraftRepo.ts"
 import * as MemoryEventStore from "./memory/MemoryEventStore.ts"
 import * as MemoryMessageSearch from "./memory/MemoryMessageSearch.ts"
 import * as MemoryPresenceRepo from "./memory/MemoryPresenceRepo.ts"
 import * as MemoryRepositories from "./memory/MemoryRepositories.ts"
 import * as MemoryProfileFieldRepo from "./memory/MemoryProfileFieldRepo.ts"
+import * as MemorySavedSnippetRepo from "./memory/MemorySavedSnippetRepo.ts"
 import * as MemoryScheduledMessageRepo from "./memory/MemoryScheduledMessageRepo.ts"
 import * as MemoryTransactor from "./memory/MemoryTransactor.ts"
 import * as MemoryUserStatusRepo from "./memory/MemoryUserStatusRepo.ts"
+import type { DraftRepo } from "./ports/DraftRepo.ts"
 import type { EventStore } from "./ports/EventStore.ts"
 import type { MessageSearch } from "./ports/MessageSearch.ts"
 import type { PresenceRepo } from "./ports/PresenceRepo.ts"
@@ -33,6 +36,7 @@ import type {
   UserSettingsRepo
 } from "./ports/Repositories.ts"
 import type { ProfileFieldRepo } from "./ports/ProfileFieldRepo.ts"
+import type { SavedSnippetRepo } from "./ports/SavedSnippetRepo.ts"
 import type { ScheduledMessageRepo } from "./ports/ScheduledMessageRepo.ts"
 import type { Transactor } from "./ports/Transactor.ts"
 import type { UserStatusRepo } from "./ports/UserStatusRepo.ts"
@@ -41,11 +45,13 @@ import * as Migrations from "./sql/Migrations.ts"
 import * as PgClientLayer from "./sql/PgClientLayer.ts"
 import { PgliteClient } from "./sql/PgliteClient.ts"
 import * as SqlAccessCache from "./sql/SqlAccessCache.ts"
+import * as SqlDraftRepo from "./sql/SqlDraftRepo.ts"
 import * as SqlEventStore from "./sql/SqlEventStore.ts"
 import * as SqlMessageSearch from "./sql/SqlMessageSearch.ts"
 import * as SqlPresenceRepo from "./sql/SqlPresenceRepo.ts"
 import * as SqlRepositories from "./sql/SqlRepositories.ts"
 import * as SqlProfileFieldRepo from "./sql/SqlProfileFieldRepo.ts"
+import * as SqlSavedSnippetRepo from "./sql/SqlSavedSnippetRepo.ts"
 import * as SqlScheduledMessageRepo from "./sql/SqlScheduledMessageRepo.ts"
 import * as SqlTransactor from "./sql/SqlTransactor.ts"
 import * as SqlUserStatusRepo from "./sql/SqlUserStatusRepo.ts"
@@ -71,6 +77,8 @@ export type Persistence =
   | MessageSearch
   | UserStatusRepo
   | PresenceRepo
+  | DraftRepo
+  | SavedSnippetRepo
   | Transactor
   | EventStore
   | Events
@@ -90,6 +98,8 @@ export const layerMemory: Layer.Layer<Persistence> = Events.layer.pipe(
     MemoryMessageSearch.layer,
     MemoryUserStatusRepo.layer,
     MemoryPresenceRepo.layer,
+    MemoryDraftRepo.layer,
+    MemorySavedSnippetRepo.layer,
     MemoryTransactor.layer
   )),
   Layer.provide(MemoryDatabase.layer)
@@ -110,6 +120,8 @@ export const layerSql: Layer.Layer<Persistence, MigrationError | SqlError, SqlCl
     SqlMessageSearch.layer,
     SqlUserStatusRepo.layer,
     SqlPresenceRepo.layer,
+    SqlDraftRepo.layer,
+    SqlSavedSnippetRepo.layer,
     SqlAccessCache.layer,
     SqlTransactor.layer
   )),

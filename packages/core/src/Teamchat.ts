@@ -16,6 +16,7 @@ import { AlertWords } from "./services/AlertWords.ts"
 import { Authentication } from "./services/Authentication.ts"
 import { Channels } from "./services/Channels.ts"
 import { CustomProfileFields } from "./services/CustomProfileFields.ts"
+import { Drafts } from "./services/Drafts.ts"
 import { KeyGenerator } from "./services/KeyGenerator.ts"
 import { MessageFlags } from "./services/MessageFlags.ts"
 import { Messages } from "./services/Messages.ts"
@@ -23,6 +24,7 @@ import { NotificationBot } from "./services/NotificationBot.ts"
 import { Organizations } from "./services/Organizations.ts"
 import { PasswordHasher } from "./services/PasswordHasher.ts"
 import { Presence } from "./services/Presence.ts"
+import { SavedSnippets } from "./services/SavedSnippets.ts"
 import { ScheduledDelivery } from "./services/ScheduledDelivery.ts"
 import { ScheduledMessages } from "./services/ScheduledMessages.ts"
 import { Subscriptions } from "./services/Subscriptions.ts"
@@ -53,6 +55,8 @@ export type Services =
   | UserStatus
   | CustomProfileFields
   | Presence
+  | Drafts
+  | SavedSnippets
 
 /**
  * Messages and what sends through it: scheduled messages, their delivery
@@ -71,7 +75,9 @@ const layerMessaging = ScheduledDelivery.layer.pipe(
  */
 export const layerServices = Layer.mergeAll(Register.layer, Subscriptions.layer, AlertWords.layer, CustomProfileFields.layer).pipe(
   // Register reads scheduled messages and message state.
-  Layer.provideMerge(Layer.mergeAll(layerMessaging, MessageFlags.layer, Topics.layer, UserStatus.layer)),
+  Layer.provideMerge(
+    Layer.mergeAll(layerMessaging, MessageFlags.layer, Topics.layer, UserStatus.layer, Drafts.layer, SavedSnippets.layer)
+  ),
   Layer.provideMerge(Layer.mergeAll(Authentication.layer, Channels.layer, UserSettings.layer, EventQueues.layer, UserGroups.layer)),
   Layer.provideMerge(Layer.mergeAll(Organizations.layer, Presence.layer)),
   Layer.provideMerge(Users.layer)

@@ -50,6 +50,8 @@ import * as SubscriptionsHandlers from "./handlers/Subscriptions.ts"
 import * as UsersHandlers from "./handlers/Users.ts"
 import * as UserStatusHandlers from "./handlers/UserStatus.ts"
 import * as PresenceHandlers from "./handlers/Presence.ts"
+import * as DraftsHandlers from "./handlers/Drafts.ts"
+import * as SavedSnippetsHandlers from "./handlers/SavedSnippets.ts"
 import * as Config from "./internal/Config.ts"
 import * as EmojiData from "./internal/EmojiData.ts"
 import type { HttpOptions } from "./internal/Config.ts"
@@ -91,6 +93,8 @@ const handlers = Layer.mergeAll(
   UsersHandlers.layer,
   UserStatusHandlers.layer,
   PresenceHandlers.layer,
+  DraftsHandlers.layer,
+  SavedSnippetsHandlers.layer,
   StreamsHandlers.layer,
   EventsHandlers.layer,
   SubscriptionsHandlers.layer,

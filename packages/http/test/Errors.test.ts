@@ -52,6 +52,8 @@ describe("unknown routes", () => {
         assert.deepStrictEqual(Object.keys(reply.json.paths).sort(), [
           "/api/v1/dev_fetch_api_key",
           "/api/v1/dev_list_users",
+          "/api/v1/drafts",
+          "/api/v1/drafts/{draft_id}",
           "/api/v1/events",
           "/api/v1/fetch_api_key",
           "/api/v1/messages",
@@ -62,6 +64,8 @@ describe("unknown routes", () => {
           "/api/v1/realm/profile_fields",
           "/api/v1/realm/profile_fields/{field_id}",
           "/api/v1/register",
+          "/api/v1/saved_snippets",
+          "/api/v1/saved_snippets/{saved_snippet_id}",
           "/api/v1/scheduled_messages",
           "/api/v1/scheduled_messages/{scheduled_message_id}",
           "/api/v1/server_settings",

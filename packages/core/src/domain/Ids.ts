@@ -58,6 +58,16 @@ export const ScheduledMessageId = PositiveSafeInt.pipe(Schema.brand("ScheduledMe
 /** @category ids */
 export type ScheduledMessageId = typeof ScheduledMessageId.Type
 
+/** Re-exported by `Draft.ts`, its record's module. @category ids */
+export const DraftId = PositiveSafeInt.pipe(Schema.brand("DraftId"))
+/** @category ids */
+export type DraftId = typeof DraftId.Type
+
+/** Re-exported by `SavedSnippet.ts`, its record's module. @category ids */
+export const SavedSnippetId = PositiveSafeInt.pipe(Schema.brand("SavedSnippetId"))
+/** @category ids */
+export type SavedSnippetId = typeof SavedSnippetId.Type
+
 const checked = <A>(name: string, schema: { readonly makeOption: (n: number) => Option.Option<A> }) => (n: number): A =>
   Option.getOrThrowWith(schema.makeOption(n), () => new Error(`Not a ${name}: ${n}`))
 
@@ -82,6 +92,10 @@ export const folderId: (n: number) => FolderId = checked("FolderId", FolderId)
 export const scheduledMessageId: (n: number) => ScheduledMessageId = checked("ScheduledMessageId", ScheduledMessageId)
 /** @category constructors */
 export const profileFieldId: (n: number) => ProfileFieldId = checked("ProfileFieldId", ProfileFieldId)
+/** @category constructors */
+export const draftId: (n: number) => DraftId = checked("DraftId", DraftId)
+/** @category constructors */
+export const savedSnippetId: (n: number) => SavedSnippetId = checked("SavedSnippetId", SavedSnippetId)
 
 /**
  * Ids read from SQL rows, unchecked: the values come from identity columns
@@ -102,5 +116,7 @@ export const fromRow = {
   messageId: (n: number): MessageId => n as MessageId,
   folderId: (n: number): FolderId => n as FolderId,
   scheduledMessageId: (n: number): ScheduledMessageId => n as ScheduledMessageId,
-  profileFieldId: (n: number): ProfileFieldId => n as ProfileFieldId
+  profileFieldId: (n: number): ProfileFieldId => n as ProfileFieldId,
+  draftId: (n: number): DraftId => n as DraftId,
+  savedSnippetId: (n: number): SavedSnippetId => n as SavedSnippetId
 } as const

@@ -9,9 +9,11 @@ import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
 import type { Channel, Subscription } from "../domain/Channel.ts"
 import type { CustomProfileField, ProfileFieldValue } from "../domain/CustomProfileField.ts"
+import type { Draft } from "../domain/Draft.ts"
 import type { Message } from "../domain/Message.ts"
 import type { Presence } from "../domain/Presence.ts"
 import type { Realm } from "../domain/Realm.ts"
+import type { SavedSnippet } from "../domain/SavedSnippet.ts"
 import type { ScheduledMessage } from "../domain/ScheduledMessage.ts"
 import type { User } from "../domain/User.ts"
 import type { UserGroup } from "../domain/UserGroup.ts"
@@ -46,7 +48,12 @@ export interface MemoryTables {
   profileFields: Map<number, CustomProfileField>
   /** keyed by `${field_id}:${user_id}` */
   profileFieldValues: Map<string, ProfileFieldValue>
-  sequences: Record<"realms" | "users" | "groups" | "channels" | "messages" | "scheduledMessages" | "profileFields", number>
+  drafts: Map<number, Draft>
+  savedSnippets: Map<number, SavedSnippet>
+  sequences: Record<
+    "realms" | "users" | "groups" | "channels" | "messages" | "scheduledMessages" | "profileFields" | "drafts" | "savedSnippets",
+    number
+  >
 }
 
 const emptyTables = (): MemoryTables => ({
@@ -67,7 +74,19 @@ const emptyTables = (): MemoryTables => ({
   presenceSequences: new Map(),
   profileFields: new Map(),
   profileFieldValues: new Map(),
-  sequences: { realms: 0, users: 0, groups: 0, channels: 0, messages: 0, scheduledMessages: 0, profileFields: 0 }
+  drafts: new Map(),
+  savedSnippets: new Map(),
+  sequences: {
+    realms: 0,
+    users: 0,
+    groups: 0,
+    channels: 0,
+    messages: 0,
+    scheduledMessages: 0,
+    profileFields: 0,
+    drafts: 0,
+    savedSnippets: 0
+  }
 })
 
 /** @category services */
@@ -103,6 +122,8 @@ export class MemoryDatabase extends Context.Service<MemoryDatabase, {
         presenceSequences: new Map(tables.presenceSequences),
         profileFields: new Map(tables.profileFields),
         profileFieldValues: new Map(tables.profileFieldValues),
+        drafts: new Map(tables.drafts),
+        savedSnippets: new Map(tables.savedSnippets),
         sequences: { ...tables.sequences }
       }),
       // Sequences are not restored: like SQL sequences, ids handed out by a

@@ -38,6 +38,8 @@ import { hasGroupPermission } from "../permissions/GroupMembership.ts"
 import { messageState } from "./internal/messageState.ts"
 import { AlertWordRepo, MessageRepo, SubscriptionRepo } from "../ports/Repositories.ts"
 import { Organizations } from "./Organizations.ts"
+import { Drafts } from "./Drafts.ts"
+import { SavedSnippets } from "./SavedSnippets.ts"
 import { ScheduledMessages } from "./ScheduledMessages.ts"
 import type { Principal } from "../domain/Principal.ts"
 import { UserSettings } from "./UserSettings.ts"
@@ -117,6 +119,8 @@ export class Register extends Context.Service<Register, {
       const scheduledMessages = yield* ScheduledMessages
       const statuses = yield* UserStatus
       const presence = yield* Presence
+      const drafts = yield* Drafts
+      const savedSnippets = yield* SavedSnippets
 
       const initialState = Effect.fn("Register.initialState")(function*(
         principal: Principal,
@@ -142,7 +146,7 @@ export class Register extends Context.Service<Register, {
           state.custom_profile_fields = (yield* profileFields.listByRealm(realm.id)).map(toApiField)
           state.custom_profile_field_types = CustomProfileFieldTypes
         }
-        if (want("drafts")) state.drafts = []
+        if (want("drafts")) state.drafts = yield* drafts.registerState(principal)
         if (want("muted_topics") && !(options.eventTypes?.includes("user_topic") ?? false)) state.muted_topics = []
         if (want("muted_users")) state.muted_users = []
         if (want("presence")) Object.assign(state, yield* presence.snapshot(principal, { slim: options.slimPresence }))
@@ -170,7 +174,7 @@ export class Register extends Context.Service<Register, {
           }
         }
         if (want("reminders")) state.reminders = []
-        if (want("saved_snippets")) state.saved_snippets = []
+        if (want("saved_snippets")) state.saved_snippets = yield* savedSnippets.list(principal)
         if (want("scheduled_messages")) state.scheduled_messages = yield* scheduledMessages.listForUser(user.id)
         if (want("stream")) {
           state.streams = ctx.channels

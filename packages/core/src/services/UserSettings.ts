@@ -44,6 +44,7 @@ import { Events } from "./events/Events.ts"
 import type { Publication } from "./events/Events.ts"
 import { Audience } from "../domain/Event.ts"
 import { makeAccessLoader, usersWhoCanAccess } from "./internal/access.ts"
+import { DraftRepo } from "../ports/DraftRepo.ts"
 import { RealmRepo, UserRepo, UserSettingsRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import { canAccessDeliveryEmail } from "../views/UserView.ts"
@@ -108,6 +109,7 @@ export class UserSettings extends Context.Service<UserSettings, {
       const tx = yield* Transactor
       const hasher = yield* PasswordHasher
       const presence = yield* Presence
+      const drafts = yield* DraftRepo
 
       const values = Effect.fn("UserSettings.values")(function*(user: User) {
         const stored = resolveSettings(yield* repo.get(user.id))
@@ -261,6 +263,9 @@ export class UserSettings extends Context.Service<UserSettings, {
               else storedOverrides[name] = value
               overridesChanged = true
               if (name === "presence_enabled") presenceEnabled = value as boolean
+              // Zulip stops keeping drafts: the stored ones go, with no
+              // `drafts` event (the clients keep their own copies).
+              if (name === "enable_drafts_synchronization" && value === false) yield* drafts.deleteByUser(user.id)
             }
             const languageName = name === "default_language" ? { language_name: Languages[value as string] } : {}
             publications.push(toUser({ type: "user_settings", op: "update", property: name, value, ...languageName }))

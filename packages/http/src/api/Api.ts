@@ -15,9 +15,11 @@ import * as OpenApi from "effect/http-api/OpenApi"
 import { RequestParams, ZulipErrors } from "./Middleware.ts"
 import { AlertWordsApi } from "./AlertWords.ts"
 import { AuthApi, DevApi } from "./Auth.ts"
+import { DraftsApi } from "./Drafts.ts"
 import { EventsApi } from "./Events.ts"
 import { MessagesApi } from "./Messages.ts"
 import { ProfileFieldsApi } from "./ProfileFields.ts"
+import { SavedSnippetsApi } from "./SavedSnippets.ts"
 import { ScheduledMessagesApi } from "./ScheduledMessages.ts"
 import { ServerApi } from "./Server.ts"
 import { SettingsApi } from "./Settings.ts"
@@ -50,6 +52,8 @@ const common = HttpApi.make("teamchat")
   .add(UserGroupsApi)
   .add(ProfileFieldsApi)
   .add(MessagesApi)
+  .add(DraftsApi)
+  .add(SavedSnippetsApi)
 
 /** The API with the demo-only `dev` group. @category api */
 export class Api extends common.add(DevApi)

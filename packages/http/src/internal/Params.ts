@@ -35,7 +35,8 @@ const kinds = {
   NotAList: Errors.NotAList,
   NotAString: Errors.NotAString,
   NotADict: Errors.NotADict,
-  InvalidParameter: Errors.InvalidParameter
+  InvalidParameter: Errors.InvalidParameter,
+  CannotBeBlank: Errors.CannotBeBlank
 } as const
 
 /** @internal */
@@ -133,8 +134,13 @@ const badStrings = (value: unknown): "NotValidJson" | "NullCharacters" | undefin
   return found
 }
 
-/** Parses a parameter's JSON text; every codec and handler reads JSON parameters through it. */
-export const parseJson = (text: string): Parsed => {
+/**
+ * Parses a parameter's JSON text; every codec and handler reads JSON
+ * parameters through it. `nul: "allow"` keeps escaped NUL bytes in strings
+ * for a parameter whose strings the core checks with messages of its own
+ * (a draft's topic and content); lone surrogates are refused all the same.
+ */
+export const parseJson = (text: string, options?: { readonly nul: "allow" }): Parsed => {
   let value: unknown
   try {
     value = JSON.parse(text)
@@ -142,6 +148,7 @@ export const parseJson = (text: string): Parsed => {
     return { ok: false, kind: "NotValidJson" }
   }
   const bad = badStrings(value)
+  if (bad === "NullCharacters" && options?.nul === "allow") return { ok: true, value }
   return bad === undefined ? { ok: true, value } : { ok: false, kind: bad }
 }
 
@@ -350,6 +357,21 @@ export const shape = {
     if (value.length !== 2) return misfit(path, "InvalidParameter")
     return [item(value[0], [...path, 0]), item(value[1], [...path, 1])]
   },
+  /** A string with something besides whitespace ("x cannot be blank"), kept as sent. */
+  nonBlank: ((value, path) => {
+    if (typeof value !== "string") return misfit(path, "NotAString")
+    return value.trim() === "" ? misfit(path, "CannotBeBlank") : value
+  }) as Shape<string>,
+  /** A JSON number, whole or not, at most `max` ("x is not an integer", "x is too large"). */
+  number: (max: number): Shape<number> => (value, path) => {
+    if (typeof value !== "number") return misfit(path, "NotAnInteger")
+    return value > max ? misfit(path, "TooLarge") : value
+  },
+  /** One of the given strings; anything else is "Invalid x". */
+  literal: <const L extends string>(values: ReadonlyArray<L>): Shape<L> => (value, path) =>
+    typeof value === "string" && (values as ReadonlyArray<string>).includes(value)
+      ? value as L
+      : misfit(path, "InvalidParameter"),
   nullOr: <A>(inner: Shape<A>): Shape<A | null> => (value, path) => value === null ? null : inner(value, path),
   /** An object with these fields (optional ones may be absent); other keys are unexpected. */
   struct: <A extends Record<string, unknown>>(
@@ -407,14 +429,17 @@ const checked = <A>(value: unknown, check: Shape<A>, options: SchemaAST.ParseOpt
   }
 }
 
-/** A parameter sent as JSON text whose value must fit `check`. */
-export const json = <A>(check: Shape<A>, description: string) =>
+/**
+ * A parameter sent as JSON text whose value must fit `check`; with `nul:
+ * "allow"`, strings may hold escaped NUL bytes (see {@link parseJson}).
+ */
+export const json = <A>(check: Shape<A>, description: string, parse?: { readonly nul: "allow" }) =>
   Schema.String.annotate({ description }).pipe(
     Schema.decodeTo(
       Schema.declare((_: unknown): _ is A => true),
       SchemaTransformation.transformEffect<A, string>({
         decode: (text, options) => {
-          const parsed = parseJson(text)
+          const parsed = parseJson(text, parse)
           return parsed.ok ? checked(parsed.value, check, options) : Effect.fail(issue(parsed.kind, text, options))
         },
         encode: (value) => Effect.succeed(JSON.stringify(value))
@@ -451,6 +476,17 @@ export const literalOrJson = <const L extends string, A>(
       })
     )
   )
+
+/**
+ * Decodes parameters in a handler, for an endpoint that must check
+ * something else first (Zulip's drafts refuse a user with syncing off before
+ * reading any parameter): the same Zulip errors as a declared parameter's.
+ */
+export const decodeIn = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S) => {
+  const decode = Schema.decodeUnknownEffect(schema)
+  return (input: unknown): Effect.Effect<S["Type"], ZulipError.ZulipError> =>
+    Effect.mapError(decode(input), (error) => toZulipError(error.issue))
+}
 
 // ---------------------------------------------------------------------------
 // Failures

@@ -3,6 +3,7 @@
  * its rows to its area's file (or a new file listed here).
  */
 import { channelsRows } from "./Channels.ts"
+import { draftsRows, savedSnippetsRows } from "./Drafts.ts"
 import { eventsRows } from "./Events.ts"
 import { messagesRows } from "./Messages.ts"
 import { profileFieldsRows } from "./ProfileFields.ts"
@@ -26,5 +27,7 @@ export const matrix: ReadonlyArray<Row> = [
   ...eventsRows,
   ...settingsRows,
   ...messagesRows,
-  ...scheduledMessagesRows
+  ...scheduledMessagesRows,
+  ...draftsRows,
+  ...savedSnippetsRows
 ]

@@ -1,0 +1,3 @@
+import { draftsContract } from "./support/DraftsContract.ts"
+
+draftsContract("PGlite")

@@ -1,0 +1,3 @@
+import { savedSnippetsContract } from "./support/SavedSnippetsContract.ts"
+
+savedSnippetsContract("PGlite")
