@@ -9,6 +9,7 @@
 
 // domain: records, ids, the caller, pure rules
 export * as Channel from "./domain/Channel.ts"
+export * as EmailAddress from "./domain/EmailAddress.ts"
 /** Zulip's emoji names (the generated table) and the `emoji_api.json` document. */
 export * as Emoji from "./domain/Emoji.ts"
 export * as CustomProfileField from "./domain/CustomProfileField.ts"

@@ -16,8 +16,8 @@
  * @since 0.1.0
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Organizations, Users, ZulipError } from "@teamchat/core"
-import type { Realm, Role, Teamchat, User } from "@teamchat/core"
+import { Organizations, Role, Users, ZulipError } from "@teamchat/core"
+import type { Realm, Teamchat, User } from "@teamchat/core"
 import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Data from "effect/Data"
@@ -385,6 +385,46 @@ const rotateApiKey = Command.make(
   })
 ).pipe(Command.withDescription("Replace a user's API key; prints the new key"))
 
+const changeUserEmailsPermission = Command.make(
+  "change-user-emails-permission",
+  {
+    ...accountFlags,
+    revoke: Flag.Boolean("revoke").pipe(
+      Flag.withDescription("Take the permission away instead of granting it"),
+      Flag.withDefault(false)
+    ),
+    ...databaseFlags
+  },
+  Effect.fn(function*(flags) {
+    const user = yield* withCore(
+      flags,
+      Effect.gen(function*() {
+        const realm = yield* requireOrganization(flags.org)
+        const user = yield* requireUser(realm, flags.email)
+        return yield* (yield* Users.Users).setCanChangeUserEmails(user.id, !flags.revoke)
+      })
+    )
+    yield* say(
+      `${describeUser(user)} ${
+        flags.revoke ? "may no longer change users' email addresses" : "may now change users' email addresses"
+      }${
+        !flags.revoke && !Role.isAdministrator(user.role)
+          ? " (once they are an administrator)"
+          : ""
+      }`
+    )
+  })
+).pipe(
+  Command.withDescription(
+    "Grant (or with --revoke take away) Zulip's can_change_user_emails permission: with it, an administrator may " +
+      "change other users' email addresses (new_email on PATCH /users/{id})"
+  ),
+  Command.withExamples([{
+    command: `${invocation} change-user-emails-permission --org zulip --email iago@zulip.com`,
+    description: "Let the administrator iago change users' addresses"
+  }])
+)
+
 const setActive = (commandName: string, active: boolean) =>
   Command.make(
     commandName,
@@ -426,7 +466,16 @@ export const root = Command.make(name).pipe(
       "RATE_LIMIT_WINDOW_SECONDS, LOG_LEVEL, LOG_FORMAT) and the flags below. Run it from the repository as " +
       `'${invocation} <command>' or 'bash scripts/teamchat.sh <command>'.`
   ),
-  Command.withSubcommands([serve, createOrganization, createUser, rotateApiKey, deactivateUser, reactivateUser, help]),
+  Command.withSubcommands([
+    serve,
+    createOrganization,
+    createUser,
+    rotateApiKey,
+    changeUserEmailsPermission,
+    deactivateUser,
+    reactivateUser,
+    help
+  ]),
   Command.withExamples([
     { command: `${invocation} serve --demo`, description: "Serve the demo organization on http://127.0.0.1:9991" },
     { command: `${invocation} help create-organization`, description: "The flags of one command" }

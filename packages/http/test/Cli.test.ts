@@ -89,7 +89,18 @@ describe("teamchat command line without a database", () => {
       assert.include(cases.none.stderr, "USAGE\n  teamchat <subcommand> [flags]")
       assert.strictEqual(cases.help.code, 0)
       assert.include(cases.help.stdout, "EXAMPLES\n  # Serve the demo organization on http://127.0.0.1:9991\n  pnpm teamchat serve --demo\n")
-      for (const command of ["serve", "create-organization", "create-user", "rotate-api-key", "deactivate-user", "reactivate-user", "help"]) {
+      for (
+        const command of [
+          "serve",
+          "create-organization",
+          "create-user",
+          "rotate-api-key",
+          "change-user-emails-permission",
+          "deactivate-user",
+          "reactivate-user",
+          "help"
+        ]
+      ) {
         assert.include(cases.help.stdout, `\n  ${command} `)
       }
       assert.strictEqual(cases.helpCommand.code, 0)
@@ -403,6 +414,19 @@ layer(TestDatabase.postgresLayer(), { timeout: "60 seconds", excludeTestServices
         assert.strictEqual(reactivated.code, 0, reactivated.stderr)
         assert.strictEqual(reactivated.stdout, "reactivated Ann <ann@acme.test> (admin, id 2)\n")
 
+        // change-user-emails-permission: granted, then Zulip's refusals when it is already so.
+        const granted = yield* run("change-user-emails-permission", ...account("ann@acme.test"))
+        assert.strictEqual(granted.code, 0, granted.stderr)
+        assert.strictEqual(granted.stderr, "teamchat: Ann <ann@acme.test> (admin, id 2) may now change users' email addresses\n")
+        assertUsage(
+          yield* run("change-user-emails-permission", ...account("ann@acme.test")),
+          "teamchat: User can already change user emails for this realm."
+        )
+        assertUsage(
+          yield* run("change-user-emails-permission", ...account("boss@acme.test"), "--revoke"),
+          "teamchat: User can't change user emails for this realm."
+        )
+
         // What the commands wrote is what the server would see.
         yield* Effect.gen(function*() {
           const realm = (yield* (yield* Organizations).findByStringId("acme"))!
@@ -410,6 +434,8 @@ layer(TestDatabase.postgresLayer(), { timeout: "60 seconds", excludeTestServices
           const auth = yield* Authentication
           const principal = yield* auth.basic("ann@acme.test", rotated.stdout.trim())
           assert.strictEqual(principal.user.role, 200)
+          assert.isTrue(principal.user.can_change_user_emails)
+          assert.isFalse((yield* auth.basic("boss@acme.test", org.stdout.trim())).user.can_change_user_emails)
           assert.strictEqual((yield* Effect.flip(auth.basic("ann@acme.test", created.stdout.trim())))._tag, "InvalidApiKey")
           const grant = yield* auth.fetchApiKey(realm.id, "boss@acme.test", "boss-secret")
           assert.strictEqual(grant.api_key, org.stdout.trim())

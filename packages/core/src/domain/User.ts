@@ -38,7 +38,14 @@ export const User = Schema.Struct({
   email_address_visibility: EmailVisibility,
   api_key: Schema.String,
   /** `scrypt$N$r$p$salt$hash` or null when the account has no password. */
-  password_hash: Schema.NullOr(Schema.String)
+  password_hash: Schema.NullOr(Schema.String),
+  /**
+   * Zulip's special permission `can_change_user_emails`: with an
+   * administrator's role, the user may change other users' addresses
+   * (`new_email` on PATCH /users/{id}). Granted by the server's operator (the
+   * CLI), never through the API.
+   */
+  can_change_user_emails: Schema.Boolean
 })
 /** @category models */
 export type User = typeof User.Type

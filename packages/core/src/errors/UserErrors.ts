@@ -127,6 +127,54 @@ export class ProfileUserIsBot extends ZulipError.make<ProfileUserIsBot>()("Profi
 }) {}
 
 /**
+ * `new_email` from someone without both an administrator's role and the
+ * `can_change_user_emails` permission.
+ *
+ * @category users
+ * @since 0.1.0
+ */
+export class ChangeUserEmailsNotAuthorized
+  extends ZulipError.make<ChangeUserEmailsNotAuthorized>()("ChangeUserEmailsNotAuthorized", {
+    code: "BAD_REQUEST",
+    message: "User not authorized to change user emails"
+  })
+{}
+
+/**
+ * A `new_email` that is not an email address.
+ *
+ * @category users
+ * @since 0.1.0
+ */
+export class InvalidNewEmail extends ZulipError.make<InvalidNewEmail>()("InvalidNewEmail", {
+  code: "BAD_REQUEST",
+  message: "Invalid new email address."
+}) {}
+
+/**
+ * A `new_email` another active account of the organization has (compared
+ * without case).
+ *
+ * @category users
+ * @since 0.1.0
+ */
+export class NewEmailInUse extends ZulipError.make<NewEmailInUse>()("NewEmailInUse", {
+  code: "BAD_REQUEST",
+  message: "New email value error: Already has an account."
+}) {}
+
+/**
+ * A `new_email` a deactivated account of the organization has.
+ *
+ * @category users
+ * @since 0.1.0
+ */
+export class NewEmailDeactivated extends ZulipError.make<NewEmailDeactivated>()("NewEmailDeactivated", {
+  code: "BAD_REQUEST",
+  message: "New email value error: Account has been deactivated."
+}) {}
+
+/**
  * Every error class of this file, in the catalogue's order.
  *
  * @category catalogue
@@ -144,5 +192,9 @@ export const UserErrors = [
   ProfileFieldNotFound,
   InvalidProfileChoice,
   ProfileUserDeactivated,
-  ProfileUserIsBot
+  ProfileUserIsBot,
+  ChangeUserEmailsNotAuthorized,
+  InvalidNewEmail,
+  NewEmailInUse,
+  NewEmailDeactivated
 ] as const

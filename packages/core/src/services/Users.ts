@@ -12,22 +12,27 @@ import { randomBytes } from "node:crypto"
 import type { RealmId, UserId } from "../domain/Ids.ts"
 import type { Principal } from "../domain/Principal.ts"
 import type { Realm } from "../domain/Realm.ts"
-import { EmailVisibilities, Roles } from "../domain/Role.ts"
+import { isValidEmailAddress } from "../domain/EmailAddress.ts"
+import { EmailVisibilities, isAdministrator, Roles } from "../domain/Role.ts"
 import type { BotType, Role } from "../domain/Role.ts"
 import { placeholderEmail } from "../domain/User.ts"
 import type { User } from "../domain/User.ts"
 import type { SystemGroupName } from "../domain/UserGroup.ts"
 import {
   BadRequest,
+  ChangeUserEmailsNotAuthorized,
   GuestCannotBeAdmin,
   InsufficientPermission,
   InvalidEmailAddress,
+  InvalidNewEmail,
   InvalidUserId,
   NameEmpty,
   NameInvalidCharacters,
   NameInvalidFormat,
   NameNotUnique,
   NameTooLong,
+  NewEmailDeactivated,
+  NewEmailInUse,
   NoSuchUser,
   OnlyOwner,
   OrganizationAdministratorRequired,
@@ -55,7 +60,7 @@ import { toProfileData } from "../domain/CustomProfileField.ts"
 import { planValues, profileDataByUser, writeValues } from "./internal/profileValues.ts"
 import type { ProfileDataEntry, ProfileValueError } from "./internal/profileValues.ts"
 import { Transactor } from "../ports/Transactor.ts"
-import { canAccessDeliveryEmail, inaccessibleUser, toApiUser, toOwnUser } from "../views/UserView.ts"
+import { avatarUrl, avatarUrlMedium, canAccessDeliveryEmail, inaccessibleUser, toApiUser, toOwnUser } from "../views/UserView.ts"
 import type { ApiUser, OwnUser, ViewOptions } from "../views/UserView.ts"
 import { apiKey, KeyGenerator } from "./KeyGenerator.ts"
 import { PasswordHasher } from "./PasswordHasher.ts"
@@ -110,6 +115,11 @@ export interface UserChanges {
   readonly role?: Role
   /** Values to set; null or empty clears one. */
   readonly profile_data?: ReadonlyArray<ProfileDataEntry>
+  /**
+   * The user's new real address; only administrators with the
+   * `can_change_user_emails` permission may. The same address is no change.
+   */
+  readonly new_email?: string
 }
 
 /** A user named by id, or by address (real, when the caller may see it, or placeholder). @category models */
@@ -130,6 +140,10 @@ export type AdministrationError =
   | NameNotUnique
   | NameEmpty
   | ProfileValueError
+  | ChangeUserEmailsNotAuthorized
+  | InvalidNewEmail
+  | NewEmailInUse
+  | NewEmailDeactivated
 
 const refusalError = (refusal: AdministrationRefusal): AdministrationError => {
   switch (refusal) {
@@ -181,6 +195,11 @@ export class Users extends Context.Service<Users, {
   deactivate(userId: UserId): Effect.Effect<User, NoSuchUser | OnlyOwner | BadRequest>
   reactivate(userId: UserId): Effect.Effect<User, NoSuchUser | BadRequest>
   changeRole(userId: UserId, role: Role): Effect.Effect<User, NoSuchUser | OnlyOwner | BadRequest>
+  /**
+   * Grants or takes away the `can_change_user_emails` permission (the
+   * operator's CLI); Zulip's refusals when it is already so.
+   */
+  setCanChangeUserEmails(userId: UserId, value: boolean): Effect.Effect<User, NoSuchUser | BadRequest>
   /** PATCH /users/{id} and /users/{email}: an administrator (or a bot's owner) changes a user. */
   administer(principal: Principal, key: UserKey, changes: UserChanges): Effect.Effect<void, AdministrationError>
   /** DELETE /users/{id}: an administrator deactivates a person (and the bots they own). */
@@ -359,7 +378,8 @@ export class Users extends Context.Service<Users, {
             date_joined: now,
             email_address_visibility: visibility,
             api_key: key,
-            password_hash: passwordHash
+            password_hash: passwordHash,
+            can_change_user_emails: false
           }))
           yield* joinRoleGroups(user, realm, true)
           yield* publishCreated(realm, user)
@@ -437,6 +457,49 @@ export class Users extends Context.Service<Users, {
         return { updated, publication: personUpdate(updated, { role }) }
       })
 
+      /**
+       * The events of a changed address, as Zulip's do_change_user_delivery_email:
+       * the new `delivery_email` to those allowed to see it, the avatar (derived
+       * from the address) to everyone who can access the user, and the new API
+       * `email` when the address is public.
+       */
+      const emailChangeEvents = Effect.fnUntraced(function*(realm: Realm, user: User) {
+        const ctx = yield* accessContext(realm)
+        const viewers = usersWhoCanAccess(ctx, user).map((id) => ctx.state.usersById.get(id)!)
+        const withEmail = viewers.filter((v) => canAccessDeliveryEmail(v, user)).map((v) => v.id)
+        const out: Array<Publication> = []
+        if (withEmail.length > 0) {
+          out.push({
+            event: { type: "realm_user", op: "update", person: { user_id: user.id, delivery_email: user.delivery_email } },
+            audience: Audience.users(withEmail)
+          })
+        }
+        out.push(personUpdate(user, {
+          avatar_source: user.avatar_source,
+          avatar_url: avatarUrl(user, realm),
+          avatar_url_medium: avatarUrlMedium(user, realm),
+          avatar_version: user.avatar_version
+        }))
+        if (user.email_address_visibility === EmailVisibilities.everyone) {
+          out.push(personUpdate(user, { new_email: user.email }))
+        }
+        return out
+      })
+
+      const setCanChangeUserEmails = Effect.fn("Users.setCanChangeUserEmails")((id: UserId, value: boolean) =>
+        tx.withTransaction(Effect.gen(function*() {
+          const user = yield* requireUser(id)
+          if (user.can_change_user_emails === value) {
+            return yield* new BadRequest({
+              msg: value ? "User can already change user emails for this realm." : "User can't change user emails for this realm."
+            })
+          }
+          const updated: User = { ...user, can_change_user_emails: value }
+          yield* users.update(updated)
+          return updated
+        }))
+      )
+
       const changeRole = Effect.fn("Users.changeRole")((id: UserId, role: Role) =>
         tx.withTransaction(Effect.gen(function*() {
           const user = yield* requireUser(id)
@@ -468,6 +531,9 @@ export class Users extends Context.Service<Users, {
           const target = yield* findTarget(principal, key)
           const actor = principal.user
           yield* refuse(administrationRefusal(actor, target, { allowBots: true, allowDeactivated: true }))
+          if (changes.new_email !== undefined && !(actor.can_change_user_emails && isAdministrator(actor.role))) {
+            return yield* new ChangeUserEmailsNotAuthorized()
+          }
           const role = changes.role !== undefined && changes.role !== target.role ? changes.role : undefined
           if (role !== undefined) {
             yield* refuse(roleChangeRefusal(actor, target, role, yield* activeHumanOwners(target.realm_id)))
@@ -489,6 +555,14 @@ export class Users extends Context.Service<Users, {
             changes.profile_data,
             false
           )
+          // Zulip compares the address as given: only the very same one is no change.
+          let newEmail: string | undefined
+          if (changes.new_email !== undefined && changes.new_email !== target.delivery_email) {
+            if (!isValidEmailAddress(changes.new_email)) return yield* new InvalidNewEmail()
+            const holder = yield* users.findByDeliveryEmail(target.realm_id, changes.new_email)
+            if (holder !== undefined) return yield* holder.is_active ? new NewEmailInUse() : new NewEmailDeactivated()
+            newEmail = changes.new_email
+          }
           // Every check has passed: from here on the request only writes.
           const publications: Array<Publication> = []
           let current = target
@@ -503,6 +577,15 @@ export class Users extends Context.Service<Users, {
             publications.push(personUpdate(current, { full_name: fullName }))
           }
           publications.push(...yield* writeValues(profileFields, current, valueChanges))
+          if (newEmail !== undefined) {
+            current = {
+              ...current,
+              delivery_email: newEmail,
+              email: current.email_address_visibility === EmailVisibilities.everyone ? newEmail : current.email
+            }
+            yield* users.update(current)
+            publications.push(...yield* emailChangeEvents(principal.realm, current))
+          }
           yield* events.publishAll(target.realm_id, publications)
         }))
       )
@@ -615,6 +698,7 @@ export class Users extends Context.Service<Users, {
         deactivate,
         reactivate,
         changeRole,
+        setCanChangeUserEmails,
         administer,
         deactivateAs,
         reactivateAs,

@@ -462,6 +462,15 @@ const draftsAndSnippets = Effect.gen(function*() {
 })
 
 /**
+ * Zulip's special permission to change other users' addresses
+ * (`can_change_user_emails`), off for everyone until the operator grants it.
+ */
+const peopleEmailChanges = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE users ADD COLUMN can_change_user_emails BOOLEAN NOT NULL DEFAULT false`
+})
+
+/**
  * Every migration, keyed `<id>_<name>`; the Migrator runs the pending ones in
  * id order inside one transaction.
  *
@@ -478,7 +487,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0008_access_change_notices": accessChangeNotices,
   "0009_presence_and_status": presenceAndStatus,
   "0010_custom_profile_fields": customProfileFields,
-  "0011_drafts_and_snippets": draftsAndSnippets
+  "0011_drafts_and_snippets": draftsAndSnippets,
+  "0014_people_email_changes": peopleEmailChanges
 }
 
 /** @category migrations */

@@ -132,7 +132,8 @@ const userColumns = (user: User) => ({
   date_joined: user.date_joined,
   email_address_visibility: user.email_address_visibility,
   api_key: user.api_key,
-  password_hash: user.password_hash
+  password_hash: user.password_hash,
+  can_change_user_emails: user.can_change_user_emails
 })
 
 const decodeUser = (row: Row): User => ({
@@ -152,7 +153,8 @@ const decodeUser = (row: Row): User => ({
   date_joined: int(row.date_joined),
   email_address_visibility: int(row.email_address_visibility) as EmailVisibility,
   api_key: str(row.api_key),
-  password_hash: strOrNull(row.password_hash)
+  password_hash: strOrNull(row.password_hash),
+  can_change_user_emails: bool(row.can_change_user_emails)
 })
 
 /** @category layers */

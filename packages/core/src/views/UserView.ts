@@ -124,6 +124,10 @@ export const avatarUrl = (user: User, _realm: Realm): string =>
   // has the third-party (gravatar) avatar derived from the real address.
   `https://secure.gravatar.com/avatar/${gravatarHash(user.delivery_email)}?d=identicon&version=${user.avatar_version}`
 
+/** The medium-size avatar (`avatar_url_medium`): gravatar's 500-pixel image. @category formatting */
+export const avatarUrlMedium = (user: User, realm: Realm): string =>
+  avatarUrl(user, realm).replace("?d=identicon", "?d=identicon&s=500")
+
 /**
  * `profileData` is the user's custom profile field values, shown to people
  * only and only when `includeCustomProfileFields`.

@@ -247,6 +247,13 @@ const table: ReadonlyArray<Row> = [
     json`{"result":"error","msg":"User with ID 21 is deactivated","code":"BAD_REQUEST"}`),
   row(new E.ProfileUserIsBot({ user_id: 22 }),
     json`{"result":"error","msg":"User with ID 22 is a bot","code":"BAD_REQUEST"}`),
+  row(new E.ChangeUserEmailsNotAuthorized(),
+    json`{"result":"error","msg":"User not authorized to change user emails","code":"BAD_REQUEST"}`),
+  row(new E.InvalidNewEmail(), json`{"result":"error","msg":"Invalid new email address.","code":"BAD_REQUEST"}`),
+  row(new E.NewEmailInUse(),
+    json`{"result":"error","msg":"New email value error: Already has an account.","code":"BAD_REQUEST"}`),
+  row(new E.NewEmailDeactivated(),
+    json`{"result":"error","msg":"New email value error: Account has been deactivated.","code":"BAD_REQUEST"}`),
   // presence, status, emoji
   row(new E.InvalidPresenceStatus({ status: "away" }),
     json`{"result":"error","msg":"Invalid status: away","code":"BAD_REQUEST"}`),

@@ -57,6 +57,7 @@ const makeUser = (id: number, role: RoleType, overrides: Partial<User> = {}): Us
   email_address_visibility: 1,
   api_key: `key${id}`,
   password_hash: null,
+  can_change_user_emails: false,
   ...overrides
 })
 

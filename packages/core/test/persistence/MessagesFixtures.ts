@@ -122,6 +122,7 @@ export const newUser = (realm: Realm, overrides: Partial<Insert<User>> = {}) => 
     email_address_visibility: 1,
     api_key: unique("msgkey"),
     password_hash: null,
+    can_change_user_emails: false,
     ...overrides
   }
 }

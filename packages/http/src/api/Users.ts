@@ -112,7 +112,12 @@ export class UsersApi extends HttpApiGroup.make("users")
       query: {
         full_name: Schema.optionalKey(Params.stringWithNullMessage("Invalid characters in name!")),
         role: Schema.optionalKey(RoleParam),
-        profile_data: Schema.optionalKey(ProfileDataEntries)
+        profile_data: Schema.optionalKey(ProfileDataEntries),
+        new_email: Schema.optionalKey(
+          Schema.String.annotate({
+            description: "The user's new address: administrators with the `can_change_user_emails` permission only."
+          })
+        )
       },
       success: Envelope.Success({})
     })

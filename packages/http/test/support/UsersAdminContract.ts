@@ -1,6 +1,6 @@
 /**
  * User administration over the wire, written once and run on every core
- * backend: PATCH /users/{user_id | email} (full_name, role), DELETE
+ * backend: PATCH /users/{user_id | email} (full_name, role, new_email), DELETE
  * /users/{user_id} and POST /users/{user_id}/reactivate, per role (owner,
  * admin, moderator, member, guest, bot), with Zulip's exact refusals, the
  * `realm_user` / `subscription` events they cause, and nothing written by a
@@ -9,10 +9,14 @@
  * Tests share one server, so each puts back what it changed.
  */
 import { assert, describe, layer } from "@effect/vitest"
+import { userId } from "@teamchat/core/domain/Ids"
+import { RealmRepo } from "@teamchat/core/ports/Repositories"
+import { Users } from "@teamchat/core/services/Users"
 import * as Effect from "effect/Effect"
+import { createHash } from "node:crypto"
 import type { Backend, Credentials } from "./Harness.ts"
 import { expectReply as expect, listen as listenTo } from "./EventListener.ts"
-import { accounts, demoLayer, layerServer, Server } from "./Harness.ts"
+import { accounts, demoLayer, layerServer, realmUrl, Server } from "./Harness.ts"
 
 const success = { result: "success", msg: "" }
 const error = (msg: string, code = "BAD_REQUEST") => ({ result: "error", msg, code })
@@ -20,6 +24,16 @@ const insufficient = error("Insufficient permission")
 const noSuchUser = error("No such user")
 const ownerRequired = error("Must be an organization owner", "UNAUTHORIZED_PRINCIPAL")
 const administratorRequired = error("Must be an organization administrator", "UNAUTHORIZED_PRINCIPAL")
+const notAuthorizedForEmails = error("User not authorized to change user emails")
+
+/** The gravatar URLs of an address, as Zulip computes them. */
+const gravatar = (email: string, version: number) => {
+  const hash = createHash("md5").update(email.toLowerCase()).digest("hex")
+  return {
+    avatar_url: `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${version}`,
+    avatar_url_medium: `https://secure.gravatar.com/avatar/${hash}?d=identicon&s=500&version=${version}`
+  }
+}
 
 type Role = keyof typeof accounts
 const roles = Object.keys(accounts) as ReadonlyArray<Role>
@@ -45,7 +59,7 @@ export const usersAdminContract = (backend: Backend) =>
           const server = yield* Server
           const reply = yield* server.fetch("GET", `/api/v1/users/${id}`, { as: yield* as("owner") })
           assert.strictEqual(reply.status, 200, reply.text)
-          return reply.json.user as { full_name: string; role: number; is_active: boolean; email: string }
+          return reply.json.user as { full_name: string; role: number; is_active: boolean; email: string; avatar_version: number }
         })
 
       /** A queue of `who` for these event types; the effect returned drains it. */
@@ -176,6 +190,180 @@ export const usersAdminContract = (backend: Backend) =>
           // A member cannot see real addresses, so one names nobody for them.
           expect(yield* patch(yield* login("cordelia@zulip.com"), "hamlet@zulip.com", { full_name: "x" }), 400, noSuchUser)
           expect(yield* patch(yield* login("cordelia@zulip.com"), placeholder, { full_name: "x" }), 400, insufficient)
+        }))
+
+      /** Grants (or takes away) the operator's can_change_user_emails permission, as the CLI does. */
+      const allowEmailChanges = (who: { readonly userId: number }, value: boolean) =>
+        Effect.flatMap(Server, (server) =>
+          server.core(Effect.gen(function*() {
+            return yield* (yield* Users).setCanChangeUserEmails(userId(who.userId), value)
+          }).pipe(Effect.orDie)))
+
+      it.effect("PATCH new_email: administrators with can_change_user_emails only, after the access check", () =>
+        Effect.gen(function*() {
+          const prospero = yield* login("prospero@zulip.com")
+          const before = yield* user(prospero.userId)
+          const form = { new_email: "prospero.renamed@zulip.com" }
+          // Without the permission: administrators are refused for it, the rest by access first.
+          for (const role of roles) {
+            const reply = yield* patch(yield* as(role), prospero.userId, form)
+            expect(reply, 400, role === "owner" || role === "admin" ? notAuthorizedForEmails : insufficient)
+          }
+          // The permission without an administrator's role is not enough: a
+          // moderator still cannot administer people, a bot's owner may rename
+          // the bot but not change its address.
+          const shiva = yield* as("moderator")
+          const zoe = yield* login("ZOE@zulip.com")
+          const bot = yield* login("webhook-bot@zulip.com")
+          yield* allowEmailChanges(shiva, true)
+          yield* allowEmailChanges(zoe, true)
+          expect(yield* patch(shiva, prospero.userId, form), 400, insufficient)
+          expect(yield* patch(zoe, bot.userId, { new_email: "hook@zulip.com" }), 400, notAuthorizedForEmails)
+          // The refusal comes before any other part is looked at.
+          expect(yield* patch(zoe, bot.userId, { full_name: "x@y", new_email: "hook@zulip.com" }), 400, notAuthorizedForEmails)
+          yield* allowEmailChanges(shiva, false)
+          yield* allowEmailChanges(zoe, false)
+          assert.deepStrictEqual(yield* user(prospero.userId), before)
+          assert.strictEqual((yield* user(bot.userId)).email, "webhook-bot@zulip.com")
+        }))
+
+      it.effect("PATCH new_email: Zulip's refusals for bad, taken and deactivated addresses; the same address is no change", () =>
+        Effect.gen(function*() {
+          const iago = yield* as("admin")
+          const prospero = yield* login("prospero@zulip.com")
+          const before = yield* user(prospero.userId)
+          const events = yield* listen(yield* as("owner"))
+          yield* allowEmailChanges(iago, true)
+          for (const bad of ["", "prospero", "prospero@", "@zulip.com", "pro spero@zulip.com", "prospero@zulip", "a@b@zulip.com"]) {
+            expect(yield* patch(iago, prospero.userId, { new_email: bad }), 400, error("Invalid new email address."))
+          }
+          // Another account's address, compared without case, and the user's own with another case.
+          for (const taken of ["hamlet@zulip.com", "HAMLET@zulip.com", "webhook-bot@zulip.com", "Prospero@zulip.com"]) {
+            expect(yield* patch(iago, prospero.userId, { new_email: taken }), 400, error("New email value error: Already has an account."))
+          }
+          // A deactivated account keeps its address.
+          const server = yield* Server
+          const gone = yield* server.core(Effect.gen(function*() {
+            const realm = (yield* (yield* RealmRepo).list).find((r) => r.url === realmUrl)!
+            const users = yield* Users
+            const made = yield* users.create(realm.id, { email: "gone@zulip.com", full_name: "Gone", role: 400 })
+            yield* users.deactivate(made.id)
+            return made
+          }).pipe(Effect.orDie))
+          yield* events
+          expect(
+            yield* patch(iago, prospero.userId, { new_email: "Gone@zulip.com" }),
+            400,
+            error("New email value error: Account has been deactivated.")
+          )
+          // The user's own address, exactly: nothing to do, nothing sent.
+          expect(yield* patch(iago, prospero.userId, { new_email: "prospero@zulip.com" }), 200, success)
+          // A refused address writes nothing of the request's other parts either.
+          expect(yield* patch(iago, prospero.userId, { role: "300", full_name: "Prospero II", new_email: "nope" }), 400, error("Invalid new email address."))
+          // Zulip checks the role before the address.
+          expect(yield* patch(iago, prospero.userId, { role: "100", new_email: "nope" }), 400, ownerRequired)
+          assert.deepStrictEqual(yield* user(prospero.userId), before)
+          assert.deepStrictEqual(yield* events, [])
+          // The deactivated account's own address is no change for it either.
+          expect(yield* patch(iago, gone.id, { new_email: "gone@zulip.com" }), 200, success)
+          yield* allowEmailChanges(iago, false)
+        }))
+
+      it.effect("PATCH new_email: the address moves, logins follow it, and the events go to who may see what", () =>
+        Effect.gen(function*() {
+          const server = yield* Server
+          const owner = yield* as("owner")
+          const iago = yield* as("admin")
+          const prospero = yield* login("prospero@zulip.com")
+          const before = yield* user(prospero.userId)
+          const ownerEvents = yield* listen(owner)
+          const memberEvents = yield* listen(yield* as("member"))
+          yield* allowEmailChanges(iago, true)
+
+          expect(yield* patch(iago, prospero.userId, { new_email: "Prospero.Duke@zulip.com" }), 200, success)
+          const avatar = {
+            type: "realm_user",
+            op: "update",
+            person: {
+              user_id: prospero.userId,
+              avatar_source: "G",
+              ...gravatar("Prospero.Duke@zulip.com", before.avatar_version),
+              avatar_version: before.avatar_version
+            }
+          }
+          // The demo shows real addresses to administrators: they learn the new
+          // one; everyone sees the avatar (derived from the address) change; the
+          // API email is a placeholder, so no new_email.
+          assert.deepStrictEqual(yield* ownerEvents, [
+            { type: "realm_user", op: "update", person: { user_id: prospero.userId, delivery_email: "Prospero.Duke@zulip.com" } },
+            avatar
+          ])
+          assert.deepStrictEqual(yield* memberEvents, [avatar])
+
+          // The user is found by the new address, no longer by the old one.
+          const found = yield* server.fetch("GET", "/api/v1/users/prospero.duke@zulip.com", { as: owner })
+          assert.strictEqual(found.status, 200, found.text)
+          assert.deepStrictEqual(
+            [found.json.user.user_id, found.json.user.email, found.json.user.delivery_email],
+            [prospero.userId, before.email, "Prospero.Duke@zulip.com"]
+          )
+          expect(yield* server.fetch("GET", "/api/v1/users/prospero@zulip.com", { as: owner }), 400, noSuchUser)
+
+          // Password logins and HTTP Basic follow the address.
+          expect(
+            yield* server.fetch("POST", "/api/v1/fetch_api_key", { form: { username: "prospero@zulip.com", password: "teamchat-demo" } }),
+            401,
+            error("Your username or password is incorrect", "AUTHENTICATION_FAILED")
+          )
+          expect(
+            yield* server.fetch("POST", "/api/v1/fetch_api_key", { form: { username: "prospero.duke@zulip.com", password: "teamchat-demo" } }),
+            200,
+            { ...success, api_key: prospero.apiKey, email: "Prospero.Duke@zulip.com", user_id: prospero.userId }
+          )
+          expect(
+            yield* server.fetch("GET", "/api/v1/users/me", { as: prospero }),
+            401,
+            error("Invalid API key", "INVALID_API_KEY")
+          )
+          const me = yield* server.fetch("GET", "/api/v1/users/me", { as: { email: "prospero.duke@zulip.com", apiKey: prospero.apiKey } })
+          assert.strictEqual(me.json.delivery_email, "Prospero.Duke@zulip.com", me.text)
+
+          // Back, by the address the administrator now knows.
+          expect(yield* patch(iago, "Prospero.Duke@zulip.com", { new_email: "prospero@zulip.com" }), 200, success)
+          assert.deepStrictEqual(yield* user(prospero.userId), before)
+          assert.strictEqual((yield* server.fetch("GET", "/api/v1/users/me", { as: prospero })).status, 200)
+          yield* ownerEvents
+          yield* memberEvents
+          yield* allowEmailChanges(iago, false)
+        }))
+
+      it.effect("PATCH new_email: a bot's public address changes for everyone, with new_email", () =>
+        Effect.gen(function*() {
+          const owner = yield* as("owner")
+          const bot = yield* login("webhook-bot@zulip.com")
+          const before = yield* user(bot.userId)
+          const memberEvents = yield* listen(yield* as("member"))
+          yield* allowEmailChanges(owner, true)
+          expect(yield* patch(owner, bot.userId, { new_email: "hook-bot@zulip.com" }), 200, success)
+          assert.deepStrictEqual(yield* memberEvents, [
+            { type: "realm_user", op: "update", person: { user_id: bot.userId, delivery_email: "hook-bot@zulip.com" } },
+            {
+              type: "realm_user",
+              op: "update",
+              person: {
+                user_id: bot.userId,
+                avatar_source: "G",
+                ...gravatar("hook-bot@zulip.com", before.avatar_version),
+                avatar_version: before.avatar_version
+              }
+            },
+            { type: "realm_user", op: "update", person: { user_id: bot.userId, new_email: "hook-bot@zulip.com" } }
+          ])
+          assert.strictEqual((yield* user(bot.userId)).email, "hook-bot@zulip.com")
+          expect(yield* patch(owner, "hook-bot@zulip.com", { new_email: "webhook-bot@zulip.com" }), 200, success)
+          assert.deepStrictEqual(yield* user(bot.userId), before)
+          yield* memberEvents
+          yield* allowEmailChanges(owner, false)
         }))
 
       it.effect("DELETE and reactivate: administrators only, with Zulip's refusals in Zulip's order", () =>

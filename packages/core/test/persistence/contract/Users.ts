@@ -31,7 +31,8 @@ export const usersTests = (it: Vitest.MethodsNonLive<Persistence>): void => {
           avatar_source: "U",
           avatar_version: 7,
           email_address_visibility: 5,
-          password_hash: "scrypt$16384$8$1$salt$hash"
+          password_hash: "scrypt$16384$8$1$salt$hash",
+          can_change_user_emails: true
         })(id)
       })
       assert.strictEqual(made, bot.id)
@@ -61,7 +62,8 @@ export const usersTests = (it: Vitest.MethodsNonLive<Persistence>): void => {
         date_joined: 1_900_000_000_000,
         email_address_visibility: 1,
         api_key: unique("rotated"),
-        password_hash: null
+        password_hash: null,
+        can_change_user_emails: false
       }
       yield* users.update(updated)
       assert.deepStrictEqual(yield* users.findById(bot.id), updated)

@@ -86,6 +86,7 @@ export const newUser = (realm: RealmId, overrides: Partial<Insert<User>> = {}) =
     email_address_visibility: 1,
     api_key: unique("key"),
     password_hash: null,
+    can_change_user_emails: false,
     ...overrides
   }
 }

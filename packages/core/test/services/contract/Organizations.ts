@@ -152,7 +152,8 @@ export const organizationsTests = (it: Vitest.MethodsNonLive<Teamchat.Services |
         avatar_version: 1,
         date_joined: T0,
         email_address_visibility: 1,
-        api_key: firstKey
+        api_key: firstKey,
+        can_change_user_emails: false
       })
       assert.match(password_hash!, /^scrypt\$1024\$8\$1\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/)
       assert.isTrue(yield* users.checkPassword(owner!, "hunter2"))

@@ -46,7 +46,8 @@ export const usersTests = (it: Vitest.MethodsNonLive<Teamchat.Services | Persist
         avatar_source: "G",
         avatar_version: 1,
         date_joined: T0 + 5 * day,
-        email_address_visibility: 1
+        email_address_visibility: 1,
+        can_change_user_emails: false
       })
       assert.strictEqual(user.id, org.owner.id + 1)
       assert.match(api_key, /^[A-Za-z0-9]{32}$/)

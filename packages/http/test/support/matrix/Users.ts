@@ -91,6 +91,24 @@ export const usersRows: ReadonlyArray<Row> = [
     })
   },
   {
+    operation: "PATCH /users/{user_id_or_email}",
+    scenario: "a fresh member's address (the owner alone holds can_change_user_emails)",
+    request: (fixture) =>
+      Effect.gen(function*() {
+        yield* fixture.once("owner may change emails", fixture.server.core(Effect.gen(function*() {
+          yield* (yield* Users).setCanChangeUserEmails(userId(fixture.accounts.owner.userId), true)
+        }).pipe(Effect.orDie)))
+        const id = yield* freshMember(fixture)
+        const address = `${fixture.unique("moved").replace(/\s+/g, "-").toLowerCase()}@zulip.com`
+        return { path: `/users/${id}`, form: { new_email: address } }
+      }),
+    expect: authenticated({
+      ...allRoles(refused("Insufficient permission")),
+      owner: success(),
+      admin: refused("User not authorized to change user emails")
+    })
+  },
+  {
     operation: "DELETE /users/{user_id}",
     scenario: "a fresh member",
     request: (fixture) => Effect.map(freshMember(fixture), (id) => ({ path: `/users/${id}` })),
