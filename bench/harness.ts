@@ -18,7 +18,7 @@ export interface BenchOptions {
   readonly rounds: number
 }
 
-export const defaultOptions: BenchOptions = { duration: 5, warmup: 2, connections: 16, rounds: 2 }
+export const defaultOptions: BenchOptions = { duration: 5, warmup: 2, connections: 16, rounds: 5 }
 
 /** A number a benchmark reports, optionally with a floor it must reach. */
 export interface Metric {

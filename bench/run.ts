@@ -17,6 +17,8 @@ import { defaultOptions } from "./harness.ts"
 import { httpBenchmark } from "./http.ts"
 import { messagesBenchmark } from "./messages.ts"
 import { presenceBenchmark } from "./presence.ts"
+import { registerBenchmark } from "./register.ts"
+import { rssBenchmark } from "./rss.ts"
 import { scheduledBenchmark } from "./scheduled.ts"
 
 const benchmarks: ReadonlyArray<Benchmark> = [
@@ -25,7 +27,9 @@ const benchmarks: ReadonlyArray<Benchmark> = [
   messagesBenchmark,
   scheduledBenchmark,
   groupsBenchmark,
-  presenceBenchmark
+  presenceBenchmark,
+  registerBenchmark,
+  rssBenchmark
 ]
 
 const usage = () =>

@@ -5,7 +5,8 @@
  * stdin closes (the benchmark went away).
  *
  * - `teamchat`: the standalone server (Server.ts: NodeHttpServer + the API
- *   routes) on the in-memory backend with the demo organization, rate
+ *   routes) on the in-memory backend (or the `database` of the input, as
+ *   the server's configuration spells it) with the demo organization, rate
  *   limiting and request logging off.
  * - `bare`: node:http answering every request with the given status,
  *   headers and body, nothing else.
@@ -13,7 +14,7 @@
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { createInterface } from "node:readline"
-import { startTeamchat } from "./teamchat.ts"
+import type { Database } from "../packages/http/src/Config.ts"
 
 interface BareInput {
   readonly status: number
@@ -30,7 +31,9 @@ let stop: () => Promise<void>
 let url: string
 
 if (kind === "teamchat") {
-  const running = await startTeamchat()
+  // Loaded here, so the bare server's process holds node:http only.
+  const { startTeamchat } = await import("./teamchat.ts")
+  const running = await startTeamchat((input as { database?: Database }).database)
   url = running.url
   stop = running.close
 } else if (kind === "bare") {
@@ -61,4 +64,4 @@ const shutdown = () => {
 process.on("SIGTERM", shutdown)
 process.on("SIGINT", shutdown)
 lines.on("close", shutdown)
-process.stdout.write(`${JSON.stringify({ url })}\n`)
+process.stdout.write(`${JSON.stringify({ url, pid: process.pid })}\n`)
