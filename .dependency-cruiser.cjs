@@ -21,7 +21,7 @@ const coreLayers = [
   ["services", "services/[^/]+$"],
   ["demo", "demo/"],
   // The adapters sit side by side: neither imports the other (rule core-adapters-apart).
-  ["memory and sql (adapters)", "(memory|sql)/"],
+  ["memory, sql and redis (adapters)", "(memory|sql|redis)/"],
   ["composition (Persistence.ts, Teamchat.ts, index.ts)", "[^/]+$"],
   ["testing", "testing/"]
 ]
@@ -52,10 +52,10 @@ module.exports = {
     ...layerRules("http", http, httpLayers),
     {
       name: "core-adapters-apart",
-      comment: "the memory and SQL adapters implement the same ports and never import each other",
+      comment: "the memory, SQL and Redis adapters implement the same ports and never import each other",
       severity: "error",
-      from: { path: `${core}(memory|sql)/` },
-      to: { path: `${core}(memory|sql)/`, pathNot: `${core}$1/` }
+      from: { path: `${core}(memory|sql|redis)/` },
+      to: { path: `${core}(memory|sql|redis)/`, pathNot: `${core}$1/` }
     },
     {
       name: "core-no-http",

@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import * as Layer from "effect/Layer"
+import type * as Redis from "effect/persistence/Redis"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type { MigrationError } from "effect/sql/Migrator"
 import type { SqlError } from "effect/sql/SqlError"
@@ -19,12 +20,15 @@ import * as MemoryRepositories from "./memory/MemoryRepositories.ts"
 import * as MemoryProfileFieldRepo from "./memory/MemoryProfileFieldRepo.ts"
 import * as MemorySavedSnippetRepo from "./memory/MemorySavedSnippetRepo.ts"
 import * as MemoryScheduledMessageRepo from "./memory/MemoryScheduledMessageRepo.ts"
+import * as MemoryRateLimitStore from "./memory/MemoryRateLimitStore.ts"
 import * as MemoryTransactor from "./memory/MemoryTransactor.ts"
 import * as MemoryUserStatusRepo from "./memory/MemoryUserStatusRepo.ts"
 import type { DraftRepo } from "./ports/DraftRepo.ts"
 import type { EventStore } from "./ports/EventStore.ts"
 import type { MessageSearch } from "./ports/MessageSearch.ts"
 import type { PresenceRepo } from "./ports/PresenceRepo.ts"
+import type { RateLimitStore } from "./ports/RateLimitStore.ts"
+import * as RedisRateLimitStore from "./redis/RedisRateLimitStore.ts"
 import type {
   AlertWordRepo,
   ChannelRepo,
@@ -49,6 +53,7 @@ import * as SqlDraftRepo from "./sql/SqlDraftRepo.ts"
 import * as SqlEventStore from "./sql/SqlEventStore.ts"
 import * as SqlMessageSearch from "./sql/SqlMessageSearch.ts"
 import * as SqlPresenceRepo from "./sql/SqlPresenceRepo.ts"
+import * as SqlRateLimitStore from "./sql/SqlRateLimitStore.ts"
 import * as SqlRepositories from "./sql/SqlRepositories.ts"
 import * as SqlProfileFieldRepo from "./sql/SqlProfileFieldRepo.ts"
 import * as SqlSavedSnippetRepo from "./sql/SqlSavedSnippetRepo.ts"
@@ -150,3 +155,39 @@ export const layerPostgres = (
   options?: PgClientLayer.PgClientOptions
 ): Layer.Layer<Persistence | SqlClient.SqlClient, MigrationError | SqlError> =>
   layerSql.pipe(Layer.provideMerge(PgClientLayer.layer(url, options)))
+
+/**
+ * Rate-limit windows in this process's memory (one process: the in-memory
+ * database, PGlite). Not part of `Persistence`: the HTTP adapter picks a
+ * store per deployment.
+ *
+ * @category layers
+ */
+export const layerRateLimitsMemory: Layer.Layer<RateLimitStore> = MemoryRateLimitStore.layer
+
+/**
+ * Rate-limit windows in the database behind the provided SqlClient (migrated
+ * by `layerSql`), shared by every process on it.
+ *
+ * @category layers
+ */
+export const layerRateLimitsSql: Layer.Layer<RateLimitStore, never, SqlClient.SqlClient> = SqlRateLimitStore.layer
+
+/**
+ * Rate-limit windows in the provided Redis, shared by every process using it.
+ *
+ * @category layers
+ */
+export const layerRateLimitsRedis: Layer.Layer<RateLimitStore, never, Redis.Redis> = RedisRateLimitStore.layer
+
+/**
+ * `layerRateLimitsSql` on a pool of its own to the PostgreSQL server at
+ * `url` (whose migrations `layerPostgres` runs), so that counting never waits
+ * behind the requests' transactions.
+ *
+ * @category layers
+ */
+export const layerRateLimitsPostgres = (
+  url: string,
+  options: PgClientLayer.PgClientOptions = { maxConnections: 4 }
+): Layer.Layer<RateLimitStore, SqlError> => SqlRateLimitStore.layer.pipe(Layer.provide(PgClientLayer.layer(url, options)))

@@ -2,7 +2,8 @@
  * The public surface of `@teamchat/core`: every module an embedder or the
  * HTTP package uses, as a namespace (`Users.Users`, `Teamchat.layerMemory`).
  * Modules under `internal/` folders, the ports and the adapters are not part
- * of it (the SQL and memory adapters are reached through `Persistence`).
+ * of it (the SQL and memory adapters are reached through `Persistence`), but
+ * for the rate-limit store's port, which the HTTP adapter's limiter counts in.
  *
  * @since 0.1.0
  */
@@ -70,6 +71,9 @@ export * as UserGroups from "./services/UserGroups.ts"
 export * as UserSettings from "./services/UserSettings.ts"
 export * as Users from "./services/Users.ts"
 export * as UserStatus from "./services/UserStatus.ts"
+
+// the rate-limit store (port; its adapters are chosen in `Persistence`)
+export * as RateLimitStore from "./ports/RateLimitStore.ts"
 
 // composition
 export * as Persistence from "./Persistence.ts"

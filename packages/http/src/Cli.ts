@@ -30,6 +30,7 @@ import * as CliOutput from "effect/cli/CliOutput"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as GlobalFlag from "effect/cli/GlobalFlag"
+import * as Cluster from "./Cluster.ts"
 import * as Config from "./Config.ts"
 import * as Http from "./Http.ts"
 import * as Server from "./Server.ts"
@@ -247,6 +248,10 @@ const serve = Command.make(
     port: optionalString("port", "Port to listen on (env PORT, default 9991; 0 picks a free port)"),
     host: optionalString("host", "Address to listen on (env HOST, default 127.0.0.1)"),
     externalUrl: optionalString("external-url", "Public URL of the organization (env EXTERNAL_URL, default http://localhost:PORT)"),
+    workers: optionalString(
+      "workers",
+      "Server processes behind the port (env WORKERS; default one per core on PostgreSQL, 1 on PGlite, which allows no more)"
+    ),
     ...databaseFlags
   },
   Effect.fn(function*(flags) {
@@ -255,9 +260,13 @@ const serve = Command.make(
       port: Option.getOrUndefined(flags.port),
       host: Option.getOrUndefined(flags.host),
       externalUrl: Option.getOrUndefined(flags.externalUrl),
-      demo: flags.demo || undefined
+      demo: flags.demo || undefined,
+      workers: Option.getOrUndefined(flags.workers)
     })
-    return yield* Server.run(config).pipe(
+    // A worker forked by a primary (Cluster.ts) runs one server; the primary reports.
+    if (Cluster.isWorker()) return yield* Cluster.runWorker(config)
+    const workers = config.workers ?? 1
+    return yield* (workers > 1 ? Cluster.runPrimary(config, workers) : Server.run(config)).pipe(
       Effect.onInterrupt(() =>
         Effect.clockWith((clock) => Effect.sync(() => Server.outputFor(config.logFormat, clock)(`${name}: stopped\n`)))
       )
@@ -267,7 +276,11 @@ const serve = Command.make(
   Command.withDescription("Run the HTTP server (Zulip REST API under /api/v1) until SIGINT or SIGTERM"),
   Command.withExamples([
     { command: `${invocation} serve --demo`, description: "Serve the demo organization on http://127.0.0.1:9991" },
-    { command: `DATABASE_URL=postgres://localhost/teamchat ${invocation} serve`, description: "Serve from PostgreSQL" }
+    { command: `DATABASE_URL=postgres://localhost/teamchat ${invocation} serve`, description: "Serve from PostgreSQL, one worker per core" },
+    {
+      command: `DATABASE_URL=postgres://localhost/teamchat REDIS_URL=redis://127.0.0.1:6379 ${invocation} serve --workers 4`,
+      description: "Four workers behind one port, rate limits counted in Redis"
+    }
   ])
 )
 
@@ -462,8 +475,8 @@ const showHelp = (args: ReadonlyArray<string>): Effect.Effect<void, unknown, Com
 export const root = Command.make(name).pipe(
   Command.withDescription(
     "A team chat server speaking the Zulip REST API. Configuration comes from the environment " +
-      "(PORT, HOST, DATABASE_URL, DATA_DIR, DEMO, EXTERNAL_URL, RATE_LIMIT_REQUESTS, " +
-      "RATE_LIMIT_WINDOW_SECONDS, LOG_LEVEL, LOG_FORMAT) and the flags below. Run it from the repository as " +
+      "(PORT, HOST, DATABASE_URL, DATA_DIR, DEMO, EXTERNAL_URL, WORKERS, RATE_LIMIT_REQUESTS, " +
+      "RATE_LIMIT_WINDOW_SECONDS, RATE_LIMIT_STORE, REDIS_URL, LOG_LEVEL, LOG_FORMAT) and the flags below. Run it from the repository as " +
       `'${invocation} <command>' or 'bash scripts/teamchat.sh <command>'.`
   ),
   Command.withSubcommands([

@@ -12,6 +12,9 @@
  * | `EXTERNAL_URL` | `--external-url` | http://localhost:PORT |
  * | `RATE_LIMIT_REQUESTS` (0 disables) | | the HTTP adapter's default |
  * | `RATE_LIMIT_WINDOW_SECONDS` | | the HTTP adapter's default, else 60 |
+ * | `RATE_LIMIT_STORE` (memory, postgres, redis) | | redis when `REDIS_URL` is set, else postgres on PostgreSQL, else memory |
+ * | `REDIS_URL` | | unset (redis://host:port, for `RATE_LIMIT_STORE=redis`) |
+ * | `WORKERS` | `--workers` | one per core on PostgreSQL, else 1 (PGlite and memory allow 1) |
  * | `LOG_LEVEL` | | info |
  * | `LOG_FORMAT` (logfmt, json, pretty) | | logfmt: one line per entry |
  *
@@ -33,6 +36,7 @@ import type * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { isIP } from "node:net"
+import { availableParallelism } from "node:os"
 
 /** Where the data lives. @category models */
 export type Database =
@@ -57,6 +61,17 @@ export type RateLimitSetting =
   | false
   | { readonly requests: number | undefined; readonly windowSeconds: number | undefined }
 
+/**
+ * Where rate limits are counted: this process's memory, the PostgreSQL
+ * database, or Redis; the last two are shared by every process using them.
+ *
+ * @category models
+ */
+export type RateLimitStore =
+  | { readonly _tag: "Memory" }
+  | { readonly _tag: "Postgres" }
+  | { readonly _tag: "Redis"; readonly url: string }
+
 /** @category models */
 export interface ServerConfig {
   readonly port: number
@@ -68,6 +83,10 @@ export interface ServerConfig {
   readonly rateLimit: RateLimitSetting
   readonly logLevel: LogLevel.LogLevel
   readonly logFormat: LogFormat
+  /** Server processes behind the port (default 1). */
+  readonly workers?: number | undefined
+  /** Where rate limits are counted (default this process's memory). */
+  readonly rateLimitStore?: RateLimitStore | undefined
 }
 
 /** How log entries (one per request, among others) are written to stdout. @category models */
@@ -86,6 +105,7 @@ export interface Overrides {
   readonly dataDir?: string | undefined
   readonly externalUrl?: string | undefined
   readonly demo?: boolean | undefined
+  readonly workers?: string | undefined
 }
 
 /** @category errors */
@@ -212,6 +232,22 @@ const settings = {
     expected: "one of trace, debug, info, warn, error, fatal, none",
     normalize: (value) => logLevelNames[value.toLowerCase()] ?? value
   },
+  workers: {
+    name: "WORKERS",
+    read: integerBetween(1, 256),
+    expected: "a whole number of server processes from 1 to 256"
+  },
+  rateLimitStore: {
+    name: "RATE_LIMIT_STORE",
+    read: (name) => Config.Literals(["memory", "postgres", "redis"], name),
+    expected: "memory, postgres or redis",
+    normalize: lowercase
+  },
+  redisUrl: {
+    name: "REDIS_URL",
+    read: (name) => Config.schema(Schema.String.check(Schema.makeFilter((url) => redisUrl.test(url))), name),
+    expected: "a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379"
+  },
   logFormat: {
     name: "LOG_FORMAT",
     read: (name) => Config.Literals(["logfmt", "json", "pretty"], name),
@@ -236,6 +272,12 @@ const settings = {
 } satisfies Record<string, Setting<unknown>>
 
 const memoryUrl = /^memory:(\/\/)?$/i
+
+/** A Redis URL with a host. */
+const redisUrl = {
+  test: (value: string): boolean =>
+    /^rediss?:\/\//i.test(value) && URL.canParse(value) && new URL(value).hostname !== ""
+}
 
 /** A PostgreSQL URL with a host, kept as written. */
 const postgresUrl = {
@@ -334,16 +376,70 @@ export const server = Effect.fn("Config.server")(function*(overrides: Overrides 
   const rateLimit: RateLimitSetting = requests === 0 ? false : { requests, windowSeconds }
   const level = yield* logLevel
   const logFormat = Option.getOrElse(yield* read(settings.logFormat), (): LogFormat => defaults.logFormat)
+  const db = yield* database(overrides)
   return {
     port: listenPort,
     host,
-    database: yield* database(overrides),
+    database: db,
     demo,
     externalUrl: yield* externalUrl(overrides),
     rateLimit,
     logLevel: level,
-    logFormat
+    logFormat,
+    workers: yield* workers(db, overrides),
+    rateLimitStore: yield* rateLimitStore(db)
   } satisfies ServerConfig as ServerConfig
+})
+
+/**
+ * `WORKERS` / `--workers`: one process per core on PostgreSQL by default;
+ * the embedded PGlite and the in-memory database belong to one process, so
+ * more than one is refused there.
+ *
+ * @category config
+ */
+export const workers = Effect.fn("Config.workers")(function*(db: Database, overrides: Overrides = {}) {
+  const configured = yield* read(settings.workers, "--workers", overrides.workers)
+  if (db._tag === "Postgres") return Option.getOrElse(configured, () => Math.max(1, availableParallelism()))
+  if (Option.isSome(configured) && configured.value > 1) {
+    return yield* new InvalidConfig({
+      setting: overrides.workers !== undefined ? "--workers" : "WORKERS",
+      value: String(overrides.workers ?? configured.value),
+      expected: `1 with ${db._tag === "Pglite" ? "the embedded PGlite database, which allows one process" : "the in-memory database"}` +
+        "; set DATABASE_URL=postgres://… for more"
+    })
+  }
+  return 1
+})
+
+/**
+ * `RATE_LIMIT_STORE` and `REDIS_URL`: redis when `REDIS_URL` is set, else the
+ * PostgreSQL database when serving from one, else this process's memory.
+ *
+ * @category config
+ */
+export const rateLimitStore = Effect.fn("Config.rateLimitStore")(function*(db: Database) {
+  const store = yield* read(settings.rateLimitStore)
+  const url = yield* read(settings.redisUrl)
+  const chosen = Option.getOrElse(store, () => Option.isSome(url) ? "redis" : db._tag === "Postgres" ? "postgres" : "memory")
+  switch (chosen) {
+    case "redis":
+      if (Option.isNone(url)) {
+        return yield* new InvalidConfig({ setting: "RATE_LIMIT_STORE", value: "redis", expected: "REDIS_URL set as well" })
+      }
+      return { _tag: "Redis", url: url.value } satisfies RateLimitStore as RateLimitStore
+    case "postgres":
+      if (db._tag !== "Postgres") {
+        return yield* new InvalidConfig({
+          setting: "RATE_LIMIT_STORE",
+          value: "postgres",
+          expected: "memory or redis when DATABASE_URL is not a PostgreSQL URL"
+        })
+      }
+      return { _tag: "Postgres" } satisfies RateLimitStore as RateLimitStore
+    default:
+      return { _tag: "Memory" } satisfies RateLimitStore as RateLimitStore
+  }
 })
 
 /**
@@ -377,6 +473,14 @@ export const redactUrl = (url: string): string => {
   if (parsed.password !== "") parsed.password = "***"
   return parsed.toString()
 }
+
+/** "rate limits in Redis at redis://127.0.0.1:6379" and the like. @category display */
+export const describeRateLimitStore = (store: RateLimitStore | undefined): string =>
+  store === undefined || store._tag === "Memory"
+    ? "rate limits in memory"
+    : store._tag === "Postgres"
+    ? "rate limits in PostgreSQL"
+    : `rate limits in Redis at ${redactUrl(store.url)}`
 
 /** "PGlite at ./data", "PostgreSQL at postgres://user:***@host/db" or "in-memory database". @category display */
 export const describeDatabase = (database: Database): string =>

@@ -7,12 +7,15 @@
  *   small HTML page at GET / (what this server is, how to connect), the
  *   emoji data at GET /static/generated/emoji/emoji_api.json, and
  *   a catch-all that answers any other path or method with Zulip's 404 JSON.
- *   It requires the core services (`Teamchat.Services`) and the `HttpRouter`
- *   (which `HttpRouter.serve` and `HttpRouter.toWebHandler` provide).
+ *   It requires the core services (`Teamchat.Services`), the store rate
+ *   limits are counted in (`RateLimitStore`: `Persistence.layerRateLimits*`)
+ *   and the `HttpRouter` (which `HttpRouter.serve` and
+ *   `HttpRouter.toWebHandler` provide).
  *   Serve it with `HttpRouter.serve(layerRoutes(options), { disableLogger: true })`
  *   when `options.log` is on, so requests are not logged twice.
  * - `makeWebHandler(core, options)` builds a `Request => Promise<Response>`
- *   over a core layer, for mounting in any server and for tests.
+ *   over a core layer, for mounting in any server and for tests; it counts
+ *   rate limits in its own memory.
  *
  * Version reported: `zulip_feature_level` 416, `zulip_version`
  * "11.0-teamchat", `zulip_merge_base` "11.0" (Zulip 11.0's API, implemented
@@ -30,7 +33,8 @@
  *
  * @since 0.1.0
  */
-import type { Teamchat } from "@teamchat/core"
+import { Persistence } from "@teamchat/core"
+import type { RateLimitStore, Teamchat } from "@teamchat/core"
 import * as Layer from "effect/Layer"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServer from "effect/http/HttpServer"
@@ -113,7 +117,9 @@ const notFoundRoute = HttpRouter.add("*", "*", toResponse(notFound()))
  *
  * @category layers
  */
-export const layerRoutes = (options: HttpOptions): Layer.Layer<never, never, Teamchat.Services | HttpRouter.HttpRouter> => {
+export const layerRoutes = (
+  options: HttpOptions
+): Layer.Layer<never, never, Teamchat.Services | RateLimitStore.RateLimitStore | HttpRouter.HttpRouter> => {
   const limiter = RateLimitMiddleware.limiterLayer(
     options.rateLimit === false
       ? { user: false, anonymous: false }
@@ -167,7 +173,10 @@ export const makeWebHandler = (
   core: Layer.Layer<Teamchat.Services, unknown>,
   options?: Partial<HttpOptions>
 ): { readonly handler: (request: Request) => Promise<Response>; readonly dispose: () => Promise<void> } => {
-  const app = layerRoutes({ ...defaultHttpOptions, ...options }).pipe(Layer.provideMerge(core))
+  const app = layerRoutes({ ...defaultHttpOptions, ...options }).pipe(
+    Layer.provide(Persistence.layerRateLimitsMemory),
+    Layer.provideMerge(core)
+  )
   const { dispose, handler } = HttpRouter.toWebHandler(app, { disableLogger: true })
   return { handler: (request) => handler(request), dispose }
 }

@@ -13,8 +13,9 @@
  * @since 0.1.0
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as NodeRedis from "@effect/platform-node/NodeRedis"
 import { DemoData, DemoOrganization, Organizations, Persistence, ScheduledDelivery, Teamchat } from "@teamchat/core"
-import type { KeyGenerator, PasswordHasher } from "@teamchat/core"
+import type { KeyGenerator, PasswordHasher, RateLimitStore } from "@teamchat/core"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -36,7 +37,8 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import type * as net from "node:net"
 import * as path from "node:path"
 import type { Database, ServerConfig } from "./Config.ts"
-import { defaultExternalUrl, describeDatabase, resolveRateLimit } from "./Config.ts"
+import type * as Config from "./Config.ts"
+import { defaultExternalUrl, describeDatabase, describeRateLimitStore, redactUrl, resolveRateLimit } from "./Config.ts"
 import { defaultHttpOptions, layerRoutes } from "./Http.ts"
 import type { HttpOptions } from "./Http.ts"
 
@@ -60,6 +62,13 @@ export interface Options {
   readonly requestTimeout?: Duration.Input | undefined
   /** How long an idle keep-alive connection stays open (default Node's, 5 seconds). */
   readonly keepAliveTimeout?: Duration.Input | undefined
+  /**
+   * Whether this process seeds the demo organization (default true); the
+   * workers of a cluster leave it to the primary.
+   */
+  readonly seed?: boolean | undefined
+  /** Called once the server is serving, with its address (the workers of a cluster tell the primary). */
+  readonly onListening?: ((url: string) => void) | undefined
 }
 
 /** @category constants */
@@ -366,6 +375,45 @@ const makeNodeServer = (requestTimeout: Duration.Input, keepAliveTimeout: Durati
   return server
 }
 
+/** Redis does not answer at startup. @category errors */
+export class CannotReachRedis extends Data.TaggedError("CannotReachRedis")<{
+  readonly url: string
+  readonly cause: unknown
+}> {
+  override get message(): string {
+    const cause = this.cause as { readonly cause?: unknown; readonly message?: unknown } | undefined
+    const inner = (cause?.cause ?? cause) as NodeJS.ErrnoException | undefined
+    const reason = inner?.code === "ECONNREFUSED"
+      ? "connection refused"
+      : inner?.code === "ENOTFOUND" || inner?.code === "EAI_AGAIN"
+      ? "unknown host"
+      : String(inner?.message ?? inner)
+    return `cannot reach Redis at ${redactUrl(this.url)} (${reason}); start it or fix REDIS_URL`
+  }
+}
+
+/**
+ * The store rate limits are counted in: this process's memory, a small pool
+ * of its own to the PostgreSQL database, or Redis (connected at startup).
+ *
+ * @category layers
+ */
+export const layerRateLimitStore = (
+  store: Config.RateLimitStore | undefined,
+  database: Database
+): Layer.Layer<RateLimitStore.RateLimitStore, SqlError | CannotReachRedis> => {
+  if (store?._tag === "Redis") {
+    const url = store.url
+    return Persistence.layerRateLimitsRedis.pipe(
+      Layer.provide(Layer.effectContext(
+        Layer.build(NodeRedis.layer({ url })).pipe(Effect.mapError((cause) => new CannotReachRedis({ url, cause })))
+      ))
+    )
+  }
+  if (store?._tag === "Postgres" && database._tag === "Postgres") return Persistence.layerRateLimitsPostgres(database.url)
+  return Persistence.layerRateLimitsMemory
+}
+
 /** The HTTP options a config serves with. @category server */
 export const httpOptions = (config: ServerConfig, overrides: Partial<HttpOptions> = {}): HttpOptions => ({
   ...defaultHttpOptions,
@@ -409,7 +457,7 @@ export const layer = (config: ServerConfig, options: Options = {}) =>
       const port = "port" in address ? address.port : config.port
       const url = config.externalUrl ?? defaultExternalUrl(port)
       const core = layerCore(config.database, { secrets: options.secrets, output })
-      const seeded = config.demo
+      const seeded = config.demo && options.seed !== false
         ? Layer.effectDiscard(seedDemo(url, output)).pipe(Layer.provideMerge(core))
         : core
       // The scheduled-message worker runs as long as the routes do.
@@ -417,21 +465,19 @@ export const layer = (config: ServerConfig, options: Options = {}) =>
       // The core goes to the routes, not to `serve`: every request runs in
       // the server's context merged with its route's, and the merge copies
       // both, so the server's own context is kept small.
-      const routes = HttpRouter.serve(layerRoutes(httpOptions(config, options.http)).pipe(Layer.provide(ready)), {
+      const store = layerRateLimitStore(config.rateLimitStore, config.database)
+      const routes = HttpRouter.serve(layerRoutes(httpOptions(config, options.http)).pipe(Layer.provide(store), Layer.provide(ready)), {
         disableLogger: true,
         disableListenLog: true
       })
       const announce = Layer.effectDiscard(Effect.gen(function*() {
         server.off("request", starting)
         const base = HttpServer.formatAddress(address)
-        const details = [describeDatabase(config.database), ...(config.demo ? ["demo organization"] : [])]
-        output(`teamchat listening on ${base} (${details.join(", ")})\n`)
+        output(`teamchat listening on ${base} (${describeServing(config)})\n`)
         if (config.demo) {
-          output(
-            `teamchat: demo accounts (e.g. iago@zulip.com) log in with password '${DemoData.password}', ` +
-              `or get an API key with: curl -d username=iago@zulip.com ${base}/api/v1/dev_fetch_api_key\n`
-          )
+          output(demoAccountsLine(base))
         }
+        options.onListening?.(base)
         // Released first, before the server stops accepting connections.
         // `server.close()` closes the keep-alive connections idle at that
         // moment and waits for the others; close each one as soon as its
@@ -451,6 +497,28 @@ export const layer = (config: ServerConfig, options: Options = {}) =>
       Layer.provide(layerLogging(config))
     )
   })))
+
+/** How to log in to the demo organization at `base`. @category display */
+export const demoAccountsLine = (base: string): string =>
+  `teamchat: demo accounts (e.g. iago@zulip.com) log in with password '${DemoData.password}', ` +
+  `or get an API key with: curl -d username=iago@zulip.com ${base}/api/v1/dev_fetch_api_key\n`
+
+/**
+ * What the listening line says is served: the database, the demo, and on
+ * PostgreSQL the workers and where rate limits are counted.
+ *
+ * @category display
+ */
+export const describeServing = (config: ServerConfig, workers = config.workers ?? 1): string =>
+  [
+    describeDatabase(config.database),
+    ...(config.demo ? ["demo organization"] : []),
+    ...(config.database._tag === "Postgres"
+      ? [`${workers} worker${workers === 1 ? "" : "s"}`, describeRateLimitStore(config.rateLimitStore)]
+      : config.rateLimitStore?._tag === "Redis"
+      ? [describeRateLimitStore(config.rateLimitStore)]
+      : [])
+  ].join(", ")
 
 /**
  * The configured log level and format (one line per entry unless "pretty").

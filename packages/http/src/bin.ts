@@ -11,10 +11,13 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Cause from "effect/Cause"
 import * as Exit from "effect/Exit"
 import * as Cli from "./Cli.ts"
+import * as Cluster from "./Cluster.ts"
 
 let signals = 0
+// A cluster's worker can get a terminal's Ctrl-C and its primary's SIGTERM:
+// it drains once, and its primary kills it if it takes too long.
 const forceExit = () => {
-  if (++signals > 1) {
+  if (++signals > 1 && !Cluster.isWorker()) {
     process.stderr.write("teamchat: second signal, exiting without waiting\n")
     process.exit(130)
   }

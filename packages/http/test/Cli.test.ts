@@ -482,7 +482,9 @@ describe("Config", () => {
         externalUrl: undefined,
         rateLimit: { requests: undefined, windowSeconds: undefined },
         logLevel: "Info",
-        logFormat: "logfmt"
+        logFormat: "logfmt",
+        workers: 1,
+        rateLimitStore: { _tag: "Memory" }
       })
     }))
 
@@ -508,7 +510,10 @@ describe("Config", () => {
         externalUrl: "https://chat.example.com",
         rateLimit: false,
         logLevel: "Warn",
-        logFormat: "json"
+        logFormat: "json",
+        // One worker per core on PostgreSQL, rate limits counted there.
+        workers: os.availableParallelism(),
+        rateLimitStore: { _tag: "Postgres" }
       })
       assert.strictEqual(Config.describeDatabase(config.database), "PostgreSQL at postgresql://u:***@db:5432/chat")
       const flagged = yield* load(env, { port: "0", dataDir: "./here", demo: true })
@@ -518,6 +523,51 @@ describe("Config", () => {
       assert.strictEqual((yield* load({ DEMO: "0" }, { demo: true })).demo, true)
       assert.deepStrictEqual((yield* load({ DATABASE_URL: "memory://" })).database, { _tag: "Memory" })
       assert.strictEqual(Config.describeDatabase({ _tag: "Memory" }), "in-memory database")
+    }))
+
+  it.effect("workers: one per core on PostgreSQL by default, one at most on PGlite and in memory", () =>
+    Effect.gen(function*() {
+      const postgres = { DATABASE_URL: "postgres://db/chat" }
+      assert.strictEqual((yield* load({ ...postgres, WORKERS: "3" })).workers, 3)
+      assert.strictEqual((yield* load({ ...postgres, WORKERS: "3" }, { workers: "5" })).workers, 5)
+      assert.strictEqual((yield* load({ WORKERS: "1" })).workers, 1)
+      const message = (env: Record<string, string>, overrides: Config.Overrides = {}) =>
+        Effect.map(Effect.flip(load(env, overrides)), (e) => e.message)
+      assert.strictEqual(
+        yield* message({}, { workers: "2" }),
+        "invalid --workers \"2\": expected 1 with the embedded PGlite database, which allows one process; " +
+          "set DATABASE_URL=postgres://… for more"
+      )
+      assert.strictEqual(
+        yield* message({ DATABASE_URL: "memory://", WORKERS: "4" }),
+        "invalid WORKERS \"4\": expected 1 with the in-memory database; set DATABASE_URL=postgres://… for more"
+      )
+      assert.strictEqual(
+        yield* message({ ...postgres, WORKERS: "0" }),
+        "invalid WORKERS \"0\": expected a whole number of server processes from 1 to 256"
+      )
+    }))
+
+  it.effect("the rate-limit store: Redis when REDIS_URL is set, else PostgreSQL on PostgreSQL, else memory", () =>
+    Effect.gen(function*() {
+      const postgres = { DATABASE_URL: "postgres://db/chat" }
+      const store = (env: Record<string, string>) => Effect.map(load(env), (c) => c.rateLimitStore)
+      assert.deepStrictEqual(yield* store({ REDIS_URL: "redis://127.0.0.1:6379" }), { _tag: "Redis", url: "redis://127.0.0.1:6379" })
+      assert.deepStrictEqual(yield* store({ ...postgres, REDIS_URL: "redis://cache:6379/2" }), { _tag: "Redis", url: "redis://cache:6379/2" })
+      assert.deepStrictEqual(yield* store({ ...postgres, RATE_LIMIT_STORE: "Memory" }), { _tag: "Memory" })
+      assert.deepStrictEqual(yield* store({ ...postgres, REDIS_URL: "redis://cache", RATE_LIMIT_STORE: "postgres" }), { _tag: "Postgres" })
+      assert.strictEqual(Config.describeRateLimitStore({ _tag: "Redis", url: "redis://u:pw@cache:6379" }), "rate limits in Redis at redis://u:***@cache:6379")
+      const message = (env: Record<string, string>) => Effect.map(Effect.flip(load(env)), (e) => e.message)
+      assert.strictEqual(
+        yield* message({ REDIS_URL: "localhost:6379" }),
+        "invalid REDIS_URL \"localhost:6379\": expected a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379"
+      )
+      assert.strictEqual(yield* message({ RATE_LIMIT_STORE: "redis" }), "invalid RATE_LIMIT_STORE \"redis\": expected REDIS_URL set as well")
+      assert.strictEqual(
+        yield* message({ RATE_LIMIT_STORE: "postgres" }),
+        "invalid RATE_LIMIT_STORE \"postgres\": expected memory or redis when DATABASE_URL is not a PostgreSQL URL"
+      )
+      assert.strictEqual(yield* message({ RATE_LIMIT_STORE: "disk" }), "invalid RATE_LIMIT_STORE \"disk\": expected memory, postgres or redis")
     }))
 
   it.effect("resolves the rate limit against the HTTP adapter's default", () =>

@@ -11,6 +11,7 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { assert, describe, layer } from "@effect/vitest"
 import { EventQueues } from "@teamchat/core/services/events/EventQueues"
+import * as Persistence from "@teamchat/core/Persistence"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -50,10 +51,15 @@ const layerLive = Layer.effect(
       withEventQueuesConfig(demoLayer("memory", clock), { heartbeatMinMs: heartbeatMs, heartbeatMaxMs: heartbeatMs })
     )
     const served = yield* Layer.build(
-      HttpRouter.serve(layerRoutes({ ...defaultHttpOptions, demo: true, rateLimit: false }), {
-        disableLogger: true,
-        disableListenLog: true
-      }).pipe(
+      HttpRouter.serve(
+        layerRoutes({ ...defaultHttpOptions, demo: true, rateLimit: false }).pipe(
+          Layer.provide(Persistence.layerRateLimitsMemory)
+        ),
+        {
+          disableLogger: true,
+          disableListenLog: true
+        }
+      ).pipe(
         Layer.provideMerge(NodeHttpServer.layer(() => http.createServer(), { port: 0, host: "127.0.0.1" })),
         Layer.provide(Layer.succeedContext(core))
       )

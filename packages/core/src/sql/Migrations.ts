@@ -471,6 +471,23 @@ const peopleEmailChanges = Effect.gen(function*() {
 })
 
 /**
+ * Rate-limit windows shared by every server process on the database (see
+ * `SqlRateLimitStore.ts`): accepted request times per key, in Unix ms.
+ * Unlogged: they are worth nothing after a crash.
+ */
+const rateLimits = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`
+    CREATE UNLOGGED TABLE rate_limit_windows (
+      key TEXT PRIMARY KEY,
+      times BIGINT[] NOT NULL,
+      expires_at BIGINT NOT NULL,
+      accepted BOOLEAN NOT NULL
+    )`
+  yield* sql`CREATE INDEX rate_limit_windows_expires_idx ON rate_limit_windows (expires_at)`
+})
+
+/**
  * Every migration, keyed `<id>_<name>`; the Migrator runs the pending ones in
  * id order inside one transaction.
  *
@@ -488,7 +505,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0009_presence_and_status": presenceAndStatus,
   "0010_custom_profile_fields": customProfileFields,
   "0011_drafts_and_snippets": draftsAndSnippets,
-  "0014_people_email_changes": peopleEmailChanges
+  "0014_people_email_changes": peopleEmailChanges,
+  "0015_rate_limits": rateLimits
 }
 
 /** @category migrations */

@@ -1,7 +1,7 @@
 /**
  * The rate limiter as a service: what the middleware and the login handler
- * ask of it. Its in-memory implementation (Zulip's sliding windows) is
- * `middleware/RateLimit.ts`.
+ * ask of it. Its implementation (Zulip's sliding windows over a
+ * `RateLimitStore`) is `middleware/RateLimit.ts`.
  *
  * @since 0.1.0
  */
@@ -28,7 +28,7 @@ export interface Decision {
   readonly now: number
 }
 
-/** The in-memory limiter. @category services */
+/** The limiter. @category services */
 export class RateLimiter extends Context.Service<RateLimiter, {
   /** Counts a request of `key` against `rule`, unless it is over the limit. */
   check(key: string, rule: Rule): Effect.Effect<Decision>

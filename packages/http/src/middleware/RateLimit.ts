@@ -1,7 +1,9 @@
 /**
  * Rate limiting as Zulip does it: a sliding window per authenticated user
  * (default 200 requests per 60 s) and per client address for unauthenticated
- * requests (default 100 per 60 s), kept in memory in this process. Password
+ * requests (default 100 per 60 s), counted in the provided `RateLimitStore`:
+ * this process's memory, or the database or Redis shared by every process of
+ * a deployment (Server.ts picks it from the configuration). Password
  * logins have their own window (Zulip's `authenticate_by_username`, default 5
  * per 30 minutes), per username and per client address: every attempt counts
  * as it starts, so parallel guesses count too; a successful login is taken
@@ -25,12 +27,12 @@
  * Its `consume` also has no way to take a request back or clear a key, which
  * password logins need (a success is taken back from the address's count and
  * clears the username's; an attempt refused by one key is not counted
- * against the other). A shared store (issue 16) can keep the same sorted
- * times per key (a Redis sorted set, as Zulip does) behind this service.
+ * against the other). The shared stores keep the same sorted times per key
+ * (a Redis sorted set, as Zulip does, or a row of the database).
  *
  * @since 0.1.0
  */
-import { Errors } from "@teamchat/core"
+import { Errors, RateLimitStore } from "@teamchat/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -43,9 +45,12 @@ import { RateLimiter } from "../internal/RateLimiter.ts"
 import type { Decision, Rule } from "../internal/RateLimiter.ts"
 
 /**
- * The in-memory limiter: `user` limits authenticated users, `anonymous`
+ * The limiter over the provided `RateLimitStore` (one process's memory, the
+ * database or Redis): `user` limits authenticated users, `anonymous`
  * unauthenticated clients by address, `authentication` password logins;
- * `false` turns a rule off.
+ * `false` turns a rule off. When the store fails, the request goes through
+ * unlimited (without headers) and a warning is logged: a store outage does
+ * not take the API down.
  *
  * @category layers
  */
@@ -53,68 +58,47 @@ export const limiterLayer = (rules: {
   readonly user: Rule | false
   readonly anonymous: Rule | false
   readonly authentication?: Rule | false | undefined
-}): Layer.Layer<RateLimiter> =>
+}): Layer.Layer<RateLimiter, never, RateLimitStore.RateLimitStore> =>
   Layer.effect(
     RateLimiter,
     Effect.gen(function*() {
+      const store = yield* RateLimitStore.RateLimitStore
+      // The clock of the layer's build (tests move it), not of each request.
       const clock = yield* Clock.Clock
-      // Accepted request times per key, oldest first.
-      const windows = new Map<string, Array<number>>()
-      let checks = 0
-
-      const sweep = (now: number, longestWindowMs: number) => {
-        for (const [key, times] of windows) {
-          if (times.length === 0 || times[times.length - 1]! <= now - longestWindowMs) windows.delete(key)
-        }
-      }
-
       const authenticationRule = rules.authentication ?? false
-      const longestWindowMs = Math.max(
-        rules.user === false ? 0 : rules.user.windowSeconds * 1000,
-        rules.anonymous === false ? 0 : rules.anonymous.windowSeconds * 1000,
-        authenticationRule === false ? 0 : authenticationRule.windowSeconds * 1000
-      )
 
-      const check = (key: string, rule: Rule) => Effect.sync(() => checkUnsafe(key, rule))
+      /** Counts a request of `key` under `rule`: the decision and the store's token for it. */
+      const hit = (key: string, rule: Rule) =>
+        Effect.suspend(() => {
+          const now = clock.currentTimeMillisUnsafe()
+          return Effect.map(store.hit(key, rule.requests, rule.windowSeconds * 1000, now), (hit) => ({
+            decision: {
+              limited: !hit.accepted,
+              limit: rule.requests,
+              remaining: hit.accepted ? Math.max(0, rule.requests - hit.count) : 0,
+              secondsToFreedom: hit.accepted ? 0 : Math.max(0, hit.oldest + rule.windowSeconds * 1000 - now) / 1000,
+              now
+            } satisfies Decision,
+            token: hit.token
+          }))
+        })
 
-      /** Takes back a request counted at `time` (the latest such). */
-      const uncount = (key: string, time: number) => {
-        const times = windows.get(key)
-        const at = times === undefined ? -1 : times.lastIndexOf(time)
-        if (at !== -1) times!.splice(at, 1)
-      }
+      /** A store failure lets the request through, logged. */
+      const failOpen = <A, E, R>(
+        effect: Effect.Effect<A, E, R>,
+        fallback: A
+      ): Effect.Effect<A, Exclude<E, RateLimitStore.RateLimitStoreUnavailable>, R> =>
+        Effect.catchIf(
+          effect,
+          (error: unknown) => error instanceof RateLimitStore.RateLimitStoreUnavailable,
+          (error) => Effect.as(Effect.logWarning("rate limit not applied", String((error as Error).message)), fallback)
+        ) as Effect.Effect<A, Exclude<E, RateLimitStore.RateLimitStoreUnavailable>, R>
 
-      const checkUnsafe = (key: string, rule: Rule): Decision => {
-        const now = clock.currentTimeMillisUnsafe()
-        const windowMs = rule.windowSeconds * 1000
-        let times = windows.get(key)
-        if (times === undefined) {
-          times = []
-          windows.set(key, times)
-        }
-        let expired = 0
-        while (expired < times.length && times[expired]! <= now - windowMs) expired++
-        if (expired > 0) times.splice(0, expired)
-        if (++checks % 10_000 === 0) sweep(now, longestWindowMs)
-        if (times.length >= rule.requests) {
-          const oldest = times[times.length - rule.requests]!
-          return {
-            limited: true,
-            limit: rule.requests,
-            remaining: 0,
-            secondsToFreedom: (oldest + windowMs - now) / 1000,
-            now
-          }
-        }
-        times.push(now)
-        return {
-          limited: false,
-          limit: rule.requests,
-          remaining: rule.requests - times.length,
-          secondsToFreedom: 0,
-          now
-        }
-      }
+      const check = (key: string, rule: Rule) =>
+        failOpen(
+          Effect.map(hit(key, rule), (counted) => counted.decision),
+          { limited: false, limit: rule.requests, remaining: rule.requests, secondsToFreedom: 0, now: 0 }
+        )
 
       /**
        * The headers of `decision`, combined with those of limits applied to
@@ -141,14 +125,17 @@ export const limiterLayer = (rules: {
         })
 
       const enforce = (key: string, rule: Rule | false) =>
-        rule === false ? Effect.void : Effect.flatMap(check(key, rule), (decision) =>
-          headers(decision).pipe(
-            Effect.andThen(
-              decision.limited
-                ? Effect.fail(new Errors.RateLimitHit({ retry_after_seconds: decision.secondsToFreedom }))
-                : Effect.void
-            )
-          ))
+        rule === false ? Effect.void : failOpen(
+          Effect.flatMap(hit(key, rule), ({ decision }) =>
+            headers(decision).pipe(
+              Effect.andThen(
+                decision.limited
+                  ? Effect.fail(new Errors.RateLimitHit({ retry_after_seconds: decision.secondsToFreedom }))
+                  : Effect.void
+              )
+            )),
+          undefined
+        )
 
       const authenticate = <A, E, R>(
         username: string,
@@ -160,21 +147,35 @@ export const limiterLayer = (rules: {
           const byUsername = `authenticate:username:${username.trim().toLowerCase()}`
           const byAddress = Option.map(request.remoteAddress, (address) => `authenticate:address:${address}`)
           const keys = Option.isSome(byAddress) ? [byUsername, byAddress.value] : [byUsername]
-          return Effect.suspend((): Effect.Effect<A, E | Errors.RateLimitHit, R | HttpServerRequest.HttpServerRequest> => {
-            const decisions = keys.map((key) => checkUnsafe(key, rule))
-            const applied = Effect.forEach(decisions, headers, { discard: true })
-            const over = decisions.filter((decision) => decision.limited)
+          const counted = failOpen(
+            Effect.forEach(keys, (key) => hit(key, rule)),
+            undefined
+          )
+          return Effect.flatMap(counted, (hits): Effect.Effect<A, E | Errors.RateLimitHit, R | HttpServerRequest.HttpServerRequest> => {
+            if (hits === undefined) return login
+            const applied = Effect.forEach(hits, ({ decision }) => headers(decision), { discard: true })
+            const over = hits.filter(({ decision }) => decision.limited)
             if (over.length > 0) {
-              decisions.forEach((decision, i) => {
-                if (!decision.limited) uncount(keys[i]!, decision.now)
-              })
-              const retryAfter = Math.max(...over.map((decision) => decision.secondsToFreedom))
-              return Effect.andThen(applied, Effect.fail(new Errors.RateLimitHit({ retry_after_seconds: retryAfter })))
+              // An attempt refused by one key is not counted against the other.
+              const takeBack = failOpen(
+                Effect.forEach(hits, ({ decision, token }, i) =>
+                  decision.limited ? Effect.void : store.uncount(keys[i]!, token), { discard: true }),
+                undefined
+              )
+              const retryAfter = Math.max(...over.map(({ decision }) => decision.secondsToFreedom))
+              return takeBack.pipe(
+                Effect.andThen(applied),
+                Effect.andThen(Effect.fail(new Errors.RateLimitHit({ retry_after_seconds: retryAfter })))
+              )
             }
-            const succeeded = Effect.sync(() => {
-              windows.delete(byUsername)
-              if (Option.isSome(byAddress)) uncount(byAddress.value, decisions[1]!.now)
-            })
+            // A success clears the username's count and is taken back from the address's.
+            const succeeded = failOpen(
+              Effect.andThen(
+                store.clear(byUsername),
+                Option.isSome(byAddress) ? store.uncount(byAddress.value, hits[1]!.token) : Effect.void
+              ),
+              undefined
+            )
             return Effect.andThen(applied, Effect.tap(login, () => succeeded))
           })
         })
