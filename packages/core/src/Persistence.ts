@@ -14,6 +14,7 @@ import type { SqlError } from "effect/sql/SqlError"
 import { MemoryDatabase } from "./memory/MemoryDatabase.ts"
 import * as MemoryDraftRepo from "./memory/MemoryDraftRepo.ts"
 import * as MemoryEventStore from "./memory/MemoryEventStore.ts"
+import * as MemoryInvitationRepo from "./memory/MemoryInvitationRepo.ts"
 import * as MemoryMessageSearch from "./memory/MemoryMessageSearch.ts"
 import * as MemoryPresenceRepo from "./memory/MemoryPresenceRepo.ts"
 import * as MemoryRepositories from "./memory/MemoryRepositories.ts"
@@ -25,6 +26,7 @@ import * as MemoryTransactor from "./memory/MemoryTransactor.ts"
 import * as MemoryUserStatusRepo from "./memory/MemoryUserStatusRepo.ts"
 import type { DraftRepo } from "./ports/DraftRepo.ts"
 import type { EventStore } from "./ports/EventStore.ts"
+import type { InvitationRepo } from "./ports/InvitationRepo.ts"
 import type { MessageSearch } from "./ports/MessageSearch.ts"
 import type { PresenceRepo } from "./ports/PresenceRepo.ts"
 import type { RateLimitStore } from "./ports/RateLimitStore.ts"
@@ -51,6 +53,7 @@ import { PgliteClient } from "./sql/PgliteClient.ts"
 import * as SqlAccessCache from "./sql/SqlAccessCache.ts"
 import * as SqlDraftRepo from "./sql/SqlDraftRepo.ts"
 import * as SqlEventStore from "./sql/SqlEventStore.ts"
+import * as SqlInvitationRepo from "./sql/SqlInvitationRepo.ts"
 import * as SqlMessageSearch from "./sql/SqlMessageSearch.ts"
 import * as SqlPresenceRepo from "./sql/SqlPresenceRepo.ts"
 import * as SqlRateLimitStore from "./sql/SqlRateLimitStore.ts"
@@ -84,6 +87,7 @@ export type Persistence =
   | PresenceRepo
   | DraftRepo
   | SavedSnippetRepo
+  | InvitationRepo
   | Transactor
   | EventStore
   | Events
@@ -105,6 +109,7 @@ export const layerMemory: Layer.Layer<Persistence> = Events.layer.pipe(
     MemoryPresenceRepo.layer,
     MemoryDraftRepo.layer,
     MemorySavedSnippetRepo.layer,
+    MemoryInvitationRepo.layer,
     MemoryTransactor.layer
   )),
   Layer.provide(MemoryDatabase.layer)
@@ -127,6 +132,7 @@ export const layerSql: Layer.Layer<Persistence, MigrationError | SqlError, SqlCl
     SqlPresenceRepo.layer,
     SqlDraftRepo.layer,
     SqlSavedSnippetRepo.layer,
+    SqlInvitationRepo.layer,
     SqlAccessCache.layer,
     SqlTransactor.layer
   )),

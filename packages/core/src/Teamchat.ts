@@ -17,6 +17,7 @@ import { Authentication } from "./services/Authentication.ts"
 import { Channels } from "./services/Channels.ts"
 import { CustomProfileFields } from "./services/CustomProfileFields.ts"
 import { Drafts } from "./services/Drafts.ts"
+import { Invitations } from "./services/Invitations.ts"
 import { KeyGenerator } from "./services/KeyGenerator.ts"
 import { MessageFlags } from "./services/MessageFlags.ts"
 import { Messages } from "./services/Messages.ts"
@@ -33,6 +34,7 @@ import { Users } from "./services/Users.ts"
 import { UserGroups } from "./services/UserGroups.ts"
 import { UserSettings } from "./services/UserSettings.ts"
 import { UserStatus } from "./services/UserStatus.ts"
+import { WelcomeBot } from "./services/WelcomeBot.ts"
 
 /** Every service the core provides. @category models */
 export type Services =
@@ -57,14 +59,16 @@ export type Services =
   | Presence
   | Drafts
   | SavedSnippets
+  | WelcomeBot
+  | Invitations
 
 /**
  * Messages and what sends through it: scheduled messages, their delivery
  * (the worker itself is `ScheduledDelivery.layerWorker`, started by servers)
- * and the Notification Bot.
+ * and the Notification and Welcome Bots.
  */
 const layerMessaging = ScheduledDelivery.layer.pipe(
-  Layer.provideMerge(Layer.mergeAll(ScheduledMessages.layer, NotificationBot.layer)),
+  Layer.provideMerge(Layer.mergeAll(ScheduledMessages.layer, NotificationBot.layer, WelcomeBot.layer)),
   Layer.provideMerge(Messages.layer)
 )
 
@@ -73,7 +77,13 @@ const layerMessaging = ScheduledDelivery.layer.pipe(
  *
  * @category layers
  */
-export const layerServices = Layer.mergeAll(Register.layer, Subscriptions.layer, AlertWords.layer, CustomProfileFields.layer).pipe(
+export const layerServices = Layer.mergeAll(
+  Register.layer,
+  Subscriptions.layer,
+  AlertWords.layer,
+  CustomProfileFields.layer,
+  Invitations.layer
+).pipe(
   // Register reads scheduled messages and message state.
   Layer.provideMerge(
     Layer.mergeAll(layerMessaging, MessageFlags.layer, Topics.layer, UserStatus.layer, Drafts.layer, SavedSnippets.layer)

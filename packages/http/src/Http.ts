@@ -5,7 +5,8 @@
  * - `layerRoutes(options)` registers every route with an `HttpRouter`: the
  *   HttpApi endpoints, the OpenAPI document at GET /api/v1/openapi.json, a
  *   small HTML page at GET / (what this server is, how to connect), the
- *   emoji data at GET /static/generated/emoji/emoji_api.json, and
+ *   emoji data at GET /static/generated/emoji/emoji_api.json, the join
+ *   page of invitation links at /join/{key}/ (`internal/JoinPage.ts`), and
  *   a catch-all that answers any other path or method with Zulip's 404 JSON.
  *   It requires the core services (`Teamchat.Services`), the store rate
  *   limits are counted in (`RateLimitStore`: `Persistence.layerRateLimits*`)
@@ -56,10 +57,12 @@ import * as UserStatusHandlers from "./handlers/UserStatus.ts"
 import * as PresenceHandlers from "./handlers/Presence.ts"
 import * as DraftsHandlers from "./handlers/Drafts.ts"
 import * as SavedSnippetsHandlers from "./handlers/SavedSnippets.ts"
+import * as InvitationsHandlers from "./handlers/Invitations.ts"
 import * as Config from "./internal/Config.ts"
 import * as EmojiData from "./internal/EmojiData.ts"
 import type { HttpOptions } from "./internal/Config.ts"
 import { notFound, toResponse } from "./internal/Errors.ts"
+import * as JoinPage from "./internal/JoinPage.ts"
 import * as RootPage from "./internal/RootPage.ts"
 import * as AuthenticationMiddleware from "./middleware/Authentication.ts"
 import * as RateLimitMiddleware from "./middleware/RateLimit.ts"
@@ -107,7 +110,8 @@ const handlers = Layer.mergeAll(
   ScheduledMessagesHandlers.layer,
   UserGroupsHandlers.layer,
   ProfileFieldsHandlers.layer,
-  MessagesHandlers.layer
+  MessagesHandlers.layer,
+  InvitationsHandlers.layer
 )
 
 const notFoundRoute = HttpRouter.add("*", "*", toResponse(notFound()))
@@ -155,7 +159,10 @@ export const layerRoutes = (
     })
   )
   const emojiData = HttpRouter.add("GET", EmojiData.path, EmojiData.handler)
-  return Layer.mergeAll(routes, rootPage, emojiData, notFoundRoute, RequestLog.layer({ log: options.log === true }))
+  const joinPage = JoinPage.layer(
+    options.rateLimit === false ? false : options.joinRateLimit ?? JoinPage.defaultRateLimit
+  ).pipe(Layer.provide(limiter))
+  return Layer.mergeAll(routes, rootPage, emojiData, joinPage, notFoundRoute, RequestLog.layer({ log: options.log === true }))
 }
 
 /**

@@ -67,6 +67,10 @@ export type DraftId = typeof DraftId.Type
 export const SavedSnippetId = PositiveSafeInt.pipe(Schema.brand("SavedSnippetId"))
 /** @category ids */
 export type SavedSnippetId = typeof SavedSnippetId.Type
+/** A reusable invitation link (Zulip's MultiuseInvite). @category ids */
+export const InvitationId = PositiveSafeInt.pipe(Schema.brand("InvitationId"))
+/** @category ids */
+export type InvitationId = typeof InvitationId.Type
 
 const checked = <A>(name: string, schema: { readonly makeOption: (n: number) => Option.Option<A> }) => (n: number): A =>
   Option.getOrThrowWith(schema.makeOption(n), () => new Error(`Not a ${name}: ${n}`))
@@ -96,6 +100,8 @@ export const profileFieldId: (n: number) => ProfileFieldId = checked("ProfileFie
 export const draftId: (n: number) => DraftId = checked("DraftId", DraftId)
 /** @category constructors */
 export const savedSnippetId: (n: number) => SavedSnippetId = checked("SavedSnippetId", SavedSnippetId)
+/** @category constructors */
+export const invitationId: (n: number) => InvitationId = checked("InvitationId", InvitationId)
 
 /**
  * Ids read from SQL rows, unchecked: the values come from identity columns
@@ -118,5 +124,6 @@ export const fromRow = {
   scheduledMessageId: (n: number): ScheduledMessageId => n as ScheduledMessageId,
   profileFieldId: (n: number): ProfileFieldId => n as ProfileFieldId,
   draftId: (n: number): DraftId => n as DraftId,
-  savedSnippetId: (n: number): SavedSnippetId => n as SavedSnippetId
+  savedSnippetId: (n: number): SavedSnippetId => n as SavedSnippetId,
+  invitationId: (n: number): InvitationId => n as InvitationId
 } as const

@@ -10,6 +10,7 @@ import * as Layer from "effect/Layer"
 import type { Channel, Subscription } from "../domain/Channel.ts"
 import type { CustomProfileField, ProfileFieldValue } from "../domain/CustomProfileField.ts"
 import type { Draft } from "../domain/Draft.ts"
+import type { Invitation } from "../domain/Invitation.ts"
 import type { Message } from "../domain/Message.ts"
 import type { Presence } from "../domain/Presence.ts"
 import type { Realm } from "../domain/Realm.ts"
@@ -50,8 +51,19 @@ export interface MemoryTables {
   profileFieldValues: Map<string, ProfileFieldValue>
   drafts: Map<number, Draft>
   savedSnippets: Map<number, SavedSnippet>
+  /** Reusable invitation links by id. */
+  invitations: Map<number, Invitation>
   sequences: Record<
-    "realms" | "users" | "groups" | "channels" | "messages" | "scheduledMessages" | "profileFields" | "drafts" | "savedSnippets",
+    | "realms"
+    | "users"
+    | "groups"
+    | "channels"
+    | "messages"
+    | "scheduledMessages"
+    | "profileFields"
+    | "drafts"
+    | "savedSnippets"
+    | "invitations",
     number
   >
 }
@@ -76,6 +88,7 @@ const emptyTables = (): MemoryTables => ({
   profileFieldValues: new Map(),
   drafts: new Map(),
   savedSnippets: new Map(),
+  invitations: new Map(),
   sequences: {
     realms: 0,
     users: 0,
@@ -85,7 +98,8 @@ const emptyTables = (): MemoryTables => ({
     scheduledMessages: 0,
     profileFields: 0,
     drafts: 0,
-    savedSnippets: 0
+    savedSnippets: 0,
+    invitations: 0
   }
 })
 
@@ -124,6 +138,7 @@ export class MemoryDatabase extends Context.Service<MemoryDatabase, {
         profileFieldValues: new Map(tables.profileFieldValues),
         drafts: new Map(tables.drafts),
         savedSnippets: new Map(tables.savedSnippets),
+        invitations: new Map(tables.invitations),
         sequences: { ...tables.sequences }
       }),
       // Sequences are not restored: like SQL sequences, ids handed out by a

@@ -29,6 +29,7 @@ import { UserGroupsApi } from "./UserGroups.ts"
 import { UsersApi } from "./Users.ts"
 import { UserStatusApi } from "./UserStatus.ts"
 import { PresenceApi } from "./Presence.ts"
+import { InvitationsApi } from "./Invitations.ts"
 
 const annotations = OpenApi.annotations({
   title: "teamchat: Zulip-compatible REST API",
@@ -54,6 +55,7 @@ const common = HttpApi.make("teamchat")
   .add(MessagesApi)
   .add(DraftsApi)
   .add(SavedSnippetsApi)
+  .add(InvitationsApi)
 
 /** The API with the demo-only `dev` group. @category api */
 export class Api extends common.add(DevApi)

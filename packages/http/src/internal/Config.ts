@@ -27,6 +27,11 @@ export interface HttpOptions {
    * when `rateLimit` is `false`.
    */
   readonly authenticationRateLimit?: { readonly requests: number; readonly windowSeconds: number } | undefined
+  /**
+   * Account creations tried through invitation join pages, per client
+   * address (default 10 per 10 minutes); ignored when `rateLimit` is `false`.
+   */
+  readonly joinRateLimit?: { readonly requests: number; readonly windowSeconds: number } | undefined
   /** Larger request bodies get a Zulip-shaped 413 (default 25 MiB). */
   readonly maxBodyBytes: number
   readonly version: {

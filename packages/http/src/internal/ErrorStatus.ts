@@ -37,6 +37,10 @@ const statuses: { readonly [K in Tag]?: number } = {
   ScheduledMessageNotFound: 404,
   DraftNotFound: 404,
   SavedSnippetNotFound: 404,
+  // the join page of an invitation link (never an API answer)
+  InvitationLinkUnknown: 404,
+  InvitationLinkExpired: 410,
+  InvitationLinkRevoked: 410,
   // the adapter's own
   PayloadTooLarge: 413,
   RateLimitHit: 429,

@@ -19,8 +19,11 @@ export const isWellFormedApiKey = (key: string): boolean => /^[A-Za-z0-9]{32}$/.
 
 /** @category services */
 export class KeyGenerator extends Context.Service<KeyGenerator, {
-  /** A fresh random string of `length` characters from [A-Za-z0-9]. */
-  token(length: number): Effect.Effect<string>
+  /**
+   * A fresh random string of `length` characters from `chars` (default
+   * [A-Za-z0-9]; at most 256 characters), each equally likely.
+   */
+  token(length: number, chars?: string): Effect.Effect<string>
   /** A fresh opaque id in UUID form (event queue ids). */
   readonly uuid: Effect.Effect<string>
 }>()("teamchat/core/services/KeyGenerator") {
@@ -28,13 +31,14 @@ export class KeyGenerator extends Context.Service<KeyGenerator, {
   static readonly layer = Layer.succeed(
     KeyGenerator,
     KeyGenerator.of({
-      token: (length) =>
+      token: (length, chars = alphabet) =>
         Effect.sync(() => {
           // Rejection sampling keeps every character equally likely.
+          const limit = 256 - (256 % chars.length)
           let out = ""
           while (out.length < length) {
             for (const byte of randomBytes(length * 2)) {
-              if (byte < 248 && out.length < length) out += alphabet[byte % 62]
+              if (byte < limit && out.length < length) out += chars[byte % chars.length]
             }
           }
           return out
@@ -59,7 +63,8 @@ export class KeyGenerator extends Context.Service<KeyGenerator, {
       return state >>> 0
     }
     return KeyGenerator.of({
-      token: (length) => Effect.sync(() => Array.from({ length }, () => alphabet[next() % 62]).join("")),
+      token: (length, chars = alphabet) =>
+        Effect.sync(() => Array.from({ length }, () => chars[next() % chars.length]).join("")),
       uuid: Effect.sync(() => `00000000-0000-4000-8000-${(++uuids).toString(16).padStart(12, "0")}`)
     })
   })

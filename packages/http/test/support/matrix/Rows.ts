@@ -5,6 +5,7 @@
 import { channelsRows } from "./Channels.ts"
 import { draftsRows, savedSnippetsRows } from "./Drafts.ts"
 import { eventsRows } from "./Events.ts"
+import { invitationsRows } from "./Invitations.ts"
 import { messagesRows } from "./Messages.ts"
 import { profileFieldsRows } from "./ProfileFields.ts"
 import { presenceRows } from "./Presence.ts"
@@ -29,5 +30,6 @@ export const matrix: ReadonlyArray<Row> = [
   ...messagesRows,
   ...scheduledMessagesRows,
   ...draftsRows,
-  ...savedSnippetsRows
+  ...savedSnippetsRows,
+  ...invitationsRows
 ]

@@ -1,0 +1,3 @@
+import { invitationsContract } from "./support/InvitationsContract.ts"
+
+invitationsContract("memory")
