@@ -11,6 +11,7 @@
  */
 import { parseArgs } from "node:util"
 import type { Benchmark, BenchOptions, Metric } from "./harness.ts"
+import { draftsBenchmark } from "./drafts.ts"
 import { eventsBenchmark } from "./events.ts"
 import { groupsBenchmark } from "./groups.ts"
 import { defaultOptions } from "./harness.ts"
@@ -29,7 +30,8 @@ const benchmarks: ReadonlyArray<Benchmark> = [
   groupsBenchmark,
   presenceBenchmark,
   registerBenchmark,
-  rssBenchmark
+  rssBenchmark,
+  draftsBenchmark
 ]
 
 const usage = () =>

@@ -192,9 +192,10 @@ export class Drafts extends Context.Service<Drafts, {
 
       const edit = Effect.fn("Drafts.edit")(function*(principal: Principal, id: number, input: DraftInput) {
         yield* requireSync(principal)
+        // The organization as the request found it (as for a create); the row is read locked.
+        const ctx = yield* accessOfRequest(loadAccess, principal)
         yield* tx.withTransaction(Effect.gen(function*() {
           const row = yield* own(principal, id)
-          const ctx = yield* accessOfRequest(loadAccess, principal)
           const next: Draft = { ...(yield* validate(ctx, senderOf(ctx, principal), input)), id: row.id }
           yield* repo.update(next)
           yield* publish(principal, { op: "update", draft: toApiDraft(next) })

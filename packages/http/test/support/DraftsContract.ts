@@ -16,6 +16,8 @@
  * without events. Guests and bots keep drafts like everyone else.
  */
 import { assert, describe, layer } from "@effect/vitest"
+import { realmId } from "@teamchat/core/domain/Ids"
+import { Users } from "@teamchat/core/services/Users"
 import * as Effect from "effect/Effect"
 import type { Backend, Credentials, Role } from "./Harness.ts"
 import { accounts, demoLayer, epoch, layerServer, Server } from "./Harness.ts"
@@ -319,6 +321,45 @@ export const draftsContract = (backend: Backend) =>
           assert.deepStrictEqual((yield* settings(who, { enable_drafts_synchronization: "true" })).json, success())
           assert.deepStrictEqual(yield* listed(who), [])
           assert.deepStrictEqual((yield* remove(who, id)).json, badRequest("Draft does not exist"))
+        }))
+
+      /** A new member of the demo organization, made through the core. */
+      const newMember = (email: string) =>
+        Effect.gen(function*() {
+          const server = yield* Server
+          return yield* server.core(Users.use((users) =>
+            users.create(realmId(1), { email, full_name: email.split("@")[0]!, role: 400 })
+          ))
+        })
+
+      it.effect("a direct draft to a deactivated user is refused with Zulip's text", () =>
+        Effect.gen(function*() {
+          const server = yield* Server
+          const gone = yield* newMember("drafts-gone@zulip.com")
+          yield* server.core(Users.use((users) => users.deactivate(gone.id)))
+          const who = yield* as("member")
+          const reply = yield* create(who, [{ type: "private", to: [gone.id], topic: "", content: "hello?" }])
+          assert.strictEqual(reply.status, 400, reply.text)
+          assert.deepStrictEqual(reply.json, badRequest(`'${gone.email}' is no longer using Zulip.`))
+          assert.deepStrictEqual(yield* listed(who), [])
+        }))
+
+      it.effect("register sends the 1,000 most recently edited drafts, newest first; GET sends them all", () =>
+        Effect.gen(function*() {
+          const user = yield* newMember("many-drafts@zulip.com")
+          const who = yield* login(user.delivery_email)
+          // Edited at 1, 2, …, 1001 seconds, sent in a shuffled order.
+          const times = Array.from({ length: 1001 }, (_, i) => ((i * 389) % 1001) + 1)
+          const reply = yield* create(who, times.map((t) => ({ type: "", to: [], topic: "", content: `at ${t}`, timestamp: t })))
+          assert.strictEqual(reply.status, 200, reply.text)
+          const ids = reply.json.ids as Array<number>
+          const idAt = new Map(times.map((t, i) => [t, ids[i]!]))
+          const draftAt = (t: number) => ({ id: idAt.get(t), type: "", to: [], topic: "", content: `at ${t}`, timestamp: t })
+          const registered = (yield* register(who)).drafts
+          assert.deepStrictEqual(registered, Array.from({ length: 1000 }, (_, i) => draftAt(1001 - i)))
+          const all = yield* list(who)
+          assert.strictEqual(all.json.count, 1001)
+          assert.deepStrictEqual(all.json.drafts, Array.from({ length: 1001 }, (_, i) => draftAt(i + 1)))
         }))
 
       it.effect("an empty batch creates nothing", () =>

@@ -1,0 +1,164 @@
+/**
+ * Drafts: PATCH /drafts/{draft_id}, what a client sends as its user types
+ * (Zulip's web app saves the draft every few seconds of typing), and GET
+ * /drafts of a user with 100 drafts, beside GET /users/me for the same users
+ * in the same run, in an organization of 1,000 users.
+ *
+ * Each user owns one channel draft (on Verona, a public channel) and edits
+ * it in turn with new content: each edit checks the user's sync setting,
+ * locks the row, checks the channel, writes it and publishes an `update`
+ * event. The listing users each hold 100 drafts.
+ *
+ * The three requests are driven closed-loop with `connections` requests in
+ * flight, handed to the web handler directly (no sockets), alternating round
+ * by round, on PGlite (the default backend). Floors: an edit at least a
+ * quarter, a listing of 100 at least a fifth of the rate of GET /users/me.
+ */
+import * as DemoOrganization from "@teamchat/core/demo/DemoOrganization"
+import { realmId } from "@teamchat/core/domain/Ids"
+import { Users } from "@teamchat/core/services/Users"
+import { PgliteClient } from "@teamchat/core/sql/PgliteClient"
+import * as Teamchat from "@teamchat/core/Teamchat"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
+import { performance } from "node:perf_hooks"
+import { makeWebHandler } from "../packages/http/src/Http.ts"
+import type { Benchmark, BenchOptions, Metric } from "./harness.ts"
+
+const origin = "http://localhost:9991"
+const organizationSize = 1000
+/** Users whose lists are read, each holding `listSize` drafts. */
+const listers = 20
+const listSize = 100
+
+const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`).toString("base64")}`
+
+interface Rate {
+  readonly requests: number
+  readonly seconds: number
+  readonly rps: number
+}
+
+type Kind = "edit" | "list" | "me"
+
+export const draftsBenchmark: Benchmark = {
+  name: "drafts",
+  description: "PATCH /drafts/{id} and GET /drafts (100 drafts) vs GET /users/me, 1,000 users (PGlite, in process)",
+  run: async (options: BenchOptions, log) => {
+    const scope = Effect.runSync(Scope.make())
+    const core = Teamchat.layerSql(Teamchat.layerSecretsTest).pipe(Layer.provideMerge(PgliteClient.layer({})))
+    const context = await Effect.runPromise(Layer.buildWithScope(core, scope))
+    const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
+      Effect.runPromise(Effect.provideContext(effect, context) as Effect.Effect<A, E>)
+    try {
+      log(`seeding the demo organization and ${organizationSize} users`)
+      await run(DemoOrganization.seed(origin))
+      const accounts = await run(Effect.gen(function*() {
+        const users = yield* Users
+        const out: Array<{ readonly email: string; readonly apiKey: string }> = []
+        for (let i = 0; i < organizationSize; i++) {
+          const user = yield* users.create(realmId(1), { email: `person${i}@zulip.com`, full_name: `Person ${i}`, role: 400 })
+          out.push({ email: user.delivery_email, apiKey: user.api_key })
+        }
+        return out
+      }))
+      const { dispose, handler } = makeWebHandler(Layer.succeedContext(context), { demo: true, rateLimit: false })
+      const auth = accounts.map((a) => basic(a.email, a.apiKey))
+      let failures = 0
+      let firstFailure: string | undefined
+      const check = async (what: string, response: Response) => {
+        const text = await response.text()
+        if (response.status !== 200) {
+          failures++
+          firstFailure ??= `${what}: ${response.status} ${text}`
+        }
+        return text
+      }
+      const post = (i: number, path: string, method: string, form?: Record<string, string>) =>
+        handler(new Request(`${origin}/api/v1${path}`, {
+          method,
+          headers: { authorization: auth[i]! },
+          ...(form === undefined ? {} : { body: new URLSearchParams(form) })
+        }))
+
+      const streams = JSON.parse(await check("GET /streams", await post(0, "/streams", "GET"))) as {
+        streams: Array<{ name: string; stream_id: number }>
+      }
+      const verona = streams.streams.find((s) => s.name === "Verona")!.stream_id
+      const draft = (content: string) => ({ type: "stream", to: [verona], topic: "typing", content })
+
+      log(`each user's draft, and ${listSize} drafts for ${listers} users`)
+      const draftIds: Array<number> = []
+      for (let i = 0; i < organizationSize; i++) {
+        const text = await check("POST /drafts", await post(i, "/drafts", "POST", { drafts: JSON.stringify([draft("h")]) }))
+        draftIds.push((JSON.parse(text) as { ids: Array<number> }).ids[0]!)
+      }
+      for (let i = 0; i < listers; i++) {
+        const many = Array.from({ length: listSize - 1 }, (_, n) => draft(`draft ${n}`))
+        await check("POST /drafts", await post(i, "/drafts", "POST", { drafts: JSON.stringify(many) }))
+      }
+      if (failures > 0) throw new Error(`setup failed: ${firstFailure}`)
+
+      let typed = 0
+      const calls: Record<Kind, (i: number) => Promise<unknown>> = {
+        edit: async (i) => {
+          typed++
+          await check("PATCH /drafts", await post(i, `/drafts/${draftIds[i]}`, "PATCH", {
+            draft: JSON.stringify(draft(`hello, typed ${typed} characters`))
+          }))
+        },
+        list: async (i) => check("GET /drafts", await post(i % listers, "/drafts", "GET")),
+        me: async (i) => check("GET /users/me", await post(i, "/users/me", "GET"))
+      }
+
+      let next = 0
+      const load = async (call: (i: number) => Promise<unknown>, seconds: number): Promise<Rate> => {
+        const deadline = performance.now() + seconds * 1000
+        let requests = 0
+        const loop = async () => {
+          while (performance.now() < deadline) {
+            const i = next
+            next = (next + 1) % organizationSize
+            await call(i)
+            requests++
+          }
+        }
+        const started = performance.now()
+        await Promise.all(Array.from({ length: options.connections }, loop))
+        const elapsed = (performance.now() - started) / 1000
+        return { requests, seconds: elapsed, rps: requests / elapsed }
+      }
+
+      const kinds: ReadonlyArray<Kind> = ["me", "edit", "list"]
+      log(`warming up each for ${options.warmup} s …`)
+      for (const kind of kinds) await load(calls[kind], options.warmup)
+
+      const results: Record<Kind, Array<Rate>> = { edit: [], list: [], me: [] }
+      for (let round = 1; round <= options.rounds; round++) {
+        const order = round % 2 === 1 ? kinds : [...kinds].reverse()
+        for (const kind of order) {
+          const result = await load(calls[kind], options.duration)
+          results[kind].push(result)
+          log(`round ${round}: ${kind.padEnd(5)} ${result.rps.toFixed(0).padStart(6)} req/s  ${result.requests} requests`)
+        }
+      }
+      await dispose()
+      if (failures > 0) throw new Error(`${failures} requests failed; the first: ${firstFailure}`)
+      const mean = (rs: ReadonlyArray<Rate>) => rs.reduce((sum, r) => sum + r.rps, 0) / rs.length
+      const edit = mean(results.edit)
+      const list = mean(results.list)
+      const me = mean(results.me)
+      return [
+        { name: "PATCH /drafts/{draft_id}", value: edit, unit: "req/s" },
+        { name: `GET /drafts (${listSize} drafts)`, value: list, unit: "req/s" },
+        { name: "GET /users/me", value: me, unit: "req/s" },
+        { name: "ratio edit / users/me", value: edit / me, unit: "", min: 0.25 },
+        { name: "ratio list / users/me", value: list / me, unit: "", min: 0.2 }
+      ] satisfies ReadonlyArray<Metric>
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  }
+}
