@@ -14,6 +14,7 @@ import { describe, layer } from "@effect/vitest"
 import type * as Layer from "effect/Layer"
 import type { Persistence } from "../../src/Persistence.ts"
 import { channelsTests } from "./contract/Channels.ts"
+import { draftsTests } from "./contract/Drafts.ts"
 import { groupsTests } from "./contract/Groups.ts"
 import { idsTests } from "./contract/Ids.ts"
 import { realmsTests } from "./contract/Realms.ts"
@@ -40,6 +41,7 @@ export const repositoryContract = (
       groupsTests(it)
       channelsTests(it)
       subscriptionsTests(it)
+      draftsTests(it)
     })
 
     layer(makeLayer(), { timeout: "60 seconds" })("Transactor", (it) => {
