@@ -17,6 +17,8 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { realmId } from "@teamchat/core/domain/Ids"
+import { RealmRepo } from "@teamchat/core/ports/Repositories"
+import { Organizations } from "@teamchat/core/services/Organizations"
 import { Users } from "@teamchat/core/services/Users"
 import * as Effect from "effect/Effect"
 import type { Backend, Credentials, Role } from "./Harness.ts"
@@ -360,6 +362,37 @@ export const draftsContract = (backend: Backend) =>
           const all = yield* list(who)
           assert.strictEqual(all.json.count, 1001)
           assert.deepStrictEqual(all.json.drafts, Array.from({ length: 1001 }, (_, i) => draftAt(i + 1)))
+        }))
+
+      it.effect("a guest who may not see a user cannot address a draft to them", () =>
+        Effect.gen(function*() {
+          const server = yield* Server
+          const loner = yield* newMember("drafts-loner@zulip.com")
+          const guest = yield* as("guest")
+          const owner = yield* as("owner")
+          /** Who may see every user: the organization's members (guests see only people they share a channel with). */
+          const setAccess = (group: "role:members" | "role:everyone") =>
+            server.core(Effect.gen(function*() {
+              const groups = yield* (yield* Organizations).systemGroups(loner.realm_id)
+              const realms = yield* RealmRepo
+              const realm = (yield* realms.findById(loner.realm_id))!
+              yield* realms.update({ ...realm, settings: { ...realm.settings, can_access_all_users_group: groups[group] } })
+            }))
+          const draft = [{ type: "private", to: [loner.id], topic: "", content: "hello" }]
+          // Everyone sees everyone by default.
+          const allowed = yield* create(guest, draft)
+          assert.strictEqual(allowed.status, 200, allowed.text)
+          yield* remove(guest, allowed.json.ids[0])
+          yield* setAccess("role:members")
+          const refused = yield* create(guest, draft)
+          assert.strictEqual(refused.status, 400, refused.text)
+          assert.deepStrictEqual(refused.json, badRequest("You do not have permission to access some of the recipients."))
+          assert.deepStrictEqual(yield* listed(guest), [])
+          // Members are not limited.
+          const ownerDraft = yield* create(owner, draft)
+          assert.strictEqual(ownerDraft.status, 200, ownerDraft.text)
+          yield* remove(owner, ownerDraft.json.ids[0])
+          yield* setAccess("role:everyone")
         }))
 
       it.effect("an empty batch creates nothing", () =>
