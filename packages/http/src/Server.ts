@@ -382,12 +382,12 @@ export class CannotReachRedis extends Data.TaggedError("CannotReachRedis")<{
 }> {
   override get message(): string {
     const cause = this.cause as { readonly cause?: unknown; readonly message?: unknown } | undefined
-    const inner = (cause?.cause ?? cause) as NodeJS.ErrnoException | undefined
-    const reason = inner?.code === "ECONNREFUSED"
+    const text = String((cause?.cause as Error | undefined)?.message ?? cause?.message ?? cause)
+    const reason = /ECONNREFUSED/.test(text)
       ? "connection refused"
-      : inner?.code === "ENOTFOUND" || inner?.code === "EAI_AGAIN"
+      : /ENOTFOUND|EAI_AGAIN/.test(text)
       ? "unknown host"
-      : String(inner?.message ?? inner)
+      : text
     return `cannot reach Redis at ${redactUrl(this.url)} (${reason}); start it or fix REDIS_URL`
   }
 }
@@ -407,6 +407,10 @@ export const layerRateLimitStore = (
     return Persistence.layerRateLimitsRedis.pipe(
       Layer.provide(Layer.effectContext(
         Layer.build(NodeRedis.layer({ url })).pipe(Effect.mapError((cause) => new CannotReachRedis({ url, cause })))
+      ).pipe(
+        // The client's own warnings while connecting repeat the one line above;
+        // later failures are logged by the rate limiter.
+        Layer.provide(Layer.succeed(References.MinimumLogLevel)("Error"))
       ))
     )
   }

@@ -1,0 +1,140 @@
+/**
+ * The rate-limit stores (core's `RateLimitStore` port) against one contract:
+ * in memory, on PGlite, on PostgreSQL (a fresh database, TEST_DATABASE_URL)
+ * and in Redis (TEST_REDIS_URL, default redis://127.0.0.1:6379, keys under a
+ * prefix of this run). The shared stores are also hit from two clients at
+ * once, as two server processes would: a 20-request limit accepts exactly 20.
+ * Times are given, not read from a clock.
+ */
+import * as NodeRedis from "@effect/platform-node/NodeRedis"
+import { assert, describe, it } from "@effect/vitest"
+import * as Persistence from "@teamchat/core/Persistence"
+import { RateLimitStore } from "@teamchat/core/ports/RateLimitStore"
+import * as TestDatabase from "@teamchat/core/testing/TestDatabase"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redis from "effect/persistence/Redis"
+import type * as Scope from "effect/Scope"
+import { randomUUID } from "node:crypto"
+
+const redisUrl = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379"
+
+/** Keys of this run: several runs may share one Redis. */
+const run = randomUUID().slice(0, 8)
+const key = (name: string) => `test:${run}:${name}`
+
+type Store = RateLimitStore["Service"]
+
+/** Two handles on one store: for the shared stores, two clients (two processes' worth). */
+interface Stores {
+  readonly a: Store
+  readonly b: Store
+}
+
+const contract = (name: string, stores: Effect.Effect<Stores, unknown, Scope.Scope>, shared: boolean) =>
+  describe(name, () => {
+    it.live("a sliding window of accepted requests: refusals do not count, the oldest leaves first", () =>
+      Effect.scoped(Effect.gen(function*() {
+        const { a, b } = yield* stores
+        const k = key(`${name}:window`)
+        const t0 = 1_700_000_000_000
+        const hits = []
+        for (const at of [0, 500, 1000]) hits.push(yield* a.hit(k, 3, 60_000, t0 + at))
+        assert.deepStrictEqual(hits.map((h) => [h.accepted, h.count]), [[true, 1], [true, 2], [true, 3]])
+        const refused = yield* (shared ? b : a).hit(k, 3, 60_000, t0 + 13_250)
+        assert.deepStrictEqual(refused, { accepted: false, count: 3, oldest: t0, token: "" })
+        // The request at 0 leaves the window at 60 s exactly.
+        const freed = yield* a.hit(k, 3, 60_000, t0 + 60_000)
+        assert.deepStrictEqual([freed.accepted, freed.count], [true, 3])
+        const again = yield* a.hit(k, 3, 60_000, t0 + 60_000)
+        assert.deepStrictEqual(again, { accepted: false, count: 3, oldest: t0 + 500, token: "" })
+        // Other keys are apart.
+        assert.deepStrictEqual((yield* a.hit(key(`${name}:other`), 3, 60_000, t0 + 60_000)).count, 1)
+      })))
+
+    it.live("uncount takes one request back; clear forgets the key", () =>
+      Effect.scoped(Effect.gen(function*() {
+        const { a, b } = yield* stores
+        const k = key(`${name}:uncount`)
+        const t0 = 1_700_000_100_000
+        const first = yield* a.hit(k, 2, 1_800_000, t0)
+        // Two requests in one millisecond are two requests.
+        const second = yield* a.hit(k, 2, 1_800_000, t0)
+        assert.isTrue(first.accepted && second.accepted)
+        assert.isFalse((yield* a.hit(k, 2, 1_800_000, t0 + 1)).accepted)
+        yield* (shared ? b : a).uncount(k, second.token)
+        const third = yield* a.hit(k, 2, 1_800_000, t0 + 2)
+        assert.deepStrictEqual([third.accepted, third.count], [true, 2])
+        yield* (shared ? b : a).clear(k)
+        const fresh = yield* a.hit(k, 2, 1_800_000, t0 + 3)
+        assert.deepStrictEqual([fresh.accepted, fresh.count], [true, 1])
+        // Unknown keys and tokens are no-ops.
+        yield* a.uncount(key(`${name}:nothing`), fresh.token)
+        yield* a.clear(key(`${name}:nothing`))
+      })))
+
+    it.live("hits at once from two clients: a limit of 20 accepts exactly 20", () =>
+      Effect.scoped(Effect.gen(function*() {
+        const { a, b } = yield* stores
+        const k = key(`${name}:race`)
+        const t0 = 1_700_000_200_000
+        const results = yield* Effect.forEach(
+          Array.from({ length: 40 }, (_, i) => i),
+          (i) => (i % 2 === 0 ? a : b).hit(k, 20, 60_000, t0 + Math.floor(i / 4)),
+          { concurrency: "unbounded" }
+        )
+        assert.strictEqual(results.filter((r) => r.accepted).length, 20)
+        assert.deepStrictEqual(
+          results.filter((r) => r.accepted).map((r) => r.count).sort((x, y) => x - y),
+          Array.from({ length: 20 }, (_, i) => i + 1)
+        )
+        const after = yield* b.hit(k, 20, 60_000, t0 + 100)
+        assert.deepStrictEqual([after.accepted, after.count], [false, 20])
+      })))
+  })
+
+const build = <E>(layer: Layer.Layer<RateLimitStore, E>) =>
+  Effect.map(Layer.build(Layer.fresh(layer)), (context) => Context.get(context, RateLimitStore))
+
+contract("memory", Effect.map(build(Persistence.layerRateLimitsMemory), (store) => ({ a: store, b: store })), false)
+
+contract(
+  "PGlite",
+  Effect.map(
+    build(Persistence.layerRateLimitsSql.pipe(Layer.provide(Persistence.layerPglite()))),
+    (store) => ({ a: store, b: store })
+  ),
+  false
+)
+
+contract(
+  "PostgreSQL (two pools)",
+  Effect.gen(function*() {
+    const database = yield* Layer.build(TestDatabase.postgresLayer())
+    const url = Context.get(database, TestDatabase.TestDatabase).url
+    // The server's own pool migrates; the stores have pools of their own.
+    yield* Layer.build(Layer.fresh(Persistence.layerPostgres(url, { maxConnections: 2 })))
+    return { a: yield* build(Persistence.layerRateLimitsPostgres(url)), b: yield* build(Persistence.layerRateLimitsPostgres(url)) }
+  }),
+  true
+)
+
+contract(
+  "Redis (two clients)",
+  Effect.gen(function*() {
+    const client = () => Persistence.layerRateLimitsRedis.pipe(Layer.provide(NodeRedis.layer({ url: redisUrl })))
+    const stores = { a: yield* build(client()), b: yield* build(client()) }
+    // What the tests leave behind is removed with them.
+    const cleanup = yield* Layer.build(Layer.fresh(NodeRedis.layer({ url: redisUrl })))
+    const redis = Context.get(cleanup, Redis.Redis)
+    yield* Effect.addFinalizer(() =>
+      redis.send<Array<string>>("KEYS", `teamchat:ratelimit:test:${run}:*`).pipe(
+        Effect.flatMap((keys) => keys.length === 0 ? Effect.void : redis.send("DEL", ...keys)),
+        Effect.ignore
+      )
+    )
+    return stores
+  }),
+  true
+)
