@@ -69,6 +69,8 @@ export interface ServerInfo {
 export interface RegisterParams extends RegisterQueueParams {
   /** Initial state to fetch; absent: `event_types`; both absent: everything. */
   readonly fetch_event_types?: ReadonlyArray<string> | null | undefined
+  /** How many days back the initial `presences` reach; absent: 14. */
+  readonly presence_history_limit_days?: number | undefined
 }
 
 /** Limits reported with `realm`. @category constants */
@@ -149,7 +151,15 @@ export class Register extends Context.Service<Register, {
         if (want("drafts")) state.drafts = yield* drafts.registerState(principal)
         if (want("muted_topics") && !(options.eventTypes?.includes("user_topic") ?? false)) state.muted_topics = []
         if (want("muted_users")) state.muted_users = []
-        if (want("presence")) Object.assign(state, yield* presence.snapshot(principal, { slim: options.slimPresence }))
+        if (want("presence")) {
+          Object.assign(
+            state,
+            yield* presence.snapshot(principal, {
+              slim: options.slimPresence,
+              historyLimitDays: options.presenceHistoryLimitDays
+            })
+          )
+        }
         if (want("realm")) Object.assign(state, realmState(ctx, user, ids, server, now))
         if (want("realm_bot")) state.realm_bots = []
         if (want("realm_embedded_bots")) state.realm_embedded_bots = []
@@ -241,6 +251,7 @@ export class Register extends Context.Service<Register, {
             clientGravatar: queue.options.client_gravatar,
             includeSubscribers: queue.options.include_subscribers !== "false",
             slimPresence: queue.options.slim_presence,
+            presenceHistoryLimitDays: params.presence_history_limit_days,
             eventTypes: queue.options.event_types
           },
           server
@@ -266,6 +277,8 @@ export interface InitialStateOptions {
   readonly clientGravatar: boolean
   readonly includeSubscribers: boolean
   readonly slimPresence: boolean
+  /** How many days back `presences` reach; absent: 14. */
+  readonly presenceHistoryLimitDays?: number | undefined
   readonly eventTypes: ReadonlyArray<string> | null
 }
 

@@ -87,6 +87,9 @@ export class EventsApi extends HttpApiGroup.make("events")
         ...QueueParams,
         fetch_event_types: Schema.optionalKey(
           EventTypes("The initial state to fetch; absent: `event_types`; both absent: everything.")
+        ),
+        presence_history_limit_days: Schema.optionalKey(
+          Params.JsonInteger.annotate({ description: "How many days back the initial `presences` reach (default 14)." })
         )
       },
       success: Envelope.SuccessWithRest({

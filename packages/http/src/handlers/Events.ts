@@ -68,9 +68,13 @@ const group = HttpApiBuilder.group(
       server_generation: generation
     })
     return handlers.handleAll({
-      register: ({ query: { fetch_event_types, ...query } }) =>
+      register: ({ query: { fetch_event_types, presence_history_limit_days, ...query } }) =>
         Effect.flatMap(CurrentPrincipal, (principal) =>
-          register.register(principal, { ...queueParams(query), fetch_event_types }, serverOf(principal))).pipe(
+          register.register(
+            principal,
+            { ...queueParams(query), fetch_event_types, presence_history_limit_days },
+            serverOf(principal)
+          )).pipe(
             Effect.map((state) => state as RegisterBody),
             Envelope.wrap
           ),

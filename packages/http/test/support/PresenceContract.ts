@@ -332,6 +332,68 @@ export const presenceContract = (backend: Backend) =>
           )
         }))
 
+      it.effect("register's presence_history_limit_days: presences older than the limit are left out", () =>
+        Effect.gen(function*() {
+          const server = yield* Server
+          const admin = yield* as("admin")
+          const shiva = yield* as("moderator")
+          const owner = yield* as("owner")
+          const registered = (form: Record<string, string>) =>
+            server.fetch("POST", "/api/v1/register", {
+              as: admin,
+              form: { fetch_event_types: JSON.stringify(["presence"]), ...form }
+            })
+          // Whatever earlier tests wrote is ten days old; shiva is three days older than the owner.
+          yield* advance(10 * 86_400_000)
+          const shivaAt = yield* seconds
+          const shivaPing = yield* ping(shiva, { status: "active", ping_only: "true" })
+          assert.strictEqual(shivaPing.status, 200, shivaPing.text)
+          yield* advance(3 * 86_400_000)
+          const ownerAt = yield* seconds
+          const ownerPing = yield* ping(owner, { status: "active", last_update_id: "-1" })
+          const newest = ownerPing.json.presence_last_update_id as number
+
+          const body = (presences: object) => ({
+            ...success({ presences, server_timestamp: ownerAt, presence_last_update_id: newest }),
+            queue_id: reply.json.queue_id,
+            last_event_id: -1,
+            zulip_version: reply.json.zulip_version,
+            zulip_feature_level: reply.json.zulip_feature_level,
+            zulip_merge_base: reply.json.zulip_merge_base
+          })
+          let reply = yield* registered({ slim_presence: "true", presence_history_limit_days: "2" })
+          assert.deepStrictEqual(reply.json, body({ [owner.userId]: { active_timestamp: ownerAt, idle_timestamp: ownerAt } }))
+          reply = yield* registered({ slim_presence: "true", presence_history_limit_days: "4" })
+          assert.deepStrictEqual(reply.json, body({
+            [shiva.userId]: { active_timestamp: shivaAt, idle_timestamp: shivaAt },
+            [owner.userId]: { active_timestamp: ownerAt, idle_timestamp: ownerAt }
+          }))
+          // The legacy form follows the same window.
+          reply = yield* registered({ presence_history_limit_days: "2" })
+          assert.deepStrictEqual(reply.json, body({ [yield* apiEmail(owner)]: website("active", ownerAt) }))
+          // Without it, 14 days: the rows of ten days ago are in too.
+          const all = yield* registered({ slim_presence: "true" })
+          assert.includeMembers(Object.keys(all.json.presences), [String(shiva.userId), String(owner.userId)])
+          assert.isAbove(Object.keys(all.json.presences).length, 2)
+          // 0 days: none.
+          const none = yield* registered({ slim_presence: "true", presence_history_limit_days: "0" })
+          assert.deepStrictEqual([none.json.presences, none.json.presence_last_update_id], [{}, -1])
+
+          // Zulip's parameter errors (a JSON integer).
+          for (
+            const [value, msg] of [
+              ["two", "presence_history_limit_days is not valid JSON"],
+              ["\"2\"", "presence_history_limit_days is not an integer"],
+              ["1.5", "presence_history_limit_days is not an integer"],
+              ["[2]", "presence_history_limit_days is not an integer"]
+            ] as const
+          ) {
+            const refused = yield* registered({ presence_history_limit_days: value })
+            assert.strictEqual(refused.status, 400, value)
+            assert.deepStrictEqual(refused.json, badRequest(msg))
+          }
+        }))
+
       if (backend !== "memory") {
         it.effect("a ping leaves the organization's cached access state in place", () =>
           Effect.gen(function*() {
