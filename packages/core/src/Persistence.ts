@@ -17,6 +17,7 @@ import * as MemoryEventStore from "./memory/MemoryEventStore.ts"
 import * as MemoryInvitationRepo from "./memory/MemoryInvitationRepo.ts"
 import * as MemoryMessageSearch from "./memory/MemoryMessageSearch.ts"
 import * as MemoryPresenceRepo from "./memory/MemoryPresenceRepo.ts"
+import * as MemoryPushDeviceRepo from "./memory/MemoryPushDeviceRepo.ts"
 import * as MemoryRepositories from "./memory/MemoryRepositories.ts"
 import * as MemoryProfileFieldRepo from "./memory/MemoryProfileFieldRepo.ts"
 import * as MemorySavedSnippetRepo from "./memory/MemorySavedSnippetRepo.ts"
@@ -31,6 +32,7 @@ import type { MessageSearch } from "./ports/MessageSearch.ts"
 import type { PresenceRepo } from "./ports/PresenceRepo.ts"
 import type { RateLimitStore } from "./ports/RateLimitStore.ts"
 import * as RedisRateLimitStore from "./redis/RedisRateLimitStore.ts"
+import type { PushDeviceRepo } from "./ports/PushDeviceRepo.ts"
 import type {
   AlertWordRepo,
   ChannelRepo,
@@ -57,6 +59,7 @@ import * as SqlInvitationRepo from "./sql/SqlInvitationRepo.ts"
 import * as SqlMessageSearch from "./sql/SqlMessageSearch.ts"
 import * as SqlPresenceRepo from "./sql/SqlPresenceRepo.ts"
 import * as SqlRateLimitStore from "./sql/SqlRateLimitStore.ts"
+import * as SqlPushDeviceRepo from "./sql/SqlPushDeviceRepo.ts"
 import * as SqlRepositories from "./sql/SqlRepositories.ts"
 import * as SqlProfileFieldRepo from "./sql/SqlProfileFieldRepo.ts"
 import * as SqlSavedSnippetRepo from "./sql/SqlSavedSnippetRepo.ts"
@@ -88,6 +91,7 @@ export type Persistence =
   | DraftRepo
   | SavedSnippetRepo
   | InvitationRepo
+  | PushDeviceRepo
   | Transactor
   | EventStore
   | Events
@@ -110,6 +114,7 @@ export const layerMemory: Layer.Layer<Persistence> = Events.layer.pipe(
     MemoryDraftRepo.layer,
     MemorySavedSnippetRepo.layer,
     MemoryInvitationRepo.layer,
+    MemoryPushDeviceRepo.layer,
     MemoryTransactor.layer
   )),
   Layer.provide(MemoryDatabase.layer)
@@ -133,6 +138,7 @@ export const layerSql: Layer.Layer<Persistence, MigrationError | SqlError, SqlCl
     SqlDraftRepo.layer,
     SqlSavedSnippetRepo.layer,
     SqlInvitationRepo.layer,
+    SqlPushDeviceRepo.layer,
     SqlAccessCache.layer,
     SqlTransactor.layer
   )),

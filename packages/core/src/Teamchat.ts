@@ -26,6 +26,7 @@ import { Organizations } from "./services/Organizations.ts"
 import { PasswordHasher } from "./services/PasswordHasher.ts"
 import { Presence } from "./services/Presence.ts"
 import { SavedSnippets } from "./services/SavedSnippets.ts"
+import { PushDevices } from "./services/PushDevices.ts"
 import { ScheduledDelivery } from "./services/ScheduledDelivery.ts"
 import { ScheduledMessages } from "./services/ScheduledMessages.ts"
 import { Subscriptions } from "./services/Subscriptions.ts"
@@ -61,6 +62,7 @@ export type Services =
   | SavedSnippets
   | WelcomeBot
   | Invitations
+  | PushDevices
 
 /**
  * Messages and what sends through it: scheduled messages, their delivery
@@ -86,7 +88,7 @@ export const layerServices = Layer.mergeAll(
 ).pipe(
   // Register reads scheduled messages and message state.
   Layer.provideMerge(
-    Layer.mergeAll(layerMessaging, MessageFlags.layer, Topics.layer, UserStatus.layer, Drafts.layer, SavedSnippets.layer)
+    Layer.mergeAll(layerMessaging, MessageFlags.layer, Topics.layer, UserStatus.layer, Drafts.layer, SavedSnippets.layer, PushDevices.layer)
   ),
   Layer.provideMerge(Layer.mergeAll(Authentication.layer, Channels.layer, UserSettings.layer, EventQueues.layer, UserGroups.layer)),
   Layer.provideMerge(Layer.mergeAll(Organizations.layer, Presence.layer)),

@@ -25,6 +25,8 @@ export * as Message from "./domain/Message.ts"
 /** Presence times, the ping rules and the wire forms (the service is `Presence`). */
 export * as PresenceRecord from "./domain/Presence.ts"
 export * as Principal from "./domain/Principal.ts"
+/** Push device rows, their status and the base64 rule (the service is `PushDevices`). */
+export * as PushDevice from "./domain/PushDevice.ts"
 export * as Realm from "./domain/Realm.ts"
 export * as Role from "./domain/Role.ts"
 /** The saved-snippet record and its API view (the service is `SavedSnippets`). */
@@ -64,6 +66,8 @@ export * as NotificationBot from "./services/NotificationBot.ts"
 export * as Organizations from "./services/Organizations.ts"
 export * as PasswordHasher from "./services/PasswordHasher.ts"
 export * as Presence from "./services/Presence.ts"
+/** Also the `PushBouncer` port, which the HTTP package implements. */
+export * as PushDevices from "./services/PushDevices.ts"
 export * as Register from "./services/Register.ts"
 export * as SavedSnippets from "./services/SavedSnippets.ts"
 export * as ScheduledDelivery from "./services/ScheduledDelivery.ts"

@@ -17,6 +17,7 @@
  * | `WORKERS` | `--workers` | one per core on PostgreSQL, else 1 (PGlite and memory allow 1) |
  * | `LOG_LEVEL` | | info |
  * | `LOG_FORMAT` (logfmt, json, pretty) | | logfmt: one line per entry |
+ * | `PUSH_BOUNCER_URL` | | unset: no push service (POST /mobile_push/register fails with `PUSH_SERVICE_NOT_CONFIGURED`) |
  *
  * Each value, from a flag or a variable, is parsed by effect's `Config`:
  * `Config.Boolean`, `Config.LogLevel`, `Config.Literals`, and integers and URLs
@@ -87,6 +88,11 @@ export interface ServerConfig {
   readonly workers?: number | undefined
   /** Where rate limits are counted (default this process's memory). */
   readonly rateLimitStore?: RateLimitStore | undefined
+  /**
+   * The push notification bouncer that E2EE push registrations are
+   * forwarded to (`PUSH_BOUNCER_URL`); undefined: none configured.
+   */
+  readonly pushBouncerUrl?: string | undefined
 }
 
 /** How log entries (one per request, among others) are written to stdout. @category models */
@@ -264,6 +270,11 @@ const settings = {
     expected: "a postgres:// or postgresql:// URL (e.g. postgres://user:password@localhost:5432/teamchat), or memory://"
   },
   dataDir: { name: "DATA_DIR", read: Config.String, expected: "a directory path" },
+  pushBouncerUrl: {
+    name: "PUSH_BOUNCER_URL",
+    read: (name) => Config.map(Config.schema(Schema.URL.check(Schema.makeFilter(isBouncerUrl)), name), (url) => url.toString()),
+    expected: "an http:// or https:// URL without credentials, query or fragment, e.g. https://push.example.com"
+  },
   externalUrl: {
     name: "EXTERNAL_URL",
     read: (name) => Config.map(Config.schema(Schema.URL.check(Schema.makeFilter(isOrigin)), name), (url) => url.origin),
@@ -284,6 +295,11 @@ const postgresUrl = {
   test: (value: string): boolean =>
     /^postgres(ql)?:\/\//i.test(value) && URL.canParse(value) && new URL(value).hostname !== ""
 }
+
+/** An http or https URL the bouncer's paths can be appended to. */
+const isBouncerUrl = (url: URL): boolean =>
+  (url.protocol === "http:" || url.protocol === "https:") && url.search === "" && url.hash === "" &&
+  url.username === "" && url.password === ""
 
 /** An http or https origin: nothing after the host and port but an optional slash. */
 const isOrigin = (url: URL): boolean =>
@@ -358,6 +374,16 @@ export const logLevel: Effect.Effect<LogLevel.LogLevel, InvalidConfig> = Effect.
   Option.getOrElse((): LogLevel.LogLevel => defaults.logLevel)
 )
 
+/**
+ * `PUSH_BOUNCER_URL`, or undefined when unset.
+ *
+ * @category config
+ */
+export const pushBouncerUrl: Effect.Effect<string | undefined, InvalidConfig> = Effect.map(
+  read(settings.pushBouncerUrl),
+  Option.getOrUndefined
+)
+
 /** The default organization URL for a port. @category config */
 export const defaultExternalUrl = (port: number): string => `http://localhost:${port}`
 
@@ -377,6 +403,7 @@ export const server = Effect.fn("Config.server")(function*(overrides: Overrides 
   const level = yield* logLevel
   const logFormat = Option.getOrElse(yield* read(settings.logFormat), (): LogFormat => defaults.logFormat)
   const db = yield* database(overrides)
+  const bouncer = yield* pushBouncerUrl
   return {
     port: listenPort,
     host,
@@ -387,7 +414,8 @@ export const server = Effect.fn("Config.server")(function*(overrides: Overrides 
     logLevel: level,
     logFormat,
     workers: yield* workers(db, overrides),
-    rateLimitStore: yield* rateLimitStore(db)
+    rateLimitStore: yield* rateLimitStore(db),
+    ...(bouncer === undefined ? {} : { pushBouncerUrl: bouncer })
   } satisfies ServerConfig as ServerConfig
 })
 

@@ -58,6 +58,7 @@ import * as PresenceHandlers from "./handlers/Presence.ts"
 import * as DraftsHandlers from "./handlers/Drafts.ts"
 import * as SavedSnippetsHandlers from "./handlers/SavedSnippets.ts"
 import * as InvitationsHandlers from "./handlers/Invitations.ts"
+import * as PushDevicesHandlers from "./handlers/PushDevices.ts"
 import * as Config from "./internal/Config.ts"
 import * as EmojiData from "./internal/EmojiData.ts"
 import type { HttpOptions } from "./internal/Config.ts"
@@ -111,7 +112,8 @@ const handlers = Layer.mergeAll(
   UserGroupsHandlers.layer,
   ProfileFieldsHandlers.layer,
   MessagesHandlers.layer,
-  InvitationsHandlers.layer
+  InvitationsHandlers.layer,
+  PushDevicesHandlers.layer
 )
 
 const notFoundRoute = HttpRouter.add("*", "*", toResponse(notFound()))

@@ -40,6 +40,7 @@ import type { Database, ServerConfig } from "./Config.ts"
 import type * as Config from "./Config.ts"
 import { defaultExternalUrl, describeDatabase, describeRateLimitStore, redactUrl, resolveRateLimit } from "./Config.ts"
 import { defaultHttpOptions, layerRoutes } from "./Http.ts"
+import * as PushBouncerClient from "./internal/PushBouncerClient.ts"
 import type { HttpOptions } from "./Http.ts"
 
 /** Where progress text goes; the default is stdout. @category models */
@@ -262,7 +263,12 @@ export type CoreError = Layer.Error<ReturnType<typeof layerCore>>
  */
 export const layerCore = (
   database: Database,
-  options: { readonly secrets?: Layer.Layer<KeyGenerator.KeyGenerator | PasswordHasher.PasswordHasher> | undefined; readonly output?: Output | undefined } = {}
+  options: {
+    readonly secrets?: Layer.Layer<KeyGenerator.KeyGenerator | PasswordHasher.PasswordHasher> | undefined
+    readonly output?: Output | undefined
+    /** The push bouncer E2EE registrations are forwarded to; none when undefined. */
+    readonly pushBouncerUrl?: string | undefined
+  } = {}
 ) => {
   const output = options.output ?? stdout
   const secrets = options.secrets ?? Teamchat.layerSecrets
@@ -281,8 +287,11 @@ export const layerCore = (
       ),
       Layer.provide(secrets)
     )
+  const pushed = options.pushBouncerUrl === undefined
+    ? core
+    : core.pipe(Layer.provide(PushBouncerClient.layer({ url: options.pushBouncerUrl })))
   // The layer is built inside the step, in the scope of the returned layer.
-  return Layer.effectContext(step(output, `opening ${describeDatabase(database)}`, Layer.build(core), () => "ready"))
+  return Layer.effectContext(step(output, `opening ${describeDatabase(database)}`, Layer.build(pushed), () => "ready"))
 }
 
 /** What `seedDemo` did. @category models */
@@ -460,7 +469,7 @@ export const layer = (config: ServerConfig, options: Options = {}) =>
       const address = (yield* HttpServer.HttpServer).address
       const port = "port" in address ? address.port : config.port
       const url = config.externalUrl ?? defaultExternalUrl(port)
-      const core = layerCore(config.database, { secrets: options.secrets, output })
+      const core = layerCore(config.database, { secrets: options.secrets, output, pushBouncerUrl: config.pushBouncerUrl })
       const seeded = config.demo && options.seed !== false
         ? Layer.effectDiscard(seedDemo(url, output)).pipe(Layer.provideMerge(core))
         : core

@@ -29,7 +29,7 @@ const repoRoot = fileURLToPath(new URL("../../..", import.meta.url))
 
 const settings = [
   "PORT", "HOST", "DATABASE_URL", "DATA_DIR", "DEMO", "EXTERNAL_URL",
-  "RATE_LIMIT_REQUESTS", "RATE_LIMIT_WINDOW_SECONDS", "LOG_LEVEL", "LOG_FORMAT"
+  "RATE_LIMIT_REQUESTS", "RATE_LIMIT_WINDOW_SECONDS", "LOG_LEVEL", "LOG_FORMAT", "PUSH_BOUNCER_URL"
 ]
 const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !settings.includes(key)))
 
@@ -166,6 +166,7 @@ describe("teamchat command line without a database", () => {
         level: teamchat(["serve"], { LOG_LEVEL: "loud" }),
         rate: teamchat(["serve"], { RATE_LIMIT_REQUESTS: "-5" }),
         external: teamchat(["serve"], { EXTERNAL_URL: "chat.example.com" }),
+        bouncer: teamchat(["serve"], { PUSH_BOUNCER_URL: "push.example.com" }),
         database: teamchat(["rotate-api-key", ...account], { DATABASE_URL: "mysql://localhost/teamchat" }),
         both: teamchat(["rotate-api-key", ...account, "--data-dir", "/tmp/x", "--database-url", "postgres://localhost/x"]),
         url: teamchat(["create-organization", ...owner, "--url", "https://acme.test/chat"])
@@ -182,6 +183,10 @@ describe("teamchat command line without a database", () => {
       assertUsage(
         cases.external,
         "teamchat: invalid EXTERNAL_URL \"chat.example.com\": expected an http:// or https:// URL without a path, e.g. https://chat.example.com"
+      )
+      assertUsage(
+        cases.bouncer,
+        "teamchat: invalid PUSH_BOUNCER_URL \"push.example.com\": expected an http:// or https:// URL without credentials, query or fragment, e.g. https://push.example.com"
       )
       assertUsage(
         cases.database,
@@ -596,6 +601,12 @@ describe("Config", () => {
       assert.strictEqual(yield* message({ LOG_FORMAT: "xml" }), "invalid LOG_FORMAT \"xml\": expected logfmt, json or pretty")
       assert.match(yield* message({ DATABASE_URL: "postgres://" }), /^invalid DATABASE_URL "postgres:\/\/": expected a postgres:\/\//)
       assert.match(yield* message({ EXTERNAL_URL: "ftp://chat.example.com" }), /^invalid EXTERNAL_URL/)
+      for (const url of ["ftp://push.example.com", "https://user:secret@push.example.com", "https://push.example.com/?x=1", "https://push.example.com/#x"]) {
+        assert.strictEqual(
+          yield* message({ PUSH_BOUNCER_URL: url }),
+          `invalid PUSH_BOUNCER_URL ${JSON.stringify(url)}: expected an http:// or https:// URL without credentials, query or fragment, e.g. https://push.example.com`
+        )
+      }
     }))
 
   it.effect("names in any case, values trimmed; a bad flag is named as the flag", () =>
@@ -610,6 +621,8 @@ describe("Config", () => {
         [{ HOST: "::1" }, { host: "::1" }],
         [{ DATABASE_URL: "MEMORY:" }, { database: { _tag: "Memory" } }],
         [{ EXTERNAL_URL: "HTTPS://Chat.Example.com:8443" }, { externalUrl: "https://chat.example.com:8443" }],
+        [{}, { pushBouncerUrl: undefined }],
+        [{ PUSH_BOUNCER_URL: " HTTPS://Push.Example.com/zulip " }, { pushBouncerUrl: "https://push.example.com/zulip" }],
         [{ RATE_LIMIT_REQUESTS: "7", RATE_LIMIT_WINDOW_SECONDS: "86400" }, { rateLimit: { requests: 7, windowSeconds: 86400 } }]
       ]
       for (const [env, expected] of accepted) {

@@ -63,6 +63,7 @@ describe("unknown routes", () => {
           "/api/v1/messages/flags",
           "/api/v1/messages/flags/narrow",
           "/api/v1/messages/{message_id}",
+          "/api/v1/mobile_push/register",
           "/api/v1/realm/presence",
           "/api/v1/realm/profile_fields",
           "/api/v1/realm/profile_fields/{field_id}",

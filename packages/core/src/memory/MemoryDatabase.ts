@@ -13,6 +13,7 @@ import type { Draft } from "../domain/Draft.ts"
 import type { Invitation } from "../domain/Invitation.ts"
 import type { Message } from "../domain/Message.ts"
 import type { Presence } from "../domain/Presence.ts"
+import type { PushDevice } from "../domain/PushDevice.ts"
 import type { Realm } from "../domain/Realm.ts"
 import type { SavedSnippet } from "../domain/SavedSnippet.ts"
 import type { ScheduledMessage } from "../domain/ScheduledMessage.ts"
@@ -53,6 +54,8 @@ export interface MemoryTables {
   savedSnippets: Map<number, SavedSnippet>
   /** Reusable invitation links by id. */
   invitations: Map<number, Invitation>
+  /** keyed by `${user_id}:${push_account_id}` */
+  pushDevices: Map<string, PushDevice>
   sequences: Record<
     | "realms"
     | "users"
@@ -89,6 +92,7 @@ const emptyTables = (): MemoryTables => ({
   drafts: new Map(),
   savedSnippets: new Map(),
   invitations: new Map(),
+  pushDevices: new Map(),
   sequences: {
     realms: 0,
     users: 0,
@@ -139,6 +143,7 @@ export class MemoryDatabase extends Context.Service<MemoryDatabase, {
         drafts: new Map(tables.drafts),
         savedSnippets: new Map(tables.savedSnippets),
         invitations: new Map(tables.invitations),
+        pushDevices: new Map(tables.pushDevices),
         sequences: { ...tables.sequences }
       }),
       // Sequences are not restored: like SQL sequences, ids handed out by a

@@ -68,9 +68,12 @@ export const layer: Layer.Layer<Transactor, never, MemoryDatabase> = Layer.effec
           const current = fiber.getRef(CurrentMemoryTransaction)
           if (current === undefined) return effect
           current.callbacks.push(
-            Effect.provideContext(effect, fiber.context as Context.Context<R>).pipe(
-              // The callback runs after the transaction, not inside it.
-              Effect.provideService(CurrentMemoryTransaction, undefined)
+            effect.pipe(
+              // The callback runs after the transaction, not inside it (nor
+              // does a fiber it forks): this must sit inside the captured
+              // context, which holds the transaction.
+              Effect.provideService(CurrentMemoryTransaction, undefined),
+              Effect.provideContext(fiber.context as Context.Context<R>)
             )
           )
           return Effect.void

@@ -43,6 +43,7 @@ import { SavedSnippets } from "./SavedSnippets.ts"
 import { ScheduledMessages } from "./ScheduledMessages.ts"
 import type { Principal } from "../domain/Principal.ts"
 import { UserSettings } from "./UserSettings.ts"
+import { PushDevices } from "./PushDevices.ts"
 import { UserStatus } from "./UserStatus.ts"
 import { Presence } from "./Presence.ts"
 import { toApiChannel, toApiSubscription } from "../views/ChannelView.ts"
@@ -123,6 +124,7 @@ export class Register extends Context.Service<Register, {
       const presence = yield* Presence
       const drafts = yield* Drafts
       const savedSnippets = yield* SavedSnippets
+      const pushDevices = yield* PushDevices
 
       const initialState = Effect.fn("Register.initialState")(function*(
         principal: Principal,
@@ -227,7 +229,7 @@ export class Register extends Context.Service<Register, {
         if (want("channel_folders")) state.channel_folders = []
         if (want("navigation_views")) state.navigation_views = []
         if (want("onboarding_steps")) state.onboarding_steps = []
-        if (want("push_device")) state.push_devices = {}
+        if (want("push_device")) state.push_devices = yield* pushDevices.registerState(principal)
         return state
       })
 

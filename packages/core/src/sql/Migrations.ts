@@ -514,6 +514,27 @@ const rateLimits = Effect.gen(function*() {
 })
 
 /**
+ * End-to-end encrypted push devices: one row per user and client-chosen
+ * `push_account_id`. Pending rows have neither a bouncer device id nor an
+ * error code.
+ */
+const pushDevices = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`
+    CREATE TABLE push_devices (
+      user_id BIGINT NOT NULL REFERENCES users(id),
+      push_account_id BIGINT NOT NULL,
+      token_kind TEXT NOT NULL CHECK (token_kind IN ('fcm', 'apns')),
+      push_public_key TEXT NOT NULL,
+      bouncer_public_key TEXT NOT NULL,
+      encrypted_push_registration TEXT NOT NULL,
+      bouncer_device_id BIGINT,
+      error_code TEXT,
+      PRIMARY KEY (user_id, push_account_id)
+    )`
+})
+
+/**
  * Every migration, keyed `<id>_<name>`; the Migrator runs the pending ones in
  * id order inside one transaction.
  *
@@ -532,6 +553,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0010_custom_profile_fields": customProfileFields,
   "0011_drafts_and_snippets": draftsAndSnippets,
   "0012_invitations": invitations,
+  "0013_push_devices": pushDevices,
   "0014_people_email_changes": peopleEmailChanges,
   "0015_rate_limits": rateLimits
 }

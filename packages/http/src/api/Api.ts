@@ -30,6 +30,7 @@ import { UsersApi } from "./Users.ts"
 import { UserStatusApi } from "./UserStatus.ts"
 import { PresenceApi } from "./Presence.ts"
 import { InvitationsApi } from "./Invitations.ts"
+import { PushDevicesApi } from "./PushDevices.ts"
 
 const annotations = OpenApi.annotations({
   title: "teamchat: Zulip-compatible REST API",
@@ -56,6 +57,7 @@ const common = HttpApi.make("teamchat")
   .add(DraftsApi)
   .add(SavedSnippetsApi)
   .add(InvitationsApi)
+  .add(PushDevicesApi)
 
 /** The API with the demo-only `dev` group. @category api */
 export class Api extends common.add(DevApi)

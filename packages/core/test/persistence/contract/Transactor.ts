@@ -3,8 +3,10 @@
  * transactions, and afterCommit.
  */
 import { assert } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Ref from "effect/Ref"
 import type { Channel } from "../../../src/domain/Channel.ts"
 import type { RealmId } from "../../../src/domain/Ids.ts"
@@ -182,6 +184,34 @@ export const transactorTests = (it: Vitest.MethodsNonLive<Persistence>): void =>
         return realm
       }))
       assert.deepStrictEqual(yield* Ref.get(log), ["body done", `callback: ${realm.string_id}`, "nested callback"])
+    }))
+
+  it.effect("a fiber forked by an afterCommit callback runs transactions of its own", () =>
+    Effect.gen(function*() {
+      const tx = yield* Transactor
+      const realms = yield* RealmRepo
+      const log = yield* Ref.make<Array<string>>([])
+      const push = (entry: string) => Ref.update(log, (entries) => [...entries, entry])
+      // The forked work starts once the first transaction is over, callbacks included.
+      const gate = yield* Deferred.make<void>()
+      const forked = yield* Deferred.make<Fiber.Fiber<Realm>>()
+      yield* tx.withTransaction(Effect.gen(function*() {
+        yield* realms.insert(newRealm())
+        yield* tx.afterCommit(Effect.gen(function*() {
+          const fiber = yield* Effect.forkDetach(Deferred.await(gate).pipe(
+            Effect.andThen(tx.withTransaction(Effect.gen(function*() {
+              const realm = yield* realms.insert(newRealm())
+              yield* tx.afterCommit(push("forked commit"))
+              return realm
+            })))
+          ))
+          yield* Deferred.succeed(forked, fiber)
+        }))
+      }))
+      yield* Deferred.succeed(gate, undefined)
+      const realm = yield* Fiber.join(yield* Deferred.await(forked))
+      assert.deepStrictEqual(yield* Ref.get(log), ["forked commit"])
+      assert.deepStrictEqual(yield* realms.findById(realm.id), realm)
     }))
 
   it.effect("afterCommit outside a transaction runs at once", () =>

@@ -9,6 +9,7 @@ import { invitationsRows } from "./Invitations.ts"
 import { messagesRows } from "./Messages.ts"
 import { profileFieldsRows } from "./ProfileFields.ts"
 import { presenceRows } from "./Presence.ts"
+import { pushDevicesRows } from "./PushDevices.ts"
 import { scheduledMessagesRows } from "./ScheduledMessages.ts"
 import { serverRows } from "./Server.ts"
 import { settingsRows } from "./Settings.ts"
@@ -31,5 +32,6 @@ export const matrix: ReadonlyArray<Row> = [
   ...scheduledMessagesRows,
   ...draftsRows,
   ...savedSnippetsRows,
-  ...invitationsRows
+  ...invitationsRows,
+  ...pushDevicesRows
 ]

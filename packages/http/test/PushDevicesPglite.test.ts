@@ -1,0 +1,3 @@
+import { pushDevicesContract } from "./support/PushDevicesContract.ts"
+
+pushDevicesContract("PGlite")
