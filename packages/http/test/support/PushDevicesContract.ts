@@ -6,8 +6,10 @@
  * failures, timeouts and a refused connection), the `push_device` events
  * and register's `push_devices`.
  *
- * The bouncer client runs with short timings (a 400 ms timeout, two retries
- * 20 ms apart) so that failures settle quickly; nothing here measures time.
+ * The servers with a bouncer run on a clock whose timers move only when
+ * the test says (`timers: "manual"`): an answer is never late by accident,
+ * and the one that never comes times out when the test moves the clock by
+ * the client's timeout. Retries follow each other at once (no backoff).
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -25,7 +27,7 @@ const notConfigured = {
   msg: "Server is not configured to use push notification service.",
   code: "PUSH_SERVICE_NOT_CONFIGURED"
 }
-const clientTimings = { timeoutMillis: 400, retries: 2, retryBaseMillis: 20 }
+const clientTimings = { timeoutMillis: 30_000, retries: 2, retryBaseMillis: 0 }
 
 /** Valid parameters for an account; `overrides` replace or (undefined) remove some. */
 const form = (pushAccountId: number, overrides: Record<string, string | undefined> = {}) => {
@@ -141,7 +143,7 @@ export const pushDevicesContract = (backend: Backend) =>
           bouncer.current = started
           return withBouncer(backend, clock, started.url)
         }))
-      layer(layerServer(core), { timeout: "120 seconds" })((it) => {
+      layer(layerServer(core, {}, { timers: "manual" }), { timeout: "120 seconds" })((it) => {
         const { as, devices, post, queue } = helpers()
         const requestsFor = (id: number) => bouncer.current!.requestsFor(id)
 
@@ -244,6 +246,12 @@ export const pushDevicesContract = (backend: Backend) =>
             assert.strictEqual(requestsFor(501).length, 2)
 
             expectReply(yield* post(guest, form(502, { bouncer_public_key: "key-slow" })), 200, success)
+            // Each attempt gets no answer; moving the clock by the timeout ends it.
+            const server = yield* Server
+            for (const attempt of [1, 2, 3]) {
+              yield* bouncer.current!.received(502, attempt)
+              server.clock.advance(clientTimings.timeoutMillis)
+            }
             assert.deepStrictEqual(yield* events.untilSettled(502), [pending(502), failed(502, "FAILED_TO_CONNECT_BOUNCER")])
             assert.strictEqual(requestsFor(502).length, 3)
           }))
@@ -303,7 +311,7 @@ export const pushDevicesContract = (backend: Backend) =>
     describe("with a bouncer that refuses connections", () => {
       const core = (clock: ManualClock) =>
         Layer.unwrap(Effect.map(TestBouncer.refusingUrl, (url) => withBouncer(backend, clock, url)))
-      layer(layerServer(core), { timeout: "120 seconds" })((it) => {
+      layer(layerServer(core, {}, { timers: "manual" }), { timeout: "120 seconds" })((it) => {
         const { as, devices, post, queue } = helpers()
 
         it.effect("the device fails with FAILED_TO_CONNECT_BOUNCER; the request itself succeeded", () =>

@@ -32,6 +32,8 @@ export interface TestBouncer {
   readonly requests: Array<BouncerRequest>
   /** The recorded requests for one account. */
   readonly requestsFor: (pushAccountId: number) => ReadonlyArray<BouncerRequest>
+  /** Waits until `count` requests for the account have come in. */
+  readonly received: (pushAccountId: number, count: number) => Effect.Effect<void>
 }
 
 const json = (status: number, body: object) => ({ status, type: "application/json", text: JSON.stringify(body) })
@@ -41,10 +43,24 @@ export const start: Effect.Effect<TestBouncer, never, import("effect/Scope").Sco
   Effect.promise(() => {
     const requests: Array<BouncerRequest> = []
     const flaked = new Set<number>()
+    const waiters = new Set<() => void>()
+    const requestsFor = (id: number) =>
+      requests.filter((r) => (r.body as { push_account_id?: unknown } | undefined)?.push_account_id === id)
     const bouncer: TestBouncer = {
       url: "",
       requests,
-      requestsFor: (id) => requests.filter((r) => (r.body as { push_account_id?: unknown } | undefined)?.push_account_id === id)
+      requestsFor,
+      received: (id, count) =>
+        Effect.callback<void>((resume) => {
+          const check = () => {
+            if (requestsFor(id).length < count) return
+            waiters.delete(check)
+            resume(Effect.void)
+          }
+          waiters.add(check)
+          check()
+          return Effect.sync(() => void waiters.delete(check))
+        })
     }
     const server = createServer((request, response) => {
       const chunks: Array<Buffer> = []
@@ -58,6 +74,7 @@ export const start: Effect.Effect<TestBouncer, never, import("effect/Scope").Sco
           body = text
         }
         requests.push({ method: request.method ?? "", path: request.url ?? "", contentType: request.headers["content-type"], body })
+        for (const waiter of [...waiters]) waiter()
         const id = typeof body?.push_account_id === "number" ? body.push_account_id : 0
         const ok = () => json(200, { result: "success", msg: "", device_id: 1000 + id })
         let answer: { status: number; type: string; text: string } | undefined
