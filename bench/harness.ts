@@ -39,6 +39,8 @@ export interface Benchmark {
 export interface ServerProcess {
   readonly url: string
   readonly info: Readonly<Record<string, unknown>>
+  /** CPU time (user + system, µs) the server process has used so far. */
+  readonly cpu: () => Promise<number>
   readonly stop: () => Promise<void>
 }
 
@@ -68,9 +70,20 @@ export const startServer = (kind: string, input: unknown = {}): Promise<ServerPr
       clearTimeout(timer)
       child.off("exit", early)
       const info = JSON.parse(line) as { url: string }
+      // Later lines answer commands, in order.
+      const waiting: Array<(line: string) => void> = []
+      lines.on("line", (answer) => waiting.shift()?.(answer))
       resolve({
         url: info.url,
         info,
+        cpu: () =>
+          new Promise((done) => {
+            waiting.push((answer) => {
+              const { system, user } = JSON.parse(answer) as { user: number; system: number }
+              done(user + system)
+            })
+            child.stdin!.write("cpu\n")
+          }),
         stop: () => {
           child.stdin!.end()
           child.kill("SIGTERM")

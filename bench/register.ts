@@ -6,18 +6,21 @@
  * "cheapest authenticated requests" one register costs (target: report,
  * ≤ 50x).
  *
- * The demo organization plus 990 users (through the repository: the
- * service's per-user transaction is not what is measured) and 200 channels
+ * The demo organization plus 990 users (through the repository, and into
+ * the member system groups as the service puts them: the service's per-user
+ * transaction is not what is measured) and 200 channels
  * (through the service). Each register's queue is deleted again, untimed,
  * so the server does not accumulate them. The two requests alternate, and
  * each round (`--rounds`, default 5) reports its p50s; the median and the
- * spread over the rounds are the result. In-memory backend and PGlite;
- * requests handed to the web handler directly (no sockets).
+ * spread over the rounds are the result. In-memory backend and PGlite
+ * (`REGISTER_BACKENDS=memory`: memory only); requests handed to the web
+ * handler directly (no sockets).
  */
 import * as DemoOrganization from "@teamchat/core/demo/DemoOrganization"
 import type { UserId } from "@teamchat/core/domain/Ids"
 import { realmId } from "@teamchat/core/domain/Ids"
-import { UserRepo } from "@teamchat/core/ports/Repositories"
+import { GroupRepo, UserRepo } from "@teamchat/core/ports/Repositories"
+import { Organizations } from "@teamchat/core/services/Organizations"
 import { Channels } from "@teamchat/core/services/Channels"
 import { PgliteClient } from "@teamchat/core/sql/PgliteClient"
 import * as Teamchat from "@teamchat/core/Teamchat"
@@ -28,6 +31,7 @@ import * as References from "effect/References"
 import * as Scope from "effect/Scope"
 import { makeWebHandler } from "../packages/http/src/Http.ts"
 import type { Benchmark, BenchOptions, Metric } from "./harness.ts"
+import { profiled } from "./profile.ts"
 import { describeSpread, percentile, spread } from "./stats.ts"
 
 const origin = "http://localhost:9991"
@@ -40,7 +44,7 @@ const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${k
 
 type Core = Layer.Layer<Teamchat.Services, unknown>
 
-const measure = async (core: Core, rounds: number, log: (line: string) => void) => {
+const measure = async (label: string, core: Core, rounds: number, log: (line: string) => void) => {
   const scope = Effect.runSync(Scope.make())
   const context = await Effect.runPromise(
     Layer.buildWithScope(core, scope).pipe(Effect.provideService(References.MinimumLogLevel, "Warn"))
@@ -67,6 +71,10 @@ const measure = async (core: Core, rounds: number, log: (line: string) => void) 
         }))
         ids.push(user.id)
       }
+      // The system groups the service would have put them in (members: full user access).
+      const system = yield* (yield* Organizations).systemGroups(realm)
+      const added = ids.slice(existing.filter((u) => !u.is_bot).length)
+      for (const name of ["role:fullmembers", "role:members"] as const) yield* (yield* GroupRepo).addMembers(system[name], added)
       const channels = yield* Channels
       for (let c = 0; c < channelCount; c++) {
         const created = yield* channels.create(realm, { name: `bench channel ${c}`, description: `Channel **${c}** of the bench` })
@@ -115,6 +123,7 @@ const measure = async (core: Core, rounds: number, log: (line: string) => void) 
       await me()
     }
     const results: Array<{ register: number; me: number }> = []
+    await profiled(`register-${label}`, async () => {
     for (let round = 1; round <= rounds; round++) {
       const registerTimes: Array<number> = []
       const meTimes: Array<number> = []
@@ -126,6 +135,7 @@ const measure = async (core: Core, rounds: number, log: (line: string) => void) 
       results.push(r)
       log(`round ${round}: register p50 ${r.register.toFixed(2)} ms, GET /users/me p50 ${r.me.toFixed(3)} ms, ratio ${(r.register / r.me).toFixed(1)}`)
     }
+    })
     await dispose()
     return results
   } finally {
@@ -153,9 +163,11 @@ export const registerBenchmark: Benchmark = {
   description: "POST /register, 1,000 users and 200 channels, vs GET /users/me (memory, PGlite)",
   run: async (options: BenchOptions, log) => {
     log(`memory backend, ${options.rounds} rounds`)
-    const memory = await measure(Teamchat.layerMemory(Teamchat.layerSecretsTest), options.rounds, log)
+    const memory = await measure("memory", Teamchat.layerMemory(Teamchat.layerSecretsTest), options.rounds, log)
+    if (process.env.REGISTER_BACKENDS === "memory") return metrics("memory", memory, log)
     log(`PGlite (in memory), ${options.rounds} rounds`)
     const pglite = await measure(
+      "PGlite",
       Teamchat.layerSql(Teamchat.layerSecretsTest).pipe(Layer.provideMerge(PgliteClient.layer({}))),
       options.rounds,
       log

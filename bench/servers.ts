@@ -1,8 +1,9 @@
 /**
  * Servers under test, one per process: `node bench/servers.ts <kind>`.
  * Reads a JSON object on the first line of stdin, listens on an ephemeral
- * loopback port, prints `{"url": …}` on stdout, and exits on SIGTERM or when
- * stdin closes (the benchmark went away).
+ * loopback port, prints `{"url": …, "pid": …}` on stdout, and exits on
+ * SIGTERM or when stdin closes (the benchmark went away). Each later stdin
+ * line `cpu` is answered with one stdout line, `process.cpuUsage()`.
  *
  * - `teamchat`: the standalone server (Server.ts: NodeHttpServer + the API
  *   routes) on the in-memory backend (or the `database` of the input, as
@@ -64,4 +65,8 @@ const shutdown = () => {
 process.on("SIGTERM", shutdown)
 process.on("SIGINT", shutdown)
 lines.on("close", shutdown)
+// `cpu`: answers with the CPU time this process has used (process.cpuUsage(), µs).
+lines.on("line", (line) => {
+  if (line.trim() === "cpu") process.stdout.write(`${JSON.stringify(process.cpuUsage())}\n`)
+})
 process.stdout.write(`${JSON.stringify({ url, pid: process.pid })}\n`)
