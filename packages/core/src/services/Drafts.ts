@@ -10,7 +10,7 @@
  * checks it: the content (as a message's: no NUL, trailing whitespace
  * dropped, cut at the limit), the time (filled from the Clock when absent,
  * never negative), then the address: a channel draft needs exactly one
- * channel the user can read, and keeps its topic (cut at 60 characters, no
+ * channel, not archived, that the user can read, and keeps its topic (cut at 60 characters, no
  * NUL); a direct draft needs existing, active users the sender can access;
  * anything else is unaddressed (`""`, no `to`, no topic).
  *
@@ -150,7 +150,10 @@ export class Drafts extends Context.Service<Drafts, {
             Option.flatMapNullishOr((id) => ctx.channelsById.get(id)),
             Option.getOrUndefined
           )
-          if (channel === undefined || !canReadChannel(ctx, sender, channel)) return yield* new InvalidChannelId()
+          // Zulip's access_stream_by_id: an archived channel is no address either.
+          if (channel === undefined || channel.is_archived || !canReadChannel(ctx, sender, channel)) {
+            return yield* new InvalidChannelId()
+          }
           return { ...row, type: "stream", to: [channel.id as number], topic } satisfies Insert<Draft>
         }
         if (input.type === "private" && input.to.length > 0) {

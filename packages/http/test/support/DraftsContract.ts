@@ -16,8 +16,8 @@
  * without events. Guests and bots keep drafts like everyone else.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { realmId } from "@teamchat/core/domain/Ids"
-import { RealmRepo } from "@teamchat/core/ports/Repositories"
+import { channelId as toChannelId, realmId } from "@teamchat/core/domain/Ids"
+import { ChannelRepo, RealmRepo } from "@teamchat/core/ports/Repositories"
 import { Organizations } from "@teamchat/core/services/Organizations"
 import { Users } from "@teamchat/core/services/Users"
 import * as Effect from "effect/Effect"
@@ -238,6 +238,13 @@ export const draftsContract = (backend: Backend) =>
           const verona = yield* channelId("Verona")
           const publicChannel = yield* ownersChannel("drafts public", false)
           const privateChannel = yield* ownersChannel("drafts private", true)
+          const archivedChannel = yield* ownersChannel("drafts archived", false)
+          const server = yield* Server
+          yield* server.core(Effect.gen(function*() {
+            const channels = yield* ChannelRepo
+            const channel = (yield* channels.findById(toChannelId(archivedChannel)))!
+            yield* channels.update({ ...channel, is_archived: true })
+          }))
           const who = yield* as("member")
           const guest = yield* as("guest")
           const admin = yield* as("admin")
@@ -251,6 +258,9 @@ export const draftsContract = (backend: Backend) =>
             [who, [{ type: "stream", to: [privateChannel], topic: "t", content: "c" }], "Invalid channel ID"],
             // Administrators see a private channel's metadata, not its messages.
             [admin, [{ type: "stream", to: [privateChannel], topic: "t", content: "c" }], "Invalid channel ID"],
+            // An archived channel is no address, for its subscriber too.
+            [who, [{ type: "stream", to: [archivedChannel], topic: "t", content: "c" }], "Invalid channel ID"],
+            [yield* as("owner"), [{ type: "stream", to: [archivedChannel], topic: "t", content: "c" }], "Invalid channel ID"],
             // Guests reach only the channels they are in.
             [guest, [{ type: "stream", to: [publicChannel], topic: "t", content: "c" }], "Invalid channel ID"],
             [who, [good, { type: "private", to: [who.userId, 999999], topic: "", content: "c" }], "Invalid user ID 999999"],
@@ -290,6 +300,14 @@ export const draftsContract = (backend: Backend) =>
           yield* queue.poll
           const refused = yield* edit(who, id, { type: "stream", to: [], topic: "t", content: "changed" })
           assert.deepStrictEqual(refused.json, badRequest("Must specify exactly 1 channel ID for channel messages"))
+          const noDraft = yield* Effect.flatMap(Server, (server) => server.fetch("PATCH", `/api/v1/drafts/${id}`, { as: who }))
+          assert.strictEqual(noDraft.status, 400)
+          assert.deepStrictEqual(noDraft.json, {
+            result: "error",
+            msg: "Missing 'draft' argument",
+            code: "REQUEST_VARIABLE_MISSING",
+            var_name: "draft"
+          })
           const blank = yield* edit(who, id, { type: "", to: [], topic: "", content: "" })
           assert.deepStrictEqual(blank.json, badRequest("draft[\"content\"] cannot be blank"))
           assert.deepStrictEqual(yield* listed(who), [{ id, ...good, timestamp: now }])
