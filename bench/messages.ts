@@ -18,7 +18,8 @@
  * Each figure is measured once per round (`--rounds`, default 5); the
  * median is the result and the spread (lowest-highest) is printed beside it.
  * Requests are handed to the web handler directly: no sockets, so the
- * figures are the server's own work.
+ * figures are the server's own work. `MESSAGES_BACKENDS=pglite` skips
+ * PostgreSQL.
  */
 import * as DemoOrganization from "@teamchat/core/demo/DemoOrganization"
 import { realmId } from "@teamchat/core/domain/Ids"
@@ -38,6 +39,7 @@ import * as Scope from "effect/Scope"
 import * as SqlClient from "effect/sql/SqlClient"
 import { makeWebHandler } from "../packages/http/src/Http.ts"
 import type { Benchmark, BenchOptions, Metric } from "./harness.ts"
+import { profiled } from "./profile.ts"
 import { describeSpread, percentile, postgresAdminUrl, spread } from "./stats.ts"
 
 const origin = "http://localhost:9991"
@@ -60,7 +62,7 @@ interface Round {
   readonly rawReadP50: number
 }
 
-const measure = async (core: Core, rounds: number, log: (line: string) => void) => {
+const measure = async (label: string, core: Core, rounds: number, log: (line: string) => void) => {
   const scope = Effect.runSync(Scope.make())
   const context = await Effect.runPromise(
     Layer.buildWithScope(core, scope).pipe(Effect.provideService(References.MinimumLogLevel, "Warn"))
@@ -159,6 +161,7 @@ const measure = async (core: Core, rounds: number, log: (line: string) => void) 
       await rawRead()
     }
     const results: Array<Round> = []
+    await profiled(`messages-${label}`, async () => {
     for (let round = 1; round <= rounds; round++) {
       // Sends and raw inserts alternate, so both see the same machine and
       // the same table sizes: the ratio is not skewed by a noisy stretch.
@@ -197,6 +200,7 @@ const measure = async (core: Core, rounds: number, log: (line: string) => void) 
           `read p50 ${r.readP50.toFixed(2)} ms (raw ${r.rawReadP50.toFixed(2)}, ratio ${(r.rawReadP50 / r.readP50).toFixed(2)})`
       )
     }
+    })
 
     log("POST /messages/flags/narrow marking 5,000 messages read")
     await run(Effect.gen(function*() {
@@ -257,8 +261,9 @@ export const messagesBenchmark: Benchmark = {
   run: async (options: BenchOptions, log) => {
     const out: Array<Metric> = []
     log(`PGlite (in memory), ${options.rounds} rounds`)
-    const pglite = await measure(Teamchat.layerSql(Teamchat.layerSecretsTest).pipe(Layer.provideMerge(PgliteClient.layer({}))), options.rounds, log)
+    const pglite = await measure("PGlite", Teamchat.layerSql(Teamchat.layerSecretsTest).pipe(Layer.provideMerge(PgliteClient.layer({}))), options.rounds, log)
     out.push(...metrics("PGlite", pglite, log))
+    if (process.env.MESSAGES_BACKENDS === "pglite") return out
     const admin = await postgresAdminUrl()
     if ("skip" in admin) {
       log(admin.skip)
@@ -266,6 +271,7 @@ export const messagesBenchmark: Benchmark = {
     }
     log(`PostgreSQL (a fresh database via ${new URL(admin.url).host}), ${options.rounds} rounds`)
     const postgres = await measure(
+      "PostgreSQL",
       Teamchat.layerSql(Teamchat.layerSecretsTest).pipe(Layer.provideMerge(TestDatabase.postgresLayer({ adminUrl: admin.url }))),
       options.rounds,
       log

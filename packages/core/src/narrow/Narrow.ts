@@ -604,6 +604,19 @@ export const resolveNarrow = Effect.fnUntraced(function*(
   }
 })
 
+/**
+ * Whether resolving these parsed terms may read `NarrowContext.mutedChannelIds`
+ * (`in:`, `is:`, a `with` that may rewrite the channel terms away, or terms
+ * without a channel term, for `firstUnreadExcludedChannelIds`). When false,
+ * the caller may leave the set empty and skip reading it: the narrow comes
+ * out the same.
+ *
+ * @category resolving
+ */
+export const readsMutedChannels = (input: ReadonlyArray<RawTerm>): boolean =>
+  input.some((t) => t.operator === "in" || t.operator === "is" || t.operator === "with") ||
+  (input.length > 0 && !input.some((t) => channelOperators.has(t.operator)))
+
 const sortedIds = <A extends number>(ids: Iterable<A>): Array<A> => Array.from(new Set(ids)).sort((a, b) => a - b)
 
 /** Zulip's tsearch phrases: each `"…"` token of `\"[^\"]+\"|\S+`, quotes removed. */

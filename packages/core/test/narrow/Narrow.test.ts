@@ -9,7 +9,7 @@ import { channelId, realmId, userId } from "../../src/domain/Ids.ts"
 import type { ChannelId } from "../../src/domain/Ids.ts"
 import type { Message } from "../../src/domain/Message.ts"
 import type { NarrowContext, RawTerm } from "../../src/narrow/Narrow.ts"
-import { parseNarrow, resolveNarrow } from "../../src/narrow/Narrow.ts"
+import { parseNarrow, readsMutedChannels, resolveNarrow } from "../../src/narrow/Narrow.ts"
 
 const viewer = userId(1)
 const users = [
@@ -321,5 +321,63 @@ describe("resolveNarrow", () => {
         code: "BAD_NARROW",
         msg: "Invalid narrow operator combination: Duplicate 'with' operators."
       })
+    }))
+})
+
+describe("readsMutedChannels", () => {
+  // One term of every operator the resolver knows (and an unknown one), negated or not.
+  const single: ReadonlyArray<Omit<RawTerm, "negated">> = [
+    { operator: "channel", operand: "Verona" },
+    { operator: "stream", operand: 4 },
+    { operator: "channels", operand: "public" },
+    { operator: "topic", operand: "lunch" },
+    { operator: "sender", operand: 2 },
+    { operator: "dm", operand: [2, 3] },
+    { operator: "dm-including", operand: 3 },
+    { operator: "group-pm-with", operand: 3 },
+    { operator: "is", operand: "unread" },
+    { operator: "is", operand: "muted" },
+    { operator: "in", operand: "home" },
+    { operator: "in", operand: "all" },
+    { operator: "has", operand: "link" },
+    { operator: "id", operand: 40 },
+    { operator: "with", operand: 40 },
+    { operator: "with", operand: 41 },
+    { operator: "search", operand: "lunch" },
+    { operator: "near", operand: 40 },
+    { operator: "nonsense", operand: "x" }
+  ]
+  const terms: Array<RawTerm> = single.flatMap((t) => [{ ...t, negated: false }, { ...t, negated: true }])
+  const narrows: Array<ReadonlyArray<RawTerm>> = [[], ...terms.map((t) => [t]), ...terms.flatMap((a) => terms.map((b) => [a, b]))]
+  const outcome = (raw: ReadonlyArray<RawTerm>, context: NarrowContext) =>
+    Effect.map(Effect.result(resolveNarrow(raw, context)), (result) => JSON.stringify(result))
+
+  it.effect("when false, resolving without the muted channels gives the same narrow or the same error", () =>
+    Effect.gen(function*() {
+      let skipped = 0
+      for (const raw of narrows) {
+        if (readsMutedChannels(raw)) continue
+        skipped++
+        assert.strictEqual(
+          yield* outcome(raw, ctx({ mutedChannelIds: new Set() })),
+          yield* outcome(raw, ctx()),
+          JSON.stringify(raw)
+        )
+      }
+      // The hot narrows skip the read.
+      assert.isFalse(readsMutedChannels([
+        { operator: "channel", operand: 1, negated: false },
+        { operator: "topic", operand: "lunch", negated: false }
+      ]))
+      assert.isAbove(skipped, 100)
+    }))
+
+  it.effect("is true for every narrow the muted channels change", () =>
+    Effect.gen(function*() {
+      for (const raw of narrows) {
+        const withMuted = yield* outcome(raw, ctx())
+        const without = yield* outcome(raw, ctx({ mutedChannelIds: new Set() }))
+        if (withMuted !== without) assert.isTrue(readsMutedChannels(raw), JSON.stringify(raw))
+      }
     }))
 })
