@@ -17,6 +17,7 @@ import { groupsBenchmark } from "./groups.ts"
 import { defaultOptions } from "./harness.ts"
 import { httpBenchmark } from "./http.ts"
 import { messagesBenchmark } from "./messages.ts"
+import { zulipLoadBenchmark } from "./zulipload.ts"
 import { presenceBenchmark } from "./presence.ts"
 import { registerBenchmark } from "./register.ts"
 import { rssBenchmark } from "./rss.ts"
@@ -31,12 +32,13 @@ const benchmarks: ReadonlyArray<Benchmark> = [
   presenceBenchmark,
   registerBenchmark,
   rssBenchmark,
-  draftsBenchmark
+  draftsBenchmark,
+  zulipLoadBenchmark
 ]
 
 const usage = () =>
   `usage: node bench/run.ts [${benchmarks.map((b) => b.name).join("|")}…] ` +
-  "[--duration S] [--warmup S] [--connections N] [--rounds N] [--json]\n" +
+  "[--duration S] [--warmup S] [--connections N] [--rounds N] [--json] [--quick]\n" +
   benchmarks.map((b) => `  ${b.name.padEnd(10)} ${b.description}`).join("\n")
 
 const fail = (message: string): never => {
@@ -54,6 +56,8 @@ const parsed = (() => {
         connections: { type: "string" },
         rounds: { type: "string" },
         json: { type: "boolean", default: false },
+        // Read by the load benchmark (bench/zulipload.ts): a short smoke run.
+        quick: { type: "boolean", default: false },
         help: { type: "boolean", default: false }
       }
     })
