@@ -15,6 +15,9 @@ import type { Insert } from "../ports/Repositories.ts"
 
 type Row = Readonly<Record<string, unknown>>
 
+/** Rows per INSERT: 6 parameters each, far below the protocol's 65,535. */
+const rowsPerStatement = 1000
+
 const json = <A>(value: unknown): A => (typeof value === "string" ? JSON.parse(value) : value) as A
 
 const columns = (d: Insert<Draft>) => ({
@@ -43,13 +46,17 @@ export const layer: Layer.Layer<DraftRepo, never, SqlClient.SqlClient> = Layer.e
     const sql = yield* SqlClient.SqlClient
     return DraftRepo.of({
       insertMany: Effect.fn("DraftRepo.insertMany")(function*(rows: ReadonlyArray<Insert<Draft>>) {
-        const [first, ...rest] = rows
-        if (first === undefined) return []
-        const inserted = yield* sql<{ id: unknown }>`
-          INSERT INTO drafts ${sql.insert([columns(first), ...rest.map(columns)])} RETURNING id`
-        // Identity values are handed out in the VALUES order.
-        const ids = inserted.map((r) => Number(r.id)).sort((a, b) => a - b)
-        return rows.map((row, i): Draft => ({ ...row, id: fromRow.draftId(ids[i]!) }))
+        const out: Array<Draft> = []
+        // One statement per chunk: a statement binds at most 65,535 parameters.
+        for (let start = 0; start < rows.length; start += rowsPerStatement) {
+          const [first, ...rest] = rows.slice(start, start + rowsPerStatement)
+          const inserted = yield* sql<{ id: unknown }>`
+            INSERT INTO drafts ${sql.insert([columns(first!), ...rest.map(columns)])} RETURNING id`
+          // Identity values are handed out in the VALUES order.
+          const ids = inserted.map((r) => Number(r.id)).sort((a, b) => a - b)
+          ids.forEach((id, i) => out.push({ ...rows[start + i]!, id: fromRow.draftId(id) }))
+        }
+        return out
       }, Effect.orDie),
       lock: Effect.fn("DraftRepo.lock")(function*(id: DraftId) {
         const rows = yield* sql<Row>`SELECT * FROM drafts WHERE id = ${id} FOR UPDATE`

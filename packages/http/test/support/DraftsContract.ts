@@ -382,6 +382,27 @@ export const draftsContract = (backend: Backend) =>
           assert.deepStrictEqual(all.json.drafts, Array.from({ length: 1001 }, (_, i) => draftAt(i + 1)))
         }))
 
+      it.effect("a batch of 12,000 drafts is written whole (more rows than one SQL statement can bind)", () =>
+        Effect.gen(function*() {
+          const user = yield* newMember("batch-drafts@zulip.com")
+          const who = yield* login(user.delivery_email)
+          const count = 12_000
+          const reply = yield* create(
+            who,
+            Array.from({ length: count }, (_, i) => ({ type: "", to: [], topic: "", content: `d${i}`, timestamp: i }))
+          )
+          assert.strictEqual(reply.status, 200, reply.text.slice(0, 300))
+          const ids = reply.json.ids as Array<number>
+          assert.strictEqual(ids.length, count)
+          for (let i = 1; i < count; i++) assert.isTrue(ids[i]! > ids[i - 1]!)
+          const all = yield* list(who)
+          assert.strictEqual(all.json.count, count)
+          assert.deepStrictEqual(
+            all.json.drafts.map((d: { id: number; content: string }) => [d.id, d.content]),
+            ids.map((id, i) => [id, `d${i}`])
+          )
+        }))
+
       it.effect("a guest who may not see a user cannot address a draft to them", () =>
         Effect.gen(function*() {
           const server = yield* Server
