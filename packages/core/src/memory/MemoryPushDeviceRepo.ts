@@ -32,6 +32,16 @@ export const layer: Layer.Layer<PushDeviceRepo, never, MemoryDatabase> = Layer.e
           db.tables.pushDevices.set(key(userId, pushAccountId), settled)
           return settled
         }),
+      listPending: () =>
+        Effect.sync(() =>
+          [...db.tables.pushDevices.values()]
+            .filter((d) => d.error_code === null && d.bouncer_device_id === null && d.encrypted_push_registration !== "")
+            .sort((a, b) => a.user_id - b.user_id || a.push_account_id - b.push_account_id)
+            .flatMap((device) => {
+              const user = db.tables.users.get(device.user_id)
+              return user === undefined ? [] : [{ realm_id: user.realm_id, device }]
+            })
+        ),
       listByUser: (userId) =>
         Effect.sync(() =>
           [...db.tables.pushDevices.values()]

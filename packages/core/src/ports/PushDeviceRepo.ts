@@ -7,7 +7,7 @@
  */
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
-import type { UserId } from "../domain/Ids.ts"
+import type { RealmId, UserId } from "../domain/Ids.ts"
 import type { PushDevice } from "../domain/PushDevice.ts"
 
 /** What the bouncer's answer writes on a pending row. @category models */
@@ -27,6 +27,11 @@ export class PushDeviceRepo extends Context.Service<PushDeviceRepo, {
    * there is no pending row.
    */
   settle(userId: UserId, pushAccountId: number, outcome: PushDeviceOutcome): Effect.Effect<PushDevice | undefined>
+  /**
+   * Every pending row with its ciphertext, of every organization (the
+   * registrations to send again after a restart), by user and account.
+   */
+  listPending(): Effect.Effect<ReadonlyArray<{ readonly realm_id: RealmId; readonly device: PushDevice }>>
   /** The user's rows, by `push_account_id`. */
   listByUser(userId: UserId): Effect.Effect<ReadonlyArray<PushDevice>>
 }>()("teamchat/core/ports/PushDeviceRepo") {}

@@ -11,7 +11,11 @@
  * the bouncer once the transaction commits, in the background, like Zulip's
  * queue worker. The bouncer's answer settles the row (active, or failed
  * with its error code) in a transaction of its own and is announced with a
- * `push_device` event.
+ * `push_device` event. Registrations still pending when the layer is built
+ * (the server stopped before the bouncer answered) are sent again then.
+ * With several server processes on one database, each sends them: the
+ * bouncer may get one registration more than once, and the first answer
+ * settles the row.
  *
  * @since 0.1.0
  */
@@ -130,6 +134,13 @@ export class PushDevices extends Context.Service<PushDevices, {
         for (const device of yield* repo.listByUser(principal.user.id)) out[String(device.push_account_id)] = toApi(device)
         return out
       })
+
+      // What a previous run left pending goes out again.
+      if (bouncer !== undefined) {
+        for (const { device, realm_id } of yield* repo.listPending()) {
+          yield* Effect.forkIn(forward(bouncer, realm_id, device), scope)
+        }
+      }
 
       return PushDevices.of({ register, registerState })
     })

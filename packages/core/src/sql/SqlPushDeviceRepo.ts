@@ -62,6 +62,13 @@ export const layer: Layer.Layer<PushDeviceRepo, never, SqlClient.SqlClient> = La
           RETURNING *`
         return rows.length === 0 ? undefined : decode(rows[0]!)
       }, Effect.orDie),
+      listPending: Effect.fn("PushDeviceRepo.listPending")(function*() {
+        const rows = yield* sql<Row>`
+          SELECT d.*, u.realm_id FROM push_devices d JOIN users u ON u.id = d.user_id
+          WHERE d.bouncer_device_id IS NULL AND d.error_code IS NULL AND d.encrypted_push_registration <> ''
+          ORDER BY d.user_id, d.push_account_id`
+        return rows.map((row) => ({ realm_id: fromRow.realmId(Number(row.realm_id)), device: decode(row) }))
+      }, Effect.orDie),
       listByUser: Effect.fn("PushDeviceRepo.listByUser")(function*(userId: UserId) {
         const rows = yield* sql<Row>`SELECT * FROM push_devices WHERE user_id = ${userId} ORDER BY push_account_id`
         return rows.map(decode)

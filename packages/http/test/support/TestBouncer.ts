@@ -11,7 +11,7 @@
  * | `key-garbled` | 400 `BAD_REQUEST` "Invalid encrypted_push_registration" |
  * | `key-500` | 500, plain text |
  * | `key-flaky` | 502 the first time per account, then like `key-ok` |
- * | `key-slow` | never answers (until the server closes) |
+ * | `key-slow` | never answers (until the server closes); with `holdSlow`, answers like `key-ok` on `release()` |
  * | `key-html` | 200 with an HTML page |
  * | `key-no-id` | 200 `{"result":"success","msg":""}` |
  */
@@ -34,16 +34,24 @@ export interface TestBouncer {
   readonly requestsFor: (pushAccountId: number) => ReadonlyArray<BouncerRequest>
   /** Waits until `count` requests for the account have come in. */
   readonly received: (pushAccountId: number, count: number) => Effect.Effect<void>
+  /** Answers the held `key-slow` requests (with `holdSlow`). */
+  readonly release: () => void
+}
+
+export interface TestBouncerOptions {
+  /** `key-slow` requests wait for `release()` instead of forever. */
+  readonly holdSlow?: boolean
 }
 
 const json = (status: number, body: object) => ({ status, type: "application/json", text: JSON.stringify(body) })
 
 /** Starts a bouncer, closed (hung requests too) when the scope closes. */
-export const start: Effect.Effect<TestBouncer, never, import("effect/Scope").Scope> = Effect.acquireRelease(
+export const startWith = (options: TestBouncerOptions): Effect.Effect<TestBouncer, never, import("effect/Scope").Scope> => Effect.acquireRelease(
   Effect.promise(() => {
     const requests: Array<BouncerRequest> = []
     const flaked = new Set<number>()
     const waiters = new Set<() => void>()
+    const held: Array<() => void> = []
     const requestsFor = (id: number) =>
       requests.filter((r) => (r.body as { push_account_id?: unknown } | undefined)?.push_account_id === id)
     const bouncer: TestBouncer = {
@@ -60,7 +68,10 @@ export const start: Effect.Effect<TestBouncer, never, import("effect/Scope").Sco
           waiters.add(check)
           check()
           return Effect.sync(() => void waiters.delete(check))
-        })
+        }),
+      release: () => {
+        for (const answer of held.splice(0)) answer()
+      }
     }
     const server = createServer((request, response) => {
       const chunks: Array<Buffer> = []
@@ -104,6 +115,13 @@ export const start: Effect.Effect<TestBouncer, never, import("effect/Scope").Sco
             break
           case "key-slow":
             answer = undefined
+            if (options.holdSlow === true) {
+              held.push(() => {
+                const ok1 = ok()
+                response.writeHead(ok1.status, { "content-type": ok1.type })
+                response.end(ok1.text)
+              })
+            }
             break
           case "key-html":
             answer = { status: 200, type: "text/html", text: "<html><body>Welcome</body></html>" }
@@ -134,6 +152,9 @@ export const start: Effect.Effect<TestBouncer, never, import("effect/Scope").Sco
       })
     )
 ).pipe(Effect.map(({ bouncer }) => bouncer))
+
+/** A bouncer with the default answers. */
+export const start = startWith({})
 
 /** A URL on 127.0.0.1 where nothing listens: a port bound and released. */
 export const refusingUrl: Effect.Effect<string> = Effect.promise(() =>
