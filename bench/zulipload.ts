@@ -30,6 +30,8 @@
  * postgres://postgres@127.0.0.1:5432/test). CPU (percent of one core) and RSS
  * are read from /proc for every server process and for the generator.
  * Loopback only; every loop is bounded by a count and a time limit.
+ * `LOAD_CPU_PROF=<dir>` has every server process write a CPU profile there
+ * (summarise one with `node bench/profile-summary.ts <file>`).
  */
 import * as DemoOrganization from "@teamchat/core/demo/DemoOrganization"
 import { realmId } from "@teamchat/core/domain/Ids"
@@ -107,7 +109,9 @@ interface Target {
 
 const serve = (name: string, args: ReadonlyArray<string>, env: Record<string, string>): Promise<Target> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, "serve", "--port", "0", ...args], {
+    // LOAD_CPU_PROF=<dir>: every server process (workers too) writes a CPU profile there at exit.
+    const profile = process.env.LOAD_CPU_PROF === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.LOAD_CPU_PROF}`]
+    const child = spawn(process.execPath, [...profile, bin, "serve", "--port", "0", ...args], {
       env: { ...process.env, LOG_LEVEL: "warn", ...env },
       stdio: ["ignore", "pipe", "pipe"]
     })
