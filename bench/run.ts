@@ -19,6 +19,7 @@ import { httpBenchmark } from "./http.ts"
 import { messagesBenchmark } from "./messages.ts"
 import { zulipLoadBenchmark } from "./zulipload.ts"
 import { presenceBenchmark } from "./presence.ts"
+import { pushBenchmark } from "./push.ts"
 import { registerBenchmark } from "./register.ts"
 import { rssBenchmark } from "./rss.ts"
 import { scheduledBenchmark } from "./scheduled.ts"
@@ -33,6 +34,7 @@ const benchmarks: ReadonlyArray<Benchmark> = [
   registerBenchmark,
   rssBenchmark,
   draftsBenchmark,
+  pushBenchmark,
   zulipLoadBenchmark
 ]
 

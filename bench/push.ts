@@ -1,0 +1,186 @@
+/**
+ * E2EE push registration: POST /mobile_push/register of a new device (a
+ * row written as pending, a `push_device` event, and after the commit the
+ * forward to a bouncer, its answer and a second event) and of a device
+ * already active (Zulip's idempotent answer: one read), beside GET
+ * /users/me for the same users in the same run, in an organization of 200
+ * users on PGlite.
+ *
+ * The bouncer is a plain Node HTTP server on 127.0.0.1 answering at once
+ * with a `device_id`; it runs in this process, as does the server (the web
+ * handler called directly, no sockets to it), so its work and the forwards
+ * count against the rate of the new registrations. Requests run closed-loop
+ * with `connections` in flight, alternating round by round; each round's
+ * ratios are taken within the round and the medians over the rounds are the
+ * result. Floors: a new registration at least a tenth (it is two
+ * transactions, two events and a round trip to the bouncer against one
+ * read; about 0.19 measured on a busy 2-core machine), a repeated one at
+ * least half of the rate of GET /users/me.
+ */
+import * as DemoOrganization from "@teamchat/core/demo/DemoOrganization"
+import { realmId } from "@teamchat/core/domain/Ids"
+import { Users } from "@teamchat/core/services/Users"
+import { PgliteClient } from "@teamchat/core/sql/PgliteClient"
+import * as Teamchat from "@teamchat/core/Teamchat"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { performance } from "node:perf_hooks"
+import { makeWebHandler } from "../packages/http/src/Http.ts"
+import * as PushBouncerClient from "../packages/http/src/internal/PushBouncerClient.ts"
+import type { Benchmark, BenchOptions, Metric } from "./harness.ts"
+import { describeSpread, spread } from "./stats.ts"
+
+const origin = "http://localhost:9991"
+const organizationSize = 200
+
+const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`).toString("base64")}`
+
+interface Rate {
+  readonly requests: number
+  readonly seconds: number
+  readonly rps: number
+}
+
+type Kind = "register" | "again" | "me"
+
+/** A bouncer that registers every device at once. */
+const startBouncer = () =>
+  new Promise<{ readonly url: string; readonly received: () => number; readonly close: () => Promise<void> }>((resolve) => {
+    let received = 0
+    const server = createServer((request, response) => {
+      const chunks: Array<Buffer> = []
+      request.on("data", (chunk: Buffer) => chunks.push(chunk))
+      request.on("end", () => {
+        received++
+        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { push_account_id: number }
+        response.writeHead(200, { "content-type": "application/json" })
+        response.end(JSON.stringify({ result: "success", msg: "", device_id: body.push_account_id }))
+      })
+    })
+    server.listen(0, "127.0.0.1", () =>
+      resolve({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        received: () => received,
+        close: () => new Promise((done) => server.close(() => done()))
+      }))
+  })
+
+export const pushBenchmark: Benchmark = {
+  name: "push",
+  description: "POST /mobile_push/register (new and repeated) vs GET /users/me, 200 users, bouncer on 127.0.0.1 (PGlite, in process)",
+  run: async (options: BenchOptions, log) => {
+    const bouncer = await startBouncer()
+    const scope = Effect.runSync(Scope.make())
+    const core = Teamchat.layerSql(Teamchat.layerSecretsTest).pipe(
+      Layer.provideMerge(PgliteClient.layer({})),
+      Layer.provide(PushBouncerClient.layer({ url: bouncer.url }))
+    )
+    const context = await Effect.runPromise(Layer.buildWithScope(core, scope))
+    const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
+      Effect.runPromise(Effect.provideContext(effect, context) as Effect.Effect<A, E>)
+    try {
+      log(`seeding the demo organization and ${organizationSize} users`)
+      await run(DemoOrganization.seed(origin))
+      const accounts = await run(Effect.gen(function*() {
+        const users = yield* Users
+        const out: Array<{ readonly email: string; readonly apiKey: string }> = []
+        for (let i = 0; i < organizationSize; i++) {
+          const user = yield* users.create(realmId(1), { email: `person${i}@zulip.com`, full_name: `Person ${i}`, role: 400 })
+          out.push({ email: user.delivery_email, apiKey: user.api_key })
+        }
+        return out
+      }))
+      const { dispose, handler } = makeWebHandler(Layer.succeedContext(context), { demo: true, rateLimit: false })
+      const auth = accounts.map((a) => basic(a.email, a.apiKey))
+      let failures = 0
+      let firstFailure: string | undefined
+      const check = async (what: string, response: Response) => {
+        const text = await response.text()
+        if (response.status !== 200) {
+          failures++
+          firstFailure ??= `${what}: ${response.status} ${text}`
+        }
+      }
+      const send = (i: number, path: string, method: string, form?: Record<string, string>) =>
+        handler(new Request(`${origin}/api/v1${path}`, {
+          method,
+          headers: { authorization: auth[i]! },
+          ...(form === undefined ? {} : { body: new URLSearchParams(form) })
+        }))
+      const registration = (pushAccountId: number) => ({
+        token_kind: "fcm",
+        push_account_id: String(pushAccountId),
+        push_public_key: "cHVzaC1wdWJsaWMta2V5LWZvci10aGUtYmVuY2htYXJr",
+        bouncer_public_key: "YmVuY2gtYm91bmNlci1rZXk=",
+        encrypted_push_registration: Buffer.from(`{"token":"t${pushAccountId}","token_kind":"fcm"}`).toString("base64")
+      })
+
+      // Account 1 of every user is registered (and active) before the runs.
+      for (let i = 0; i < organizationSize; i++) {
+        await check("POST /mobile_push/register", await send(i, "/mobile_push/register", "POST", registration(1)))
+      }
+      while (bouncer.received() < organizationSize) await new Promise((done) => setTimeout(done, 10))
+      if (failures > 0) throw new Error(`setup failed: ${firstFailure}`)
+
+      let account = 1
+      const calls: Record<Kind, (i: number) => Promise<unknown>> = {
+        register: async (i) => check("POST /mobile_push/register (new)", await send(i, "/mobile_push/register", "POST", registration(++account))),
+        again: async (i) => check("POST /mobile_push/register (again)", await send(i, "/mobile_push/register", "POST", registration(1))),
+        me: async (i) => check("GET /users/me", await send(i, "/users/me", "GET"))
+      }
+
+      let next = 0
+      const load = async (call: (i: number) => Promise<unknown>, seconds: number): Promise<Rate> => {
+        const deadline = performance.now() + seconds * 1000
+        let requests = 0
+        const loop = async () => {
+          while (performance.now() < deadline) {
+            const i = next
+            next = (next + 1) % organizationSize
+            await call(i)
+            requests++
+          }
+        }
+        const started = performance.now()
+        await Promise.all(Array.from({ length: options.connections }, loop))
+        const elapsed = (performance.now() - started) / 1000
+        return { requests, seconds: elapsed, rps: requests / elapsed }
+      }
+
+      const kinds: ReadonlyArray<Kind> = ["me", "register", "again"]
+      log(`warming up each for ${options.warmup} s …`)
+      for (const kind of kinds) await load(calls[kind], options.warmup)
+
+      const results: Record<Kind, Array<Rate>> = { register: [], again: [], me: [] }
+      for (let round = 1; round <= options.rounds; round++) {
+        const order = round % 2 === 1 ? kinds : [...kinds].reverse()
+        for (const kind of order) {
+          const result = await load(calls[kind], options.duration)
+          results[kind].push(result)
+          log(`round ${round}: ${kind.padEnd(8)} ${result.rps.toFixed(0).padStart(6)} req/s  ${result.requests} requests`)
+        }
+      }
+      await dispose()
+      if (failures > 0) throw new Error(`${failures} requests failed; the first: ${firstFailure}`)
+      const rps = (kind: Kind) => spread(results[kind].map((r) => r.rps))
+      const ratio = (kind: "register" | "again") => spread(results[kind].map((r, i) => r.rps / results.me[i]!.rps))
+      const registerRatio = ratio("register")
+      const againRatio = ratio("again")
+      log(`new / users/me: ${describeSpread(registerRatio)}; again / users/me: ${describeSpread(againRatio)}`)
+      return [
+        { name: "POST /mobile_push/register (new device)", value: rps("register").median, unit: "req/s" },
+        { name: "POST /mobile_push/register (active device again)", value: rps("again").median, unit: "req/s" },
+        { name: "GET /users/me", value: rps("me").median, unit: "req/s" },
+        { name: "ratio new / users/me", value: registerRatio.median, unit: "", min: 0.1 },
+        { name: "ratio again / users/me", value: againRatio.median, unit: "", min: 0.5 }
+      ] satisfies ReadonlyArray<Metric>
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+      await bouncer.close()
+    }
+  }
+}
