@@ -16,6 +16,7 @@ import { eventsBenchmark } from "./events.ts"
 import { groupsBenchmark } from "./groups.ts"
 import { defaultOptions } from "./harness.ts"
 import { httpBenchmark } from "./http.ts"
+import { invitesBenchmark } from "./invites.ts"
 import { messagesBenchmark } from "./messages.ts"
 import { zulipLoadBenchmark } from "./zulipload.ts"
 import { presenceBenchmark } from "./presence.ts"
@@ -35,7 +36,8 @@ const benchmarks: ReadonlyArray<Benchmark> = [
   rssBenchmark,
   draftsBenchmark,
   pushBenchmark,
-  zulipLoadBenchmark
+  zulipLoadBenchmark,
+  invitesBenchmark
 ]
 
 const usage = () =>
