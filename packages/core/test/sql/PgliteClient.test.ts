@@ -26,6 +26,14 @@ layer(TestDatabase.pgliteLayer())("PgliteClient", (it) => {
       assert.isFalse(pg.pglite.closed)
     }))
 
+  it.effect("runs with a 16 MB buffer pool (the files are in memory already)", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      assert.deepStrictEqual(yield* sql`SHOW shared_buffers`, [{ shared_buffers: "16MB" }])
+      // PGlite's own defaults stay.
+      assert.deepStrictEqual(yield* sql`SHOW search_path`, [{ search_path: "public" }])
+    }))
+
   it.effect("runs several statements in one unprepared call", () =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
