@@ -31,7 +31,7 @@ export const layer: Layer.Layer<PresenceRepo, never, MemoryDatabase> = Layer.eff
         }),
       list: (realmId, filter) =>
         Effect.sync(() => {
-          const out: Array<PresenceOfUser> = []
+          const out: Array<Presence> = []
           for (const presence of db.tables.presence.values()) {
             if (presence.realm_id !== realmId) continue
             if (filter.afterUpdateId !== undefined && presence.last_update_id <= filter.afterUpdateId) continue
@@ -39,11 +39,9 @@ export const layer: Layer.Layer<PresenceRepo, never, MemoryDatabase> = Layer.eff
               filter.connectedSince !== undefined &&
               (presence.last_connected_time === null || presence.last_connected_time < filter.connectedSince)
             ) continue
-            const user = db.tables.users.get(presence.user_id)
-            if (user === undefined || !user.is_active || user.is_bot) continue
-            out.push({ presence, email: user.email, date_joined: user.date_joined })
+            out.push(presence)
           }
-          return out.sort((a, b) => a.presence.user_id - b.presence.user_id)
+          return out.sort((a, b) => a.user_id - b.user_id)
         }),
       findOfUser: (userId) =>
         Effect.sync(() => {

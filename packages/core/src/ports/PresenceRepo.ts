@@ -39,8 +39,13 @@ export class PresenceRepo extends Context.Service<PresenceRepo, {
    * organization's next presence update id, which it returns.
    */
   write(realmId: RealmId, userId: UserId, times: PresenceTimes): Effect.Effect<number>
-  /** Rows of the organization's active human users, by user id. */
-  list(realmId: RealmId, filter: PresenceFilter): Effect.Effect<ReadonlyArray<PresenceOfUser>>
+  /**
+   * The organization's rows, by user id, whatever their users (the caller
+   * keeps those of active people, from the access state it holds): every
+   * ping reads up to the whole organization, so this reads the presence
+   * table alone.
+   */
+  list(realmId: RealmId, filter: PresenceFilter): Effect.Effect<ReadonlyArray<Presence>>
   /** One user's row with its user, whatever the user. */
   findOfUser(userId: UserId): Effect.Effect<PresenceOfUser | undefined>
 }>()("teamchat/core/ports/PresenceRepo") {}

@@ -34,17 +34,23 @@ import {
   modernPresence,
   PresenceTimings
 } from "../domain/Presence.ts"
-import type { LegacyPresence, ModernPresence, PresenceStatus, PresenceTimes } from "../domain/Presence.ts"
+import type {
+  LegacyPresence,
+  ModernPresence,
+  Presence as PresenceRecord,
+  PresenceStatus,
+  PresenceTimes
+} from "../domain/Presence.ts"
 import type { Principal } from "../domain/Principal.ts"
 import type { User } from "../domain/User.ts"
 import { resolveSettings } from "../domain/UserSettings.ts"
 import { BadRequest, BotsNotAllowed, InvalidPresenceStatus, NoSuchUser } from "../errors/Errors.ts"
-import type { PresenceOfUser } from "../ports/PresenceRepo.ts"
 import { PresenceRepo } from "../ports/PresenceRepo.ts"
 import { UserSettingsRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import { Events } from "./events/Events.ts"
 import { accessOfRequest, activeUsers, makeAccessLoader } from "./internal/access.ts"
+import type { AccessContext } from "./internal/access.ts"
 
 /** POST /users/me/presence, decoded. @category models */
 export interface PresencePing {
@@ -138,13 +144,22 @@ export class Presence extends Context.Service<Presence, {
         return outcome
       })
 
-      const rowsView = (rows: ReadonlyArray<PresenceOfUser>, slim: boolean) => {
+      /**
+       * The rows of active people, in the form asked for: their addresses and
+       * join dates come from the organization's access state (which presence
+       * writes leave in place).
+       */
+      const rowsView = (ctx: AccessContext, rows: ReadonlyArray<PresenceRecord>, slim: boolean) => {
         const presences: Record<string, ModernPresence | LegacyPresence> = {}
-        for (const { date_joined, email, presence } of rows) {
-          if (slim) presences[String(presence.user_id)] = modernPresence(presence, date_joined)
-          else presences[email] = legacyPresence(presence, date_joined)
+        let newest = -1
+        for (const presence of rows) {
+          const user = ctx.state.usersById.get(presence.user_id)
+          if (user === undefined || !user.is_active || user.is_bot) continue
+          if (slim) presences[String(presence.user_id)] = modernPresence(presence, user.date_joined)
+          else presences[user.email] = legacyPresence(presence, user.date_joined)
+          if (presence.last_update_id > newest) newest = presence.last_update_id
         }
-        return presences
+        return { presences, newest }
       }
 
       /** Zulip's `get_presence_dict_by_realm`. */
@@ -156,10 +171,10 @@ export class Presence extends Context.Service<Presence, {
         const rows = fetch.historyLimitDays === 0
           ? []
           : yield* repo.list(principal.realm.id, { afterUpdateId: after, connectedSince })
-        const newest = rows.reduce((max, row) => Math.max(max, row.presence.last_update_id), -1)
+        const { newest, presences } = rowsView(yield* accessOfRequest(loadAccess, principal), rows, fetch.slim)
         return {
-          presences: rowsView(rows, fetch.slim),
-          presence_last_update_id: rows.length > 0 ? newest : (after ?? -1),
+          presences,
+          presence_last_update_id: newest >= 0 ? newest : (after ?? -1),
           server_timestamp: now / 1000
         } satisfies PresenceSnapshot
       })
