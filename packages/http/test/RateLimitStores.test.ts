@@ -4,7 +4,9 @@
  * and in Redis (TEST_REDIS_URL, default redis://127.0.0.1:6379, keys under a
  * prefix of this run). The shared stores are also hit from two clients at
  * once, as two server processes would: a 20-request limit accepts exactly 20.
- * Times are given, not read from a clock.
+ * Times are given, not read from a clock. And two servers on one PostgreSQL
+ * database count an address's failed password logins together, in
+ * PostgreSQL and in Redis.
  */
 import * as NodeRedis from "@effect/platform-node/NodeRedis"
 import { assert, describe, it } from "@effect/vitest"
@@ -16,7 +18,12 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
 import type * as Scope from "effect/Scope"
+import * as HttpServer from "effect/http/HttpServer"
+import * as Teamchat from "@teamchat/core/Teamchat"
 import { randomUUID } from "node:crypto"
+import * as http from "node:http"
+import * as StandaloneServer from "../src/Server.ts"
+import { accounts, demoPassword } from "./support/Harness.ts"
 
 const redisUrl = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379"
 
@@ -138,3 +145,68 @@ contract(
   }),
   true
 )
+
+/** POST /fetch_api_key over a real connection from `localAddress` (any of 127.0.0.0/8 on Linux). */
+const fetchApiKeyFrom = (base: string, localAddress: string, username: string, password: string) =>
+  Effect.promise(() =>
+    new Promise<{ status: number; code: string | undefined }>((resolve, reject) => {
+      const body = new URLSearchParams({ username, password }).toString()
+      const request = http.request(`${base}/api/v1/fetch_api_key`, {
+        method: "POST",
+        localAddress,
+        agent: false,
+        headers: { "content-type": "application/x-www-form-urlencoded", "content-length": Buffer.byteLength(body) }
+      }, (response) => {
+        let text = ""
+        response.setEncoding("utf8")
+        response.on("data", (chunk) => (text += chunk))
+        response.on("end", () => resolve({ status: response.statusCode!, code: JSON.parse(text).code }))
+      })
+      request.on("error", reject)
+      request.end(body)
+    })
+  )
+
+describe("failed password logins per address, counted once for two servers", () => {
+  for (const store of [{ _tag: "Postgres" } as const, { _tag: "Redis", url: redisUrl } as const]) {
+    it.live(`in ${store._tag}`, () =>
+      Effect.scoped(Effect.gen(function*() {
+        const database = yield* Layer.build(TestDatabase.postgresLayer())
+        const url = Context.get(database, TestDatabase.TestDatabase).url
+        const server = () =>
+          Effect.map(
+            Layer.build(StandaloneServer.layer({
+              port: 0,
+              host: "127.0.0.1",
+              database: { _tag: "Postgres", url },
+              demo: true,
+              externalUrl: "http://localhost:9991",
+              rateLimit: { requests: undefined, windowSeconds: undefined },
+              logLevel: "Warn",
+              logFormat: "logfmt",
+              rateLimitStore: store
+            }, {
+              secrets: Teamchat.layerSecretsTest,
+              output: () => {},
+              http: { log: false, authenticationRateLimit: { requests: 3, windowSeconds: 1800 } }
+            })),
+            (context) => HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address)
+          )
+        // One after the other: the first migrates and seeds.
+        const a = yield* server()
+        const b = yield* server()
+        // An address and usernames of this run only: a shared Redis may hold other runs' counts.
+        const address = `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`
+        const guesses = [a, b, a].map((base, i) => ({ base, username: `nobody-${run}-${i}@zulip.com` }))
+        for (const { base, username } of guesses) {
+          assert.deepStrictEqual(yield* fetchApiKeyFrom(base, address, username, "a guess"), { status: 401, code: "AUTHENTICATION_FAILED" })
+        }
+        // The fourth attempt from that address is refused by either server, the right password too.
+        for (const base of [b, a]) {
+          assert.deepStrictEqual(yield* fetchApiKeyFrom(base, address, accounts.member, demoPassword), { status: 429, code: "RATE_LIMIT_HIT" })
+        }
+        // Another address is not affected.
+        assert.strictEqual((yield* fetchApiKeyFrom(b, "127.0.0.1", accounts.member, demoPassword)).status, 200)
+      })), { timeout: 120_000 })
+  }
+})
