@@ -21,12 +21,12 @@ import { ChannelRepo, RealmRepo } from "@teamchat/core/ports/Repositories"
 import { Organizations } from "@teamchat/core/services/Organizations"
 import { Users } from "@teamchat/core/services/Users"
 import * as Effect from "effect/Effect"
+import { openQueue } from "./EventListener.ts"
 import type { Backend, Credentials, Role } from "./Harness.ts"
 import { accounts, demoLayer, epoch, layerServer, Server } from "./Harness.ts"
 
 const success = (data: object = {}) => ({ result: "success", msg: "", ...data })
 const badRequest = (msg: string) => ({ result: "error", msg, code: "BAD_REQUEST" })
-const bare = (events: ReadonlyArray<Record<string, unknown>>) => events.map(({ id: _id, ...rest }) => rest)
 
 /** The demo clock's start, in seconds: drafts sent without a time get it. */
 const now = epoch / 1000
@@ -60,25 +60,7 @@ export const draftsContract = (backend: Backend) =>
 
       /** Registers for `drafts`: the initial state and the queue's poll (new events since the last poll). */
       const register = (who: Credentials) =>
-        Effect.gen(function*() {
-          const server = yield* Server
-          const reply = yield* server.fetch("POST", "/api/v1/register", {
-            as: who,
-            form: { event_types: JSON.stringify(["drafts"]) }
-          })
-          assert.strictEqual(reply.status, 200, reply.text)
-          let last = -1
-          const queueId = reply.json.queue_id as string
-          const poll = Effect.gen(function*() {
-            const events = (yield* server.fetch("GET", "/api/v1/events", {
-              as: who,
-              query: { queue_id: queueId, last_event_id: String(last), dont_block: "true" }
-            })).json.events as Array<Record<string, unknown> & { id: number }>
-            if (events.length > 0) last = events[events.length - 1]!.id
-            return events.filter((e) => e.type !== "heartbeat")
-          })
-          return { drafts: reply.json.drafts as Array<Record<string, unknown>>, poll }
-        })
+        Effect.map(openQueue(who, ["drafts"]), ({ poll, state }) => ({ drafts: state.drafts as Array<Record<string, unknown>>, poll }))
 
       const channelId = (name: string) =>
         Effect.gen(function*() {
@@ -129,7 +111,7 @@ export const draftsContract = (backend: Backend) =>
               { id: ids[1], type: "private", to: [hamlet.userId], topic: "", content: "Hello there", timestamp: now },
               { id: ids[2], type: "", to: [], topic: "", content: "Unaddressed thought", timestamp: 1595479020 }
             ]
-            assert.deepStrictEqual(bare(yield* before.poll), [{ type: "drafts", op: "add", drafts: stored }], role)
+            assert.deepStrictEqual(yield* before.poll, [{ type: "drafts", op: "add", drafts: stored }], role)
             // GET: oldest edit first, with the count.
             const got = yield* list(who)
             assert.strictEqual(got.status, 200)
@@ -139,7 +121,7 @@ export const draftsContract = (backend: Backend) =>
             // Clean up so the next role starts empty; each removal is announced.
             for (const id of ids) assert.deepStrictEqual((yield* remove(who, id)).json, success())
             assert.deepStrictEqual(
-              bare(yield* before.poll),
+              yield* before.poll,
               ids.map((id) => ({ type: "drafts", op: "remove", draft_id: id }))
             )
             assert.deepStrictEqual(yield* listed(who), [])
@@ -197,7 +179,7 @@ export const draftsContract = (backend: Backend) =>
           assert.strictEqual(reply.status, 200, reply.text)
           assert.deepStrictEqual(reply.json, success())
           assert.deepStrictEqual(yield* listed(who), [{ id, ...replaced }])
-          assert.deepStrictEqual(bare(yield* queue.poll), [{ type: "drafts", op: "update", draft: { id, ...replaced } }])
+          assert.deepStrictEqual(yield* queue.poll, [{ type: "drafts", op: "update", draft: { id, ...replaced } }])
           // Re-addressed to a person; the time is the server's when absent.
           assert.deepStrictEqual(
             (yield* edit(who, id, { type: "private", to: [hamlet.userId], topic: "b", content: "third" })).json,
@@ -205,9 +187,9 @@ export const draftsContract = (backend: Backend) =>
           )
           const third = { id, type: "private", to: [hamlet.userId], topic: "", content: "third", timestamp: now }
           assert.deepStrictEqual(yield* listed(who), [third])
-          assert.deepStrictEqual(bare(yield* queue.poll), [{ type: "drafts", op: "update", draft: third }])
+          assert.deepStrictEqual(yield* queue.poll, [{ type: "drafts", op: "update", draft: third }])
           assert.deepStrictEqual((yield* remove(who, id)).json, success())
-          assert.deepStrictEqual(bare(yield* queue.poll), [{ type: "drafts", op: "remove", draft_id: id }])
+          assert.deepStrictEqual(yield* queue.poll, [{ type: "drafts", op: "remove", draft_id: id }])
           assert.deepStrictEqual(yield* listed(who), [])
         }))
 

@@ -10,12 +10,12 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { listen } from "./EventListener.ts"
 import type { Backend, Credentials, Role } from "./Harness.ts"
 import { accounts, demoLayer, layerServer, makeRequest, Server } from "./Harness.ts"
 
 const success = (data: object = {}) => ({ result: "success", msg: "", ...data })
 const badRequest = (msg: string, code = "BAD_REQUEST") => ({ result: "error", msg, code })
-const bare = (events: ReadonlyArray<Record<string, unknown>>) => events.map(({ id: _id, ...rest }) => rest)
 const linkPattern = /^http:\/\/localhost:9991\/join\/([a-z0-9]{24})\/$/
 
 /** A page of the join flow: status, headers and HTML. */
@@ -48,23 +48,6 @@ export const invitationsContract = (backend: Backend) =>
           const listed = (yield* listLinks(owner)).json.invites as Array<Record<string, any>>
           const entry = listed.find((i) => i.link_url === link)!
           return { link, key, id: entry.id as number, entry }
-        })
-
-      const register = (who: Credentials, types: ReadonlyArray<string>) =>
-        Effect.gen(function*() {
-          const server = yield* Server
-          const reply = yield* server.fetch("POST", "/api/v1/register", { as: who, form: { event_types: JSON.stringify(types) } })
-          assert.strictEqual(reply.status, 200, reply.text)
-          let last = -1
-          const queueId = reply.json.queue_id as string
-          return Effect.gen(function*() {
-            const events = (yield* server.fetch("GET", "/api/v1/events", {
-              as: who,
-              query: { queue_id: queueId, last_event_id: String(last), dont_block: "true" }
-            })).json.events as Array<Record<string, unknown> & { id: number }>
-            if (events.length > 0) last = events[events.length - 1]!.id
-            return events.filter((e) => e.type !== "heartbeat")
-          })
         })
 
       const page = (method: "GET" | "POST", key: string, options: { form?: Record<string, string>; cookie?: string } = {}) =>
@@ -104,17 +87,17 @@ export const invitationsContract = (backend: Backend) =>
           const owner = yield* as("owner")
           const admin = yield* as("admin")
           const member = yield* as("member")
-          const adminPoll = yield* register(admin, ["invites_changed"])
-          const ownerPoll = yield* register(owner, ["invites_changed"])
-          const memberPoll = yield* register(member, ["invites_changed"])
+          const adminPoll = yield* listen(admin, ["invites_changed"])
+          const ownerPoll = yield* listen(owner, ["invites_changed"])
+          const memberPoll = yield* listen(member, ["invites_changed"])
           const server = yield* Server
           const now = Math.floor(server.clock.now() / 1000)
           const reply = yield* createLink(admin)
           assert.strictEqual(reply.status, 200, reply.text)
           assert.deepStrictEqual(Object.keys(reply.json).sort(), ["invite_link", "msg", "result"])
           assert.match(reply.json.invite_link, linkPattern)
-          assert.deepStrictEqual(bare(yield* adminPoll), [{ type: "invites_changed" }])
-          assert.deepStrictEqual(bare(yield* ownerPoll), [{ type: "invites_changed" }])
+          assert.deepStrictEqual(yield* adminPoll, [{ type: "invites_changed" }])
+          assert.deepStrictEqual(yield* ownerPoll, [{ type: "invites_changed" }])
           assert.deepStrictEqual(yield* memberPoll, [])
           const listed = (yield* listLinks(owner)).json
           const entry = (listed.invites as Array<Record<string, unknown>>).find((i) => i.link_url === reply.json.invite_link)
@@ -213,7 +196,7 @@ export const invitationsContract = (backend: Backend) =>
         Effect.gen(function*() {
           const owner = yield* as("owner")
           const admin = yield* as("admin")
-          const ownerPoll = yield* register(owner, ["invites_changed"])
+          const ownerPoll = yield* listen(owner, ["invites_changed"])
           const ownersOwnerLink = yield* made(owner, { invite_as: "100" })
           const ownersMemberLink = yield* made(owner)
           yield* ownerPoll
@@ -230,7 +213,7 @@ export const invitationsContract = (backend: Backend) =>
           const revoked = yield* revokeLink(admin, ownersMemberLink.id)
           assert.strictEqual(revoked.status, 200, revoked.text)
           assert.deepStrictEqual(revoked.json, success())
-          assert.deepStrictEqual(bare(yield* ownerPoll), [{ type: "invites_changed" }])
+          assert.deepStrictEqual(yield* ownerPoll, [{ type: "invites_changed" }])
           assert.deepStrictEqual((yield* revokeLink(owner, ownersMemberLink.id)).json, badRequest("Invitation has already been revoked"))
           assert.deepStrictEqual((yield* revokeLink(owner, ownersOwnerLink.id)).json, success())
           const listed = (yield* listLinks(owner)).json.invites as Array<{ id: number }>
@@ -266,7 +249,7 @@ export const invitationsContract = (backend: Backend) =>
           })
 
           const observer = yield* login("cordelia@zulip.com")
-          const poll = yield* register(observer, ["realm_user", "user_group", "subscription"])
+          const poll = yield* listen(observer, ["realm_user", "user_group", "subscription"])
 
           const { form } = yield* openForm(link.key)
           assert.strictEqual(form.headers.get("content-type"), "text/html; charset=utf-8")
@@ -310,7 +293,7 @@ export const invitationsContract = (backend: Backend) =>
           assert.strictEqual(messages[0]!.content, "Welcome, <b>friend</b>! Read #**Denmark** first.")
 
           // Events, after the commit: the new person, the channels' peers, the group.
-          const events = bare(yield* poll)
+          const events = yield* poll
           const add = events.find((e) => e.type === "realm_user" && e.op === "add") as Record<string, any>
           assert.strictEqual(add.person.user_id, userId)
           assert.strictEqual(add.person.full_name, "Ophelia")

@@ -15,12 +15,12 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { openQueue } from "./EventListener.ts"
 import type { Backend, Credentials, Role } from "./Harness.ts"
 import { accounts, demoLayer, layerServer, Server } from "./Harness.ts"
 
 const success = (data: object = {}) => ({ result: "success", msg: "", ...data })
 const badRequest = (msg: string) => ({ result: "error", msg, code: "BAD_REQUEST" })
-const bare = (events: ReadonlyArray<Record<string, unknown>>) => events.map(({ id: _id, ...rest }) => rest)
 
 const roles: ReadonlyArray<Role> = ["owner", "admin", "moderator", "member", "guest", "bot"]
 
@@ -46,25 +46,10 @@ export const savedSnippetsContract = (backend: Backend) =>
 
       /** Registers for `saved_snippets`: the initial state and the queue's poll. */
       const register = (who: Credentials) =>
-        Effect.gen(function*() {
-          const server = yield* Server
-          const reply = yield* server.fetch("POST", "/api/v1/register", {
-            as: who,
-            form: { event_types: JSON.stringify(["saved_snippets"]) }
-          })
-          assert.strictEqual(reply.status, 200, reply.text)
-          let last = -1
-          const queueId = reply.json.queue_id as string
-          const poll = Effect.gen(function*() {
-            const events = (yield* server.fetch("GET", "/api/v1/events", {
-              as: who,
-              query: { queue_id: queueId, last_event_id: String(last), dont_block: "true" }
-            })).json.events as Array<Record<string, unknown> & { id: number }>
-            if (events.length > 0) last = events[events.length - 1]!.id
-            return events.filter((e) => e.type !== "heartbeat")
-          })
-          return { snippets: reply.json.saved_snippets as Array<Record<string, unknown>>, poll }
-        })
+        Effect.map(
+          openQueue(who, ["saved_snippets"]),
+          ({ poll, state }) => ({ snippets: state.saved_snippets as Array<Record<string, unknown>>, poll })
+        )
 
       it.effect("every role keeps snippets: created, listed, edited, deleted, announced to its own clients only", () =>
         Effect.gen(function*() {
@@ -86,7 +71,7 @@ export const savedSnippetsContract = (backend: Backend) =>
               content: "**Welcome** to the organization.",
               date_created: madeAt
             }
-            assert.deepStrictEqual(bare(yield* queue.poll), [{ type: "saved_snippets", op: "add", saved_snippet: first }])
+            assert.deepStrictEqual(yield* queue.poll, [{ type: "saved_snippets", op: "add", saved_snippet: first }])
             assert.deepStrictEqual(yield* listed(who), [first])
             assert.deepStrictEqual((yield* register(who)).snippets, [first])
 
@@ -104,13 +89,13 @@ export const savedSnippetsContract = (backend: Backend) =>
             // Only what is given changes.
             assert.deepStrictEqual((yield* edit(who, id, { title: " New title " })).json, success())
             const renamed = { ...first, title: "New title" }
-            assert.deepStrictEqual(bare(yield* queue.poll), [{ type: "saved_snippets", op: "update", saved_snippet: renamed }])
+            assert.deepStrictEqual(yield* queue.poll, [{ type: "saved_snippets", op: "update", saved_snippet: renamed }])
             assert.deepStrictEqual((yield* edit(who, id, { content: "New content" })).json, success())
             const rewritten = { ...renamed, content: "New content" }
-            assert.deepStrictEqual(bare(yield* queue.poll), [{ type: "saved_snippets", op: "update", saved_snippet: rewritten }])
+            assert.deepStrictEqual(yield* queue.poll, [{ type: "saved_snippets", op: "update", saved_snippet: rewritten }])
             assert.deepStrictEqual((yield* edit(who, id, { title: "Both", content: "Both" })).json, success())
             const both = { ...first, title: "Both", content: "Both" }
-            assert.deepStrictEqual(bare(yield* queue.poll), [{ type: "saved_snippets", op: "update", saved_snippet: both }])
+            assert.deepStrictEqual(yield* queue.poll, [{ type: "saved_snippets", op: "update", saved_snippet: both }])
             // Neither: a success that changes and announces nothing.
             assert.deepStrictEqual((yield* edit(who, id, {})).json, success())
             assert.deepStrictEqual(yield* queue.poll, [])
@@ -118,7 +103,7 @@ export const savedSnippetsContract = (backend: Backend) =>
 
             for (const snippetId of [id, second]) {
               assert.deepStrictEqual((yield* remove(who, snippetId)).json, success())
-              assert.deepStrictEqual(bare(yield* queue.poll), [{
+              assert.deepStrictEqual(yield* queue.poll, [{
                 type: "saved_snippets",
                 op: "remove",
                 saved_snippet_id: snippetId

@@ -17,12 +17,12 @@ import { NotificationBotName } from "@teamchat/core/services/NotificationBot"
 import { ScheduledDelivery } from "@teamchat/core/services/ScheduledDelivery"
 import * as Effect from "effect/Effect"
 import { NotFoundRoute } from "../../src/internal/Errors.ts"
+import { listen } from "./EventListener.ts"
 import type { Backend, Credentials } from "./Harness.ts"
 import { accounts, demoLayer, layerServer, Server } from "./Harness.ts"
 
 const success = (data: object = {}) => ({ result: "success", msg: "", ...data })
 const notFound = { result: "error", msg: "Scheduled message does not exist", code: "BAD_REQUEST" }
-const bare = (events: ReadonlyArray<Record<string, unknown>>) => events.map(({ id: _id, ...rest }) => rest)
 
 const day = 86_400
 
@@ -56,25 +56,7 @@ export const scheduledMessagesContract = (backend: Backend) =>
           for (const m of (yield* list(who)).json.scheduled_messages) yield* remove(who, m.scheduled_message_id)
         })
 
-      const register = (who: Credentials, eventTypes: ReadonlyArray<string> = ["scheduled_messages"]) =>
-        Effect.gen(function*() {
-          const server = yield* Server
-          const reply = yield* server.fetch("POST", "/api/v1/register", {
-            as: who,
-            form: { event_types: JSON.stringify(eventTypes) }
-          })
-          assert.strictEqual(reply.status, 200, reply.text)
-          let last = -1
-          const queueId = reply.json.queue_id as string
-          return Effect.gen(function*() {
-            const events = (yield* server.fetch("GET", "/api/v1/events", {
-              as: who,
-              query: { queue_id: queueId, last_event_id: String(last), dont_block: "true" }
-            })).json.events as Array<Record<string, unknown> & { id: number }>
-            if (events.length > 0) last = events[events.length - 1]!.id
-            return events
-          })
-        })
+      const register = (who: Credentials, eventTypes: ReadonlyArray<string> = ["scheduled_messages"]) => listen(who, eventTypes)
 
       const channelId = (who: Credentials, name: string) =>
         Effect.gen(function*() {
@@ -126,7 +108,7 @@ export const scheduledMessagesContract = (backend: Backend) =>
           const listed = yield* list(hamlet)
           assert.strictEqual(listed.status, 200)
           assert.deepStrictEqual(listed.json, success({ scheduled_messages: [item] }))
-          assert.deepStrictEqual(bare(yield* hamletEvents), [{ type: "scheduled_messages", op: "add", scheduled_messages: [item] }])
+          assert.deepStrictEqual(yield* hamletEvents, [{ type: "scheduled_messages", op: "add", scheduled_messages: [item] }])
           assert.deepStrictEqual(yield* iagoEvents, [])
           assert.deepStrictEqual((yield* list(iago)).json.scheduled_messages, [])
         }))
@@ -357,7 +339,7 @@ export const scheduledMessagesContract = (backend: Backend) =>
           const current = Effect.map(list(hamlet), (r) => r.json.scheduled_messages[0] as Record<string, unknown>)
           const expectUpdate = Effect.gen(function*() {
             const item = yield* current
-            assert.deepStrictEqual(bare(yield* events), [{ type: "scheduled_messages", op: "update", scheduled_message: item }])
+            assert.deepStrictEqual(yield* events, [{ type: "scheduled_messages", op: "update", scheduled_message: item }])
             return item
           })
           assert.deepStrictEqual((yield* patch(hamlet, id, { content: "*final*" })).json, success())
@@ -403,7 +385,7 @@ export const scheduledMessagesContract = (backend: Backend) =>
           const deleted = yield* remove(hamlet, id)
           assert.strictEqual(deleted.status, 200)
           assert.deepStrictEqual(deleted.json, success())
-          assert.deepStrictEqual(bare(yield* events), [{ type: "scheduled_messages", op: "remove", scheduled_message_id: id }])
+          assert.deepStrictEqual(yield* events, [{ type: "scheduled_messages", op: "remove", scheduled_message_id: id }])
           assert.deepStrictEqual(yield* otherEvents, [])
           expectError(yield* remove(hamlet, id), 404, notFound)
           expectError(yield* patch(hamlet, id, { content: "y" }), 404, notFound)
@@ -439,7 +421,7 @@ export const scheduledMessagesContract = (backend: Backend) =>
             [message.id, message.content, message.timestamp, message.sender_id, message.type],
             [messageId, "on time", at, hamlet.userId, "private"]
           )
-          const mine = bare(yield* events)
+          const mine = yield* events
           assert.deepStrictEqual(mine.filter((e) => e.type === "scheduled_messages"), [
             { type: "scheduled_messages", op: "remove", scheduled_message_id: id }
           ])
@@ -497,7 +479,7 @@ export const scheduledMessagesContract = (backend: Backend) =>
             scheduled_delivery_timestamp: at,
             failed: true
           })
-          const seen = bare(yield* events)
+          const seen = yield* events
           assert.deepStrictEqual(seen.filter((e) => e.type === "scheduled_messages"), [
             { type: "scheduled_messages", op: "update", scheduled_message: failed }
           ])
@@ -523,7 +505,7 @@ export const scheduledMessagesContract = (backend: Backend) =>
           assert.deepStrictEqual((yield* patch(hamlet, id, { scheduled_delivery_timestamp: String(retry) })).json, success())
           const [pending] = (yield* list(hamlet)).json.scheduled_messages
           assert.deepStrictEqual([pending.failed, pending.scheduled_delivery_timestamp], [false, retry])
-          assert.deepStrictEqual(bare(yield* events), [{ type: "scheduled_messages", op: "update", scheduled_message: pending }])
+          assert.deepStrictEqual(yield* events, [{ type: "scheduled_messages", op: "update", scheduled_message: pending }])
           const again = (yield* deliverAfter(5)).find((o) => o.id === id)
           assert.strictEqual(again?._tag, "Delivered")
           assert.deepStrictEqual((yield* list(hamlet)).json.scheduled_messages, [])

@@ -13,6 +13,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { GroupRepo, RealmRepo, UserRepo } from "@teamchat/core/ports/Repositories"
 import * as Effect from "effect/Effect"
+import { listen as listenTo } from "./EventListener.ts"
 import type { Backend, Credentials, Reply, Role } from "./Harness.ts"
 import { accounts, demoLayer, layerServer, Server } from "./Harness.ts"
 
@@ -21,7 +22,6 @@ const error = (msg: string, extra: object = {}) => ({ result: "error", msg, code
 const guestError = error("Not allowed for guest users")
 const botError = error("This endpoint does not accept bot requests.")
 const insufficient = error("Insufficient permission")
-const bare = (events: ReadonlyArray<Record<string, unknown>>) => events.map(({ id: _id, ...rest }) => rest)
 const roles: ReadonlyArray<Role> = ["owner", "admin", "moderator", "member", "guest", "bot"]
 /** What a guest and a bot get from every group endpoint. */
 const refusedCallers: Partial<Record<Role, object>> = { guest: guestError, bot: botError }
@@ -68,24 +68,7 @@ export const userGroupsContract = (backend: Backend) =>
 
       /** A queue of `who` for user_group events; returns a reader of what arrived since the last read. */
       const listen = (who: Credentials, capabilities: Record<string, boolean> = {}) =>
-        Effect.gen(function*() {
-          const server = yield* Server
-          const reply = yield* server.fetch("POST", "/api/v1/register", {
-            as: who,
-            form: { event_types: JSON.stringify(["user_group"]), client_capabilities: JSON.stringify(capabilities) }
-          })
-          assert.strictEqual(reply.status, 200, reply.text)
-          let last = -1
-          const queueId = reply.json.queue_id as string
-          return Effect.gen(function*() {
-            const events = (yield* server.fetch("GET", "/api/v1/events", {
-              as: who,
-              query: { queue_id: queueId, last_event_id: String(last), dont_block: "true" }
-            })).json.events as Array<Record<string, unknown> & { id: number }>
-            if (events.length > 0) last = events[events.length - 1]!.id
-            return bare(events)
-          })
-        })
+        listenTo(who, ["user_group"], { client_capabilities: JSON.stringify(capabilities) })
 
       // -------------------------------------------------------------------
       // GET /user_groups

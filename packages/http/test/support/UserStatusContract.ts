@@ -13,12 +13,12 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Users } from "@teamchat/core/services/Users"
 import { userId as toUserId } from "@teamchat/core/domain/Ids"
 import * as Effect from "effect/Effect"
+import { listen } from "./EventListener.ts"
 import type { Backend, Credentials, Role } from "./Harness.ts"
 import { accounts, demoLayer, layerServer, Server } from "./Harness.ts"
 
 const success = (data: object = {}) => ({ result: "success", msg: "", ...data })
 const badRequest = (msg: string) => ({ result: "error", msg, code: "BAD_REQUEST" })
-const bare = (events: ReadonlyArray<Record<string, unknown>>) => events.map(({ id: _id, ...rest }) => rest)
 
 export const userStatusContract = (backend: Backend) =>
   describe(`user status over HTTP on ${backend}`, () => {
@@ -35,27 +35,6 @@ export const userStatusContract = (backend: Backend) =>
       const statusOf = (id: number) =>
         Effect.flatMap(as("owner"), (owner) => Effect.map(get(owner, id), (reply) => reply.json.status))
 
-      /** Registers for `types` and returns the queue's poll (new events since the last poll). */
-      const register = (who: Credentials, types: ReadonlyArray<string>) =>
-        Effect.gen(function*() {
-          const server = yield* Server
-          const reply = yield* server.fetch("POST", "/api/v1/register", {
-            as: who,
-            form: { event_types: JSON.stringify(types) }
-          })
-          assert.strictEqual(reply.status, 200, reply.text)
-          let last = -1
-          const queueId = reply.json.queue_id as string
-          return Effect.gen(function*() {
-            const events = (yield* server.fetch("GET", "/api/v1/events", {
-              as: who,
-              query: { queue_id: queueId, last_event_id: String(last), dont_block: "true" }
-            })).json.events as Array<Record<string, unknown> & { id: number }>
-            if (events.length > 0) last = events[events.length - 1]!.id
-            return events.filter((e) => e.type !== "heartbeat")
-          })
-        })
-
       const registerState = (who: Credentials, types: ReadonlyArray<string>) =>
         Effect.flatMap(Server, (server) =>
           Effect.map(
@@ -66,7 +45,7 @@ export const userStatusContract = (backend: Backend) =>
       it.effect("every person sets their own status; the change is announced and read back", () =>
         Effect.gen(function*() {
           const observer = yield* login("cordelia@zulip.com")
-          const poll = yield* register(observer, ["user_status"])
+          const poll = yield* listen(observer, ["user_status"])
           for (const role of ["owner", "admin", "moderator", "member", "guest"] as const) {
             const who = yield* as(role)
             const reply = yield* setOwn(who, { status_text: `  out to lunch (${role})  `, emoji_name: "car" })
@@ -78,7 +57,7 @@ export const userStatusContract = (backend: Backend) =>
               emoji_code: "1f697",
               reaction_type: "unicode_emoji"
             })
-            assert.deepStrictEqual(bare(yield* poll), [{
+            assert.deepStrictEqual(yield* poll, [{
               type: "user_status",
               user_id: who.userId,
               status_text: `out to lunch (${role})`,
@@ -113,7 +92,7 @@ export const userStatusContract = (backend: Backend) =>
         Effect.gen(function*() {
           const who = yield* login("ZOE@zulip.com")
           yield* setOwn(who, { status_text: "busy", emoji_name: "octopus" })
-          const poll = yield* register(who, ["user_status"])
+          const poll = yield* listen(who, ["user_status"])
           assert.deepStrictEqual((yield* setOwn(who, { status_text: "still busy" })).json, success())
           assert.deepStrictEqual(yield* statusOf(who.userId), {
             status_text: "still busy",
@@ -141,7 +120,7 @@ export const userStatusContract = (backend: Backend) =>
           assert.deepStrictEqual(yield* statusOf(who.userId), { status_text: "still busy" })
           yield* setOwn(who, { status_text: "" })
           assert.deepStrictEqual(yield* statusOf(who.userId), {})
-          assert.deepStrictEqual(bare(yield* poll), [
+          assert.deepStrictEqual(yield* poll, [
             { type: "user_status", user_id: who.userId, status_text: "still busy" },
             {
               type: "user_status",
@@ -171,7 +150,7 @@ export const userStatusContract = (backend: Backend) =>
           const who = yield* login("othello@zulip.com")
           yield* setOwn(who, { status_text: "before", emoji_name: "car" })
           const before = yield* statusOf(who.userId)
-          const poll = yield* register(who, ["user_status", "user_settings"])
+          const poll = yield* listen(who, ["user_status", "user_settings"])
           const cases: ReadonlyArray<readonly [Record<string, string>, string]> = [
             [{}, "Client did not pass any new values."],
             // Zulip checks for new values first: an emoji code alone is none.
@@ -212,22 +191,22 @@ export const userStatusContract = (backend: Backend) =>
         Effect.gen(function*() {
           const who = yield* login("prospero@zulip.com")
           const observer = yield* login("cordelia@zulip.com")
-          const mine = yield* register(who, ["user_status", "user_settings"])
-          const theirs = yield* register(observer, ["user_status", "user_settings"])
+          const mine = yield* listen(who, ["user_status", "user_settings"])
+          const theirs = yield* listen(observer, ["user_status", "user_settings"])
           assert.deepStrictEqual((yield* setOwn(who, { away: "true" })).json, success())
           assert.deepStrictEqual(yield* statusOf(who.userId), { away: true })
-          assert.deepStrictEqual(bare(yield* mine), [
+          assert.deepStrictEqual(yield* mine, [
             { type: "user_settings", op: "update", property: "presence_enabled", value: false },
             { type: "user_status", user_id: who.userId, away: true }
           ])
-          assert.deepStrictEqual(bare(yield* theirs), [{ type: "user_status", user_id: who.userId, away: true }])
+          assert.deepStrictEqual(yield* theirs, [{ type: "user_status", user_id: who.userId, away: true }])
           const state = yield* registerState(who, ["user_status", "user_settings"])
           assert.strictEqual(state.user_settings.presence_enabled, false)
           assert.deepStrictEqual(state.user_status[String(who.userId)], { away: true })
 
           assert.deepStrictEqual((yield* setOwn(who, { away: "false", status_text: "back" })).json, success())
           assert.deepStrictEqual(yield* statusOf(who.userId), { status_text: "back" })
-          assert.deepStrictEqual(bare(yield* theirs), [
+          assert.deepStrictEqual(yield* theirs, [
             { type: "user_status", user_id: who.userId, away: false, status_text: "back" }
           ])
           assert.strictEqual((yield* registerState(who, ["user_settings"])).user_settings.presence_enabled, true)
@@ -236,7 +215,7 @@ export const userStatusContract = (backend: Backend) =>
       it.effect("administrators set another user's status; everyone else is refused", () =>
         Effect.gen(function*() {
           const target = yield* login("AARON@zulip.com")
-          const poll = yield* register(target, ["user_status"])
+          const poll = yield* listen(target, ["user_status"])
           for (const role of ["owner", "admin"] as const) {
             const who = yield* as(role)
             const reply = yield* setOther(who, target.userId, { status_text: `set by ${role}`, emoji_name: "octopus" })
@@ -247,7 +226,7 @@ export const userStatusContract = (backend: Backend) =>
               emoji_code: "1f419",
               reaction_type: "unicode_emoji"
             })
-            assert.deepStrictEqual(bare(yield* poll), [{
+            assert.deepStrictEqual(yield* poll, [{
               type: "user_status",
               user_id: target.userId,
               status_text: `set by ${role}`,
