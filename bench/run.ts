@@ -62,6 +62,8 @@ const parsed = (() => {
         json: { type: "boolean", default: false },
         // Read by the load benchmark (bench/zulipload.ts): a short smoke run.
         quick: { type: "boolean", default: false },
+        // Read by the load benchmark: seconds measured per step of the full ramp (default 45).
+        "step-seconds": { type: "string" },
         help: { type: "boolean", default: false }
       }
     })

@@ -56,9 +56,27 @@ const bin = fileURLToPath(new URL("../packages/http/src/bin.ts", import.meta.url
 const quick = process.argv.includes("--quick")
 
 /** The plan: simulated users per step (each counts as K users), seconds per step, the compression. */
+/** `--step-seconds S`: a shorter (or longer) measured window per step of the full ramp, 5 to 300 s. */
+const stepSeconds = (() => {
+  const at = process.argv.indexOf("--step-seconds")
+  if (at < 0) return undefined
+  const value = Number(process.argv[at + 1])
+  if (!Number.isFinite(value) || value < 5 || value > 300) {
+    console.error(`bench: --step-seconds must be a number from 5 to 300, not ${JSON.stringify(process.argv[at + 1])}`)
+    process.exit(2)
+  }
+  return value
+})()
 const plan = quick
   ? { steps: [10, 20], rampSeconds: 3, measureSeconds: 8, drainSeconds: 6, k: 30, limitSeconds: 90 }
-  : { steps: [50, 100, 200, 300, 500, 750, 1000, 1500], rampSeconds: 15, measureSeconds: 45, drainSeconds: 10, k: 10, limitSeconds: 900 }
+  : {
+    steps: [50, 100, 200, 300, 500, 750, 1000, 1500],
+    rampSeconds: Math.min(15, Math.ceil((stepSeconds ?? 45) / 3)),
+    measureSeconds: stepSeconds ?? 45,
+    drainSeconds: 10,
+    k: 10,
+    limitSeconds: 900
+  }
 const accountsNeeded = plan.steps.at(-1)!
 const p99Ceiling = 250
 /** The seeded organization's URL; requests carry its host. */
