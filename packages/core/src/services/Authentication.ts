@@ -129,17 +129,19 @@ export class Authentication extends Context.Service<Authentication, {
       const fetchApiKey = Effect.fn("Authentication.fetchApiKey")(function*(realmId: RealmId, username: string, password: string) {
         const { realm, user } = yield* login(realmId, username)
         if (!realm.settings.email_auth_enabled) return yield* new PasswordAuthDisabled()
-        // Check the password before revealing anything about the account, at
-        // the same cost for an unknown address, a bot or an account without a
-        // password: how long the answer takes must not tell them apart.
+        // One password verification for every address (unknown, a bot, an
+        // account without a password, deactivated), so how long the answer
+        // takes does not tell them apart. As in Zulip, a deactivated account,
+        // then a deactivated organization, is said so whatever the password
+        // (the account is looked up before the password is checked); an empty
+        // password is refused before any lookup.
         const candidate = user === undefined || user.is_bot ? undefined : user
-        if (!(yield* users.checkPassword(candidate, password)) || candidate === undefined) {
-          return yield* new AuthenticationFailed()
-        }
-        const account = candidate
+        const verified = yield* users.checkPassword(candidate, password)
+        if (password === "" || user === undefined) return yield* new AuthenticationFailed()
+        if (!user.is_active) return yield* new UserDeactivated()
         if (realm.deactivated) return yield* new RealmDeactivated()
-        if (!account.is_active) return yield* new UserDeactivated()
-        return grant(account)
+        if (!verified || candidate === undefined) return yield* new AuthenticationFailed()
+        return grant(candidate)
       })
 
       const devFetchApiKey = Effect.fn("Authentication.devFetchApiKey")(function*(realmId: RealmId, username: string) {

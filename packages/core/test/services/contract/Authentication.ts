@@ -117,9 +117,11 @@ export const authenticationTests = (it: Vitest.MethodsNonLive<Teamchat.Services 
       yield* fails(auth.fetchApiKey(org.realm.id, person.delivery_email, "correct horse"), "AuthenticationFailed", failed)
       assert.strictEqual((yield* auth.fetchApiKey(org.realm.id, person.delivery_email, "battery staple")).user_id, person.id)
       yield* fails(users.setPassword(userId(999_999_999), "x"), "NoSuchUser", "No such user")
-      // A deactivated account is only revealed to the right password.
+      // A deactivated account is said so whatever the password (Zulip looks the
+      // account up before checking it), except an empty one.
       yield* users.deactivate(person.id)
-      yield* fails(auth.fetchApiKey(org.realm.id, person.delivery_email, "wrong"), "AuthenticationFailed", failed)
+      yield* fails(auth.fetchApiKey(org.realm.id, person.delivery_email, "wrong"), "UserDeactivated", "Account is deactivated")
+      yield* fails(auth.fetchApiKey(org.realm.id, person.delivery_email, ""), "AuthenticationFailed", failed)
       yield* fails(
         auth.fetchApiKey(org.realm.id, person.delivery_email, "battery staple"),
         "UserDeactivated",
@@ -139,6 +141,13 @@ export const authenticationTests = (it: Vitest.MethodsNonLive<Teamchat.Services 
         "RealmDeactivated",
         "This organization has been deactivated"
       )
+      yield* fails(
+        auth.fetchApiKey(org.realm.id, org.owner.delivery_email, "wrong"),
+        "RealmDeactivated",
+        "This organization has been deactivated"
+      )
+      // A deactivated account in a deactivated organization: the account's answer.
+      yield* fails(auth.fetchApiKey(org.realm.id, person.delivery_email, "wrong"), "UserDeactivated", "Account is deactivated")
     }).pipe(withTestClock))
 
   it.effect("Authentication.devFetchApiKey: any active account, bots included, without a password", () =>
