@@ -342,12 +342,14 @@ export const invitationsContract = (backend: Backend) =>
           const before = yield* userCount
           const fields = { full_name: "Forged", email: "forged@zulip.com", password: "long enough" }
           const { cookie, token } = yield* openForm(link.key)
+          // Another token of the same length: its last character changed (never to itself).
+          const otherToken = `${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}`
           for (
             const options of [
               { form: fields },
               { form: { ...fields, teamchat_join_csrf: token } },
               { form: fields, cookie },
-              { form: { ...fields, teamchat_join_csrf: `${token.slice(0, -1)}A` }, cookie }
+              { form: { ...fields, teamchat_join_csrf: otherToken }, cookie }
             ]
           ) {
             const refused = yield* page("POST", link.key, options)
