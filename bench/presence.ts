@@ -28,6 +28,7 @@ import * as Scope from "effect/Scope"
 import { performance } from "node:perf_hooks"
 import { makeWebHandler } from "../packages/http/src/Http.ts"
 import type { Benchmark, BenchOptions, Metric } from "./harness.ts"
+import { profiled } from "./profile.ts"
 
 const origin = "http://localhost:9991"
 const organizationSize = 1000
@@ -151,7 +152,7 @@ export const presenceBenchmark: Benchmark = {
       for (let round = 1; round <= options.rounds; round++) {
         const order = round % 2 === 1 ? (["me", "presence"] as const) : (["presence", "me"] as const)
         for (const name of order) {
-          const result = await load(name === "presence" ? ping : me, options.duration)
+          const result = await profiled(`presence-${name}-${round}`, () => load(name === "presence" ? ping : me, options.duration))
           results[name].push(result)
           log(`round ${round}: ${name.padEnd(8)} ${result.rps.toFixed(0).padStart(6)} req/s  ${result.requests} requests`)
         }
