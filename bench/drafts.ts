@@ -25,8 +25,8 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
-import { performance } from "node:perf_hooks"
 import { makeWebHandler } from "../packages/http/src/Http.ts"
+import { alternatingRounds, makeClosedLoop } from "./closedLoop.ts"
 import type { Benchmark, BenchOptions, Metric } from "./harness.ts"
 import { describeSpread, spread } from "./stats.ts"
 
@@ -38,11 +38,6 @@ const listSize = 100
 
 const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`).toString("base64")}`
 
-interface Rate {
-  readonly requests: number
-  readonly seconds: number
-  readonly rps: number
-}
 
 type Kind = "edit" | "list" | "me"
 
@@ -116,37 +111,10 @@ export const draftsBenchmark: Benchmark = {
         me: async (i) => check("GET /users/me", await post(i, "/users/me", "GET"))
       }
 
-      let next = 0
-      const load = async (call: (i: number) => Promise<unknown>, seconds: number): Promise<Rate> => {
-        const deadline = performance.now() + seconds * 1000
-        let requests = 0
-        const loop = async () => {
-          while (performance.now() < deadline) {
-            const i = next
-            next = (next + 1) % organizationSize
-            await call(i)
-            requests++
-          }
-        }
-        const started = performance.now()
-        await Promise.all(Array.from({ length: options.connections }, loop))
-        const elapsed = (performance.now() - started) / 1000
-        return { requests, seconds: elapsed, rps: requests / elapsed }
-      }
+      const load = makeClosedLoop(organizationSize, options.connections)
 
       const kinds: ReadonlyArray<Kind> = ["me", "edit", "list"]
-      log(`warming up each for ${options.warmup} s …`)
-      for (const kind of kinds) await load(calls[kind], options.warmup)
-
-      const results: Record<Kind, Array<Rate>> = { edit: [], list: [], me: [] }
-      for (let round = 1; round <= options.rounds; round++) {
-        const order = round % 2 === 1 ? kinds : [...kinds].reverse()
-        for (const kind of order) {
-          const result = await load(calls[kind], options.duration)
-          results[kind].push(result)
-          log(`round ${round}: ${kind.padEnd(5)} ${result.rps.toFixed(0).padStart(6)} req/s  ${result.requests} requests`)
-        }
-      }
+      const results = await alternatingRounds("drafts", calls, kinds, load, options, log)
       await dispose()
       if (failures > 0) throw new Error(`${failures} requests failed; the first: ${firstFailure}`)
       // Each round's ratios are taken within the round; the result is their median.

@@ -24,8 +24,8 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
-import { performance } from "node:perf_hooks"
 import { makeWebHandler } from "../packages/http/src/Http.ts"
+import { alternatingRounds, makeClosedLoop } from "./closedLoop.ts"
 import type { Benchmark, BenchOptions, Metric } from "./harness.ts"
 import { describeSpread, spread } from "./stats.ts"
 
@@ -34,11 +34,6 @@ const organizationSize = 1000
 
 const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`).toString("base64")}`
 
-interface Rate {
-  readonly requests: number
-  readonly seconds: number
-  readonly rps: number
-}
 
 type Kind = "join" | "create" | "me"
 
@@ -120,37 +115,10 @@ export const invitesBenchmark: Benchmark = {
           check("GET /users/me", await handler(new Request(`${origin}/api/v1/users/me`, { headers: { authorization: accounts[i]! } })))
       }
 
-      let next = 0
-      const load = async (call: (i: number) => Promise<void>, seconds: number): Promise<Rate> => {
-        const deadline = performance.now() + seconds * 1000
-        let requests = 0
-        const loop = async () => {
-          while (performance.now() < deadline) {
-            const i = next
-            next = (next + 1) % organizationSize
-            await call(i)
-            requests++
-          }
-        }
-        const started = performance.now()
-        await Promise.all(Array.from({ length: options.connections }, loop))
-        const elapsed = (performance.now() - started) / 1000
-        return { requests, seconds: elapsed, rps: requests / elapsed }
-      }
+      const load = makeClosedLoop(organizationSize, options.connections)
 
       const kinds: ReadonlyArray<Kind> = ["me", "join", "create"]
-      log(`warming up each for ${options.warmup} s …`)
-      for (const kind of kinds) await load(calls[kind], options.warmup)
-
-      const results: Record<Kind, Array<Rate>> = { join: [], create: [], me: [] }
-      for (let round = 1; round <= options.rounds; round++) {
-        const order = round % 2 === 1 ? kinds : [...kinds].reverse()
-        for (const kind of order) {
-          const result = await load(calls[kind], options.duration)
-          results[kind].push(result)
-          log(`round ${round}: ${kind.padEnd(6)} ${result.rps.toFixed(0).padStart(6)} req/s  ${result.requests} requests`)
-        }
-      }
+      const results = await alternatingRounds("invites", calls, kinds, load, options, log)
       await dispose()
       if (failures > 0) throw new Error(`${failures} requests failed; the first: ${firstFailure}`)
       const rps = (kind: Kind) => spread(results[kind].map((r) => r.rps))

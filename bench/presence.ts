@@ -25,10 +25,10 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
-import { performance } from "node:perf_hooks"
 import { makeWebHandler } from "../packages/http/src/Http.ts"
+import { alternatingRounds, makeClosedLoop } from "./closedLoop.ts"
 import type { Benchmark, BenchOptions, Metric } from "./harness.ts"
-import { profiled } from "./profile.ts"
+import { describeSpread, spread } from "./stats.ts"
 
 const origin = "http://localhost:9991"
 const organizationSize = 1000
@@ -50,12 +50,6 @@ const makeBenchClock = () => {
     sleep: (duration) => base.sleep(duration)
   }
   return { clock, advance: (ms: number) => void (now += ms) }
-}
-
-interface Rate {
-  readonly requests: number
-  readonly seconds: number
-  readonly rps: number
 }
 
 export const presenceBenchmark: Benchmark = {
@@ -117,56 +111,26 @@ export const presenceBenchmark: Benchmark = {
         }
       }
 
-      /**
-       * `connections` loops sending `call(user)` for users in turn; the
-       * clock moves a minute each time the users come round again.
-       */
-      let next = 0
-      const load = async (call: (i: number) => Promise<void>, seconds: number): Promise<Rate> => {
-        const deadline = performance.now() + seconds * 1000
-        let requests = 0
-        const loop = async () => {
-          while (performance.now() < deadline) {
-            const i = next
-            next = (next + 1) % organizationSize
-            if (next === 0) benchClock.advance(minute)
-            await call(i)
-            requests++
-          }
-        }
-        const started = performance.now()
-        await Promise.all(Array.from({ length: options.connections }, loop))
-        const elapsed = (performance.now() - started) / 1000
-        return { requests, seconds: elapsed, rps: requests / elapsed }
-      }
-
-      log(`warming up both for ${options.warmup} s each …`)
-      await load(ping, options.warmup)
-      await load(me, options.warmup)
-      // Every user has pinged: the measured answers are the steady state's.
-      for (let i = 0; i < organizationSize; i++) if (lastUpdateId[i] === -1) await ping(i)
-      entries = 0
-      pings = 0
-
-      const results: Record<"presence" | "me", Array<Rate>> = { presence: [], me: [] }
-      for (let round = 1; round <= options.rounds; round++) {
-        const order = round % 2 === 1 ? (["me", "presence"] as const) : (["presence", "me"] as const)
-        for (const name of order) {
-          const result = await profiled(`presence-${name}-${round}`, () => load(name === "presence" ? ping : me, options.duration))
-          results[name].push(result)
-          log(`round ${round}: ${name.padEnd(8)} ${result.rps.toFixed(0).padStart(6)} req/s  ${result.requests} requests`)
-        }
-      }
+      // The clock moves a minute each time the users come round again.
+      const load = makeClosedLoop(organizationSize, options.connections, () => benchClock.advance(minute))
+      const results = await alternatingRounds("presence", { presence: ping, me }, ["me", "presence"], load, options, log, async () => {
+        // Every user has pinged: the measured answers are the steady state's.
+        for (let i = 0; i < organizationSize; i++) if (lastUpdateId[i] === -1) await ping(i)
+        entries = 0
+        pings = 0
+      })
       await dispose()
       if (failures > 0) throw new Error(`${failures} requests failed; the first: ${firstFailure}`)
-      const mean = (rs: ReadonlyArray<Rate>) => rs.reduce((sum, r) => sum + r.rps, 0) / rs.length
-      const presenceRps = mean(results.presence)
-      const meRps = mean(results.me)
+      // Each round's ratio is taken within the round; the result is their median.
+      const presenceRps = spread(results.presence.map((r) => r.rps))
+      const meRps = spread(results.me.map((r) => r.rps))
+      const ratio = spread(results.presence.map((r, i) => r.rps / results.me[i]!.rps))
+      log(`presence / users/me: ${describeSpread(ratio)}`)
       return [
-        { name: "POST /users/me/presence", value: presenceRps, unit: "req/s" },
-        { name: "GET /users/me", value: meRps, unit: "req/s" },
+        { name: "POST /users/me/presence", value: presenceRps.median, unit: "req/s" },
+        { name: "GET /users/me", value: meRps.median, unit: "req/s" },
         { name: "presence entries per answer", value: pings === 0 ? 0 : entries / pings, unit: "" },
-        { name: "ratio presence / users/me", value: presenceRps / meRps, unit: "", min: 0.5 }
+        { name: "ratio presence / users/me", value: ratio.median, unit: "", min: 0.5 }
       ] satisfies ReadonlyArray<Metric>
     } finally {
       await Effect.runPromise(Scope.close(scope, Exit.void))

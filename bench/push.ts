@@ -28,9 +28,9 @@ import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { performance } from "node:perf_hooks"
 import { makeWebHandler } from "../packages/http/src/Http.ts"
 import * as PushBouncerClient from "../packages/http/src/internal/PushBouncerClient.ts"
+import { alternatingRounds, makeClosedLoop } from "./closedLoop.ts"
 import type { Benchmark, BenchOptions, Metric } from "./harness.ts"
 import { describeSpread, spread } from "./stats.ts"
 
@@ -39,11 +39,6 @@ const organizationSize = 200
 
 const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`).toString("base64")}`
 
-interface Rate {
-  readonly requests: number
-  readonly seconds: number
-  readonly rps: number
-}
 
 type Kind = "register" | "again" | "me"
 
@@ -133,37 +128,10 @@ export const pushBenchmark: Benchmark = {
         me: async (i) => check("GET /users/me", await send(i, "/users/me", "GET"))
       }
 
-      let next = 0
-      const load = async (call: (i: number) => Promise<unknown>, seconds: number): Promise<Rate> => {
-        const deadline = performance.now() + seconds * 1000
-        let requests = 0
-        const loop = async () => {
-          while (performance.now() < deadline) {
-            const i = next
-            next = (next + 1) % organizationSize
-            await call(i)
-            requests++
-          }
-        }
-        const started = performance.now()
-        await Promise.all(Array.from({ length: options.connections }, loop))
-        const elapsed = (performance.now() - started) / 1000
-        return { requests, seconds: elapsed, rps: requests / elapsed }
-      }
+      const load = makeClosedLoop(organizationSize, options.connections)
 
       const kinds: ReadonlyArray<Kind> = ["me", "register", "again"]
-      log(`warming up each for ${options.warmup} s …`)
-      for (const kind of kinds) await load(calls[kind], options.warmup)
-
-      const results: Record<Kind, Array<Rate>> = { register: [], again: [], me: [] }
-      for (let round = 1; round <= options.rounds; round++) {
-        const order = round % 2 === 1 ? kinds : [...kinds].reverse()
-        for (const kind of order) {
-          const result = await load(calls[kind], options.duration)
-          results[kind].push(result)
-          log(`round ${round}: ${kind.padEnd(8)} ${result.rps.toFixed(0).padStart(6)} req/s  ${result.requests} requests`)
-        }
-      }
+      const results = await alternatingRounds("push", calls, kinds, load, options, log)
       await dispose()
       if (failures > 0) throw new Error(`${failures} requests failed; the first: ${firstFailure}`)
       const rps = (kind: Kind) => spread(results[kind].map((r) => r.rps))
