@@ -83,6 +83,7 @@ export const userRepo = Layer.effect(
         }),
       update: (user) => Effect.sync(() => replace(db.tables.users, user)),
       findById: (id) => Effect.sync(() => db.tables.users.get(id)),
+      lockAddresses: () => Effect.void,
       findByDeliveryEmail: (realm, email) =>
         Effect.sync(() => {
           const wanted = email.toLowerCase()

@@ -42,6 +42,13 @@ export class UserRepo extends Context.Service<UserRepo, {
   findByApiKeyWithRealm(apiKey: string): Effect.Effect<{ readonly user: User; readonly realm: Realm } | undefined>
   /** Every user of the organization, bots and deactivated users included, by id. */
   listByRealm(realmId: RealmId): Effect.Effect<ReadonlyArray<User>>
+  /**
+   * Serialises the organization's address claims (new accounts, email
+   * changes) until the current transaction ends, so an address checked free
+   * stays free until it is written. A no-op where transactions already run
+   * one at a time.
+   */
+  lockAddresses(realmId: RealmId): Effect.Effect<void>
 }>()("teamchat/core/ports/UserRepo") {}
 
 /** @category services */

@@ -350,6 +350,7 @@ export class Users extends Context.Service<Users, {
         const key = yield* apiKey.pipe(Effect.provideService(KeyGenerator, keys))
         return yield* tx.withTransaction(Effect.gen(function*() {
           const realm = yield* requireRealm(realmId)
+          yield* users.lockAddresses(realmId)
           if ((yield* users.findByDeliveryEmail(realmId, email)) !== undefined) {
             return yield* new BadRequest({ msg: `Email '${email}' already in use` })
           }
@@ -559,6 +560,7 @@ export class Users extends Context.Service<Users, {
           let newEmail: string | undefined
           if (changes.new_email !== undefined && changes.new_email !== target.delivery_email) {
             if (!isValidEmailAddress(changes.new_email)) return yield* new InvalidNewEmail()
+            yield* users.lockAddresses(target.realm_id)
             const holder = yield* users.findByDeliveryEmail(target.realm_id, changes.new_email)
             if (holder !== undefined) return yield* holder.is_active ? new NewEmailInUse() : new NewEmailDeactivated()
             newEmail = changes.new_email

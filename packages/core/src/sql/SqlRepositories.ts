@@ -157,6 +157,8 @@ const decodeUser = (row: Row): User => ({
   can_change_user_emails: bool(row.can_change_user_emails)
 })
 
+const UserAddressesLock = 0x75737273 // "usrs"
+
 /** @category layers */
 export const userRepo = Layer.effect(
   UserRepo,
@@ -177,6 +179,12 @@ export const userRepo = Layer.effect(
       findById: Effect.fn("UserRepo.findById")(function*(id: UserId) {
         const rows = yield* sql<Row>`SELECT * FROM users WHERE id = ${id}`
         return first(rows.map(decodeUser))
+      }, Effect.orDie),
+      // The two-key advisory lock space, as ChannelRepo.lockNames. Read
+      // committed: statements after it see the addresses the previous holder
+      // committed.
+      lockAddresses: Effect.fn("UserRepo.lockAddresses")(function*(realm: RealmId) {
+        yield* sql`SELECT pg_advisory_xact_lock(${UserAddressesLock}::integer, ${realm}::integer)`
       }, Effect.orDie),
       findByDeliveryEmail: Effect.fn("UserRepo.findByDeliveryEmail")(function*(realm: RealmId, email: string) {
         const rows = yield* sql<Row>`
