@@ -91,3 +91,24 @@ export const SubscriptionColors = [
   "#f5ce6e", "#c2726a", "#94c849", "#bd86e5", "#ee7e4a", "#a6dcbf", "#95a5fd", "#53a063",
   "#9987e1", "#e4523d", "#c2c2c2", "#4f8de4", "#c6a8ad", "#e7cc4d", "#c8bebf", "#a47462"
 ] as const
+
+/**
+ * The properties of a new subscription, given the user's other
+ * subscriptions: Zulip's first palette colour the user does not use yet
+ * (cycling once all are taken), and no notification overrides.
+ *
+ * @category constructors
+ */
+export const newSubscriptionProperties = (existing: ReadonlyArray<Subscription>): SubscriptionProperties => {
+  const used = new Set(existing.map((s) => s.properties.color))
+  return {
+    color: SubscriptionColors.find((c) => !used.has(c)) ?? SubscriptionColors[existing.length % SubscriptionColors.length]!,
+    pin_to_top: false,
+    is_muted: false,
+    desktop_notifications: null,
+    email_notifications: null,
+    push_notifications: null,
+    audible_notifications: null,
+    wildcard_mentions_notify: null
+  }
+}

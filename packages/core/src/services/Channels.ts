@@ -9,7 +9,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { Channel, Subscription } from "../domain/Channel.ts"
-import { MaxChannelDescriptionLength, MaxChannelNameLength, SubscriptionColors } from "../domain/Channel.ts"
+import { MaxChannelDescriptionLength, MaxChannelNameLength, newSubscriptionProperties } from "../domain/Channel.ts"
 import type { ChannelId, GroupId, RealmId, UserId } from "../domain/Ids.ts"
 import type { TopicsPolicy } from "../domain/Realm.ts"
 import { isAdministrator, isGuest } from "../domain/Role.ts"
@@ -195,13 +195,6 @@ export class Channels extends Context.Service<Channels, {
         }))
       })
 
-      // Zulip gives a new subscription the first palette colour the user
-      // does not use yet, cycling once all are taken.
-      const pickColor = (existing: ReadonlyArray<Subscription>): string => {
-        const used = new Set(existing.map((s) => s.properties.color))
-        return SubscriptionColors.find((c) => !used.has(c)) ?? SubscriptionColors[existing.length % SubscriptionColors.length]!
-      }
-
       const subscribe = Effect.fn("Channels.subscribe")((channelId: ChannelId, userIds: ReadonlyArray<UserId>) =>
         tx.withTransaction(Effect.gen(function*() {
           const channel = yield* channels.findById(channelId)
@@ -214,16 +207,7 @@ export class Channels extends Context.Service<Channels, {
             if (user === undefined || user.realm_id !== channel.realm_id) return yield* new InvalidUserId({ user_id: userId })
             const existing = yield* subscriptions.find(userId, channelId)
             if (existing?.active === true) continue
-            const properties = existing?.properties ?? {
-              color: pickColor(yield* subscriptions.listByUser(userId)),
-              pin_to_top: false,
-              is_muted: false,
-              desktop_notifications: null,
-              email_notifications: null,
-              push_notifications: null,
-              audible_notifications: null,
-              wildcard_mentions_notify: null
-            }
+            const properties = existing?.properties ?? newSubscriptionProperties(yield* subscriptions.listByUser(userId))
             const row: Subscription = { user_id: userId, channel_id: channelId, active: true, properties }
             yield* subscriptions.upsert(row)
             written.set(userId, row)

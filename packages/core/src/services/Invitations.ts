@@ -36,8 +36,8 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type { Subscription, SubscriptionProperties } from "../domain/Channel.ts"
-import { SubscriptionColors } from "../domain/Channel.ts"
+import type { Subscription } from "../domain/Channel.ts"
+import { newSubscriptionProperties } from "../domain/Channel.ts"
 import { Audience } from "../domain/Event.ts"
 import type { ChannelId, GroupId, UserId } from "../domain/Ids.ts"
 import { InvitationId } from "../domain/Ids.ts"
@@ -314,11 +314,6 @@ export class Invitations extends Context.Service<Invitations, {
         return { invitation: found, realm: current } satisfies UsableLink
       })
 
-      const pickColor = (existing: ReadonlyArray<Subscription>): string => {
-        const used = new Set(existing.map((s) => s.properties.color))
-        return SubscriptionColors.find((c) => !used.has(c)) ?? SubscriptionColors[existing.length % SubscriptionColors.length]!
-      }
-
       /** The link's channels and groups for the new user, with their events. */
       const grant = Effect.fnUntraced(function*(realm: Realm, invitation: Invitation, user: User) {
         const before = yield* context(realm)
@@ -331,16 +326,7 @@ export class Invitations extends Context.Service<Invitations, {
         for (const channelId of [...channelIds].sort((a, b) => a - b)) {
           const channel = before.channelsById.get(channelId)
           if (channel === undefined || channel.is_archived) continue
-          const properties: SubscriptionProperties = {
-            color: pickColor(yield* subscriptions.listByUser(user.id)),
-            pin_to_top: false,
-            is_muted: false,
-            desktop_notifications: null,
-            email_notifications: null,
-            push_notifications: null,
-            audible_notifications: null,
-            wildcard_mentions_notify: null
-          }
+          const properties = newSubscriptionProperties(yield* subscriptions.listByUser(user.id))
           const row: Subscription = { user_id: user.id, channel_id: channel.id, active: true, properties }
           yield* subscriptions.upsert(row)
           written.set(`${user.id}:${channel.id}`, row)

@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { Channel, Subscription, SubscriptionProperties } from "../domain/Channel.ts"
-import { MaxChannelNameLength, SubscriptionColors } from "../domain/Channel.ts"
+import { MaxChannelNameLength, newSubscriptionProperties } from "../domain/Channel.ts"
 import { ChannelId, UserId } from "../domain/Ids.ts"
 import type { User } from "../domain/User.ts"
 import { BadRequest, InsufficientPermission, InvalidChannelId, NoSuchUser, StreamNameDoesNotExist } from "../errors/Errors.ts"
@@ -148,12 +148,6 @@ export class Subscriptions extends Context.Service<Subscriptions, {
         } satisfies PostPolicyGroups
       })
 
-      const pickColor = (existing: ReadonlyArray<Subscription>): string => {
-        const used = new Set(existing.map((s) => s.properties.color))
-        return SubscriptionColors.find((c) => !used.has(c)) ??
-          SubscriptionColors[existing.length % SubscriptionColors.length]!
-      }
-
       const resolvePrincipals = Effect.fnUntraced(function*(
         ctx: AccessContext,
         principal: Principal,
@@ -290,16 +284,8 @@ export class Subscriptions extends Context.Service<Subscriptions, {
                 ;(already[String(user.id)] ??= []).push(channel.name)
                 continue
               }
-              const properties: SubscriptionProperties = current?.properties ?? {
-                color: pickColor(yield* subscriptions.listByUser(user.id)),
-                pin_to_top: false,
-                is_muted: false,
-                desktop_notifications: null,
-                email_notifications: null,
-                push_notifications: null,
-                audible_notifications: null,
-                wildcard_mentions_notify: null
-              }
+              const properties = current?.properties ??
+                newSubscriptionProperties(yield* subscriptions.listByUser(user.id))
               const row: Subscription = { user_id: user.id, channel_id: channel.id, active: true, properties }
               yield* subscriptions.upsert(row)
               written.set(`${user.id}:${channel.id}`, row)
