@@ -15,9 +15,6 @@
  * join at least a fiftieth, a new link at least a fifth of the rate of GET
  * /users/me.
  */
-import * as DemoOrganization from "@teamchat/core/demo/DemoOrganization"
-import { realmId } from "@teamchat/core/domain/Ids"
-import { Users } from "@teamchat/core/services/Users"
 import { PgliteClient } from "@teamchat/core/sql/PgliteClient"
 import * as Teamchat from "@teamchat/core/Teamchat"
 import * as Effect from "effect/Effect"
@@ -27,13 +24,11 @@ import * as Scope from "effect/Scope"
 import { makeWebHandler } from "../packages/http/src/Http.ts"
 import { alternatingRounds, makeClosedLoop } from "./closedLoop.ts"
 import type { Benchmark, BenchOptions, Metric } from "./harness.ts"
+import { basic, seedPeople } from "./people.ts"
 import { describeSpread, spread } from "./stats.ts"
 
 const origin = "http://localhost:9991"
 const organizationSize = 1000
-
-const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`).toString("base64")}`
-
 
 type Kind = "join" | "create" | "me"
 
@@ -48,16 +43,7 @@ export const invitesBenchmark: Benchmark = {
       Effect.runPromise(Effect.provideContext(effect, context) as Effect.Effect<A, E>)
     try {
       log(`seeding the demo organization and ${organizationSize} users`)
-      await run(DemoOrganization.seed(origin))
-      const accounts = await run(Effect.gen(function*() {
-        const users = yield* Users
-        const out: Array<string> = []
-        for (let i = 0; i < organizationSize; i++) {
-          const user = yield* users.create(realmId(1), { email: `person${i}@zulip.com`, full_name: `Person ${i}`, role: 400 })
-          out.push(basic(user.delivery_email, user.api_key))
-        }
-        return out
-      }))
+      const accounts = await run(seedPeople(origin, organizationSize))
       const { dispose, handler } = makeWebHandler(Layer.succeedContext(context), { demo: true, rateLimit: false })
       const admin = await (async () => {
         const response = await handler(new Request(`${origin}/api/v1/dev_fetch_api_key`, {

@@ -15,9 +15,6 @@
  * round by round, on PGlite (the default backend). The floor: presence at
  * least half the rate of GET /users/me.
  */
-import * as DemoOrganization from "@teamchat/core/demo/DemoOrganization"
-import { realmId } from "@teamchat/core/domain/Ids"
-import { Users } from "@teamchat/core/services/Users"
 import { PgliteClient } from "@teamchat/core/sql/PgliteClient"
 import * as Teamchat from "@teamchat/core/Teamchat"
 import * as Clock from "effect/Clock"
@@ -28,13 +25,12 @@ import * as Scope from "effect/Scope"
 import { makeWebHandler } from "../packages/http/src/Http.ts"
 import { alternatingRounds, makeClosedLoop } from "./closedLoop.ts"
 import type { Benchmark, BenchOptions, Metric } from "./harness.ts"
+import { seedPeople } from "./people.ts"
 import { describeSpread, spread } from "./stats.ts"
 
 const origin = "http://localhost:9991"
 const organizationSize = 1000
 const minute = 60_000
-
-const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`).toString("base64")}`
 
 /** A wall clock the benchmark moves: one minute per round of pings. */
 const makeBenchClock = () => {
@@ -67,19 +63,9 @@ export const presenceBenchmark: Benchmark = {
       Effect.runPromise(Effect.provideContext(effect, context) as Effect.Effect<A, E>)
     try {
       log(`seeding the demo organization and ${organizationSize} users`)
-      await run(DemoOrganization.seed(origin))
-      const accounts = await run(Effect.gen(function*() {
-        const users = yield* Users
-        const out: Array<{ readonly email: string; readonly apiKey: string }> = []
-        for (let i = 0; i < organizationSize; i++) {
-          const user = yield* users.create(realmId(1), { email: `person${i}@zulip.com`, full_name: `Person ${i}`, role: 400 })
-          out.push({ email: user.delivery_email, apiKey: user.api_key })
-        }
-        return out
-      }))
+      const auth = await run(seedPeople(origin, organizationSize))
       const { dispose, handler } = makeWebHandler(Layer.succeedContext(context), { demo: true, rateLimit: false })
-      const auth = accounts.map((a) => basic(a.email, a.apiKey))
-      const lastUpdateId = accounts.map(() => -1)
+      const lastUpdateId = auth.map(() => -1)
       let failures = 0
       let firstFailure: string | undefined
       let entries = 0

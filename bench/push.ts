@@ -17,9 +17,6 @@
  * read; about 0.19 measured on a busy 2-core machine), a repeated one at
  * least half of the rate of GET /users/me.
  */
-import * as DemoOrganization from "@teamchat/core/demo/DemoOrganization"
-import { realmId } from "@teamchat/core/domain/Ids"
-import { Users } from "@teamchat/core/services/Users"
 import { PgliteClient } from "@teamchat/core/sql/PgliteClient"
 import * as Teamchat from "@teamchat/core/Teamchat"
 import * as Effect from "effect/Effect"
@@ -32,13 +29,11 @@ import { makeWebHandler } from "../packages/http/src/Http.ts"
 import * as PushBouncerClient from "../packages/http/src/internal/PushBouncerClient.ts"
 import { alternatingRounds, makeClosedLoop } from "./closedLoop.ts"
 import type { Benchmark, BenchOptions, Metric } from "./harness.ts"
+import { seedPeople } from "./people.ts"
 import { describeSpread, spread } from "./stats.ts"
 
 const origin = "http://localhost:9991"
 const organizationSize = 200
-
-const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`).toString("base64")}`
-
 
 type Kind = "register" | "again" | "me"
 
@@ -79,18 +74,8 @@ export const pushBenchmark: Benchmark = {
       Effect.runPromise(Effect.provideContext(effect, context) as Effect.Effect<A, E>)
     try {
       log(`seeding the demo organization and ${organizationSize} users`)
-      await run(DemoOrganization.seed(origin))
-      const accounts = await run(Effect.gen(function*() {
-        const users = yield* Users
-        const out: Array<{ readonly email: string; readonly apiKey: string }> = []
-        for (let i = 0; i < organizationSize; i++) {
-          const user = yield* users.create(realmId(1), { email: `person${i}@zulip.com`, full_name: `Person ${i}`, role: 400 })
-          out.push({ email: user.delivery_email, apiKey: user.api_key })
-        }
-        return out
-      }))
+      const auth = await run(seedPeople(origin, organizationSize))
       const { dispose, handler } = makeWebHandler(Layer.succeedContext(context), { demo: true, rateLimit: false })
-      const auth = accounts.map((a) => basic(a.email, a.apiKey))
       let failures = 0
       let firstFailure: string | undefined
       const check = async (what: string, response: Response) => {
