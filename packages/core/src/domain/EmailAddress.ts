@@ -39,3 +39,22 @@ export const isValidEmailAddress = (value: string): boolean => {
   const ascii = domainToASCII(domain)
   return ascii !== "" && ascii !== domain && validDomain(ascii)
 }
+
+/**
+ * The addresses of Zulip's cross-organization system bots (its
+ * `CROSS_REALM_BOT_EMAILS`), which no account may take.
+ *
+ * @category constants
+ */
+export const SystemBotEmails: ReadonlyArray<string> = [
+  "notification-bot@zulip.com",
+  "welcome-bot@zulip.com",
+  "emailgateway@zulip.com"
+]
+
+/**
+ * Whether `email` is a system bot's address, compared case-insensitively.
+ *
+ * @category validation
+ */
+export const isSystemBotEmail = (email: string): boolean => SystemBotEmails.includes(email.trim().toLowerCase())

@@ -164,6 +164,18 @@ export class NewEmailInUse extends ZulipError.make<NewEmailInUse>()("NewEmailInU
 }) {}
 
 /**
+ * A `new_email` that is a system bot's address (Zulip's short form of
+ * "reserved for system bots").
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class NewEmailReserved extends ZulipError.make<NewEmailReserved>()("NewEmailReserved", {
+  code: "BAD_REQUEST",
+  message: "New email value error: Reserved for system bots."
+}) {}
+
+/**
  * A `new_email` a deactivated account of the organization has.
  *
  * @category users
@@ -196,5 +208,6 @@ export const UserErrors = [
   ChangeUserEmailsNotAuthorized,
   InvalidNewEmail,
   NewEmailInUse,
+  NewEmailReserved,
   NewEmailDeactivated
 ] as const

@@ -54,7 +54,8 @@ export class NotificationBot extends Context.Service<NotificationBot, {
           email: NotificationBotEmail,
           full_name: NotificationBotName,
           role: Roles.member,
-          bot: { bot_type: BotTypes.generic, owner_id: null }
+          bot: { bot_type: BotTypes.generic, owner_id: null },
+          systemBot: true
         }).pipe(
           Effect.catch((error) =>
             Effect.flatMap(find(realmId), (u) => (u !== undefined ? Effect.succeed(u) : Effect.die(error)))

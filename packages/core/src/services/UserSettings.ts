@@ -10,6 +10,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { isSystemBotEmail } from "../domain/EmailAddress.ts"
 import { EmailVisibilities } from "../domain/Role.ts"
 import type { EmailVisibility } from "../domain/Role.ts"
 import { placeholderEmail } from "../domain/User.ts"
@@ -197,6 +198,7 @@ export class UserSettings extends Context.Service<UserSettings, {
             const email = changes.email.trim()
             if (email !== user.delivery_email) {
               if (!emailPattern.test(email)) return yield* new InvalidEmailAddress()
+              if (isSystemBotEmail(email)) return yield* new BadRequest({ msg: "Reserved for system bots." })
               if ((yield* userRepo.findByDeliveryEmail(realm.id, email)) !== undefined) {
                 return yield* new BadRequest({ msg: "Already has an account." })
               }

@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto"
 import type { RealmId, UserId } from "../domain/Ids.ts"
 import type { Principal } from "../domain/Principal.ts"
 import type { Realm } from "../domain/Realm.ts"
-import { isValidEmailAddress } from "../domain/EmailAddress.ts"
+import { isSystemBotEmail, isValidEmailAddress } from "../domain/EmailAddress.ts"
 import { EmailVisibilities, isAdministrator, Roles } from "../domain/Role.ts"
 import type { BotType, Role } from "../domain/Role.ts"
 import { placeholderEmail } from "../domain/User.ts"
@@ -33,6 +33,7 @@ import {
   NameTooLong,
   NewEmailDeactivated,
   NewEmailInUse,
+  NewEmailReserved,
   NoSuchUser,
   OnlyOwner,
   OrganizationAdministratorRequired,
@@ -74,6 +75,8 @@ export interface NewUser {
   readonly password?: string
   readonly timezone?: string
   readonly bot?: { readonly bot_type: BotType; readonly owner_id: UserId | null }
+  /** A system bot's own account, the only one that may take its reserved address. */
+  readonly systemBot?: true
 }
 
 /** @category errors */
@@ -143,6 +146,7 @@ export type AdministrationError =
   | ChangeUserEmailsNotAuthorized
   | InvalidNewEmail
   | NewEmailInUse
+  | NewEmailReserved
   | NewEmailDeactivated
 
 const refusalError = (refusal: AdministrationRefusal): AdministrationError => {
@@ -345,6 +349,10 @@ export class Users extends Context.Service<Users, {
       const create = Effect.fn("Users.create")(function*(realmId: RealmId, input: NewUser) {
         const email = input.email.trim()
         if (!emailPattern.test(email)) return yield* new InvalidEmailAddress()
+        // Only the system bots themselves (WelcomeBot, NotificationBot) take their addresses.
+        if (isSystemBotEmail(email) && input.systemBot !== true) {
+          return yield* new BadRequest({ msg: `${email} is reserved for system bots` })
+        }
         const fullName = yield* checkFullName(input.full_name)
         const passwordHash = input.password === undefined ? null : yield* hasher.hash(input.password)
         const key = yield* apiKey.pipe(Effect.provideService(KeyGenerator, keys))
@@ -560,6 +568,7 @@ export class Users extends Context.Service<Users, {
           let newEmail: string | undefined
           if (changes.new_email !== undefined && changes.new_email !== target.delivery_email) {
             if (!isValidEmailAddress(changes.new_email)) return yield* new InvalidNewEmail()
+            if (isSystemBotEmail(changes.new_email)) return yield* new NewEmailReserved()
             yield* users.lockAddresses(target.realm_id)
             const holder = yield* users.findByDeliveryEmail(target.realm_id, changes.new_email)
             if (holder !== undefined) return yield* holder.is_active ? new NewEmailInUse() : new NewEmailDeactivated()

@@ -63,7 +63,8 @@ export class WelcomeBot extends Context.Service<WelcomeBot, {
           email: WelcomeBotEmail,
           full_name: WelcomeBotName,
           role: Roles.member,
-          bot: { bot_type: BotTypes.generic, owner_id: null }
+          bot: { bot_type: BotTypes.generic, owner_id: null },
+          systemBot: true
         }).pipe(
           Effect.catch((error) =>
             Effect.flatMap(find(realmId), (u) => (u !== undefined ? Effect.succeed(u) : Effect.die(error)))

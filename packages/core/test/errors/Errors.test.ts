@@ -252,6 +252,8 @@ const table: ReadonlyArray<Row> = [
   row(new E.InvalidNewEmail(), json`{"result":"error","msg":"Invalid new email address.","code":"BAD_REQUEST"}`),
   row(new E.NewEmailInUse(),
     json`{"result":"error","msg":"New email value error: Already has an account.","code":"BAD_REQUEST"}`),
+  row(new E.NewEmailReserved(),
+    json`{"result":"error","msg":"New email value error: Reserved for system bots.","code":"BAD_REQUEST"}`),
   row(new E.NewEmailDeactivated(),
     json`{"result":"error","msg":"New email value error: Account has been deactivated.","code":"BAD_REQUEST"}`),
   // presence, status, emoji

@@ -241,6 +241,10 @@ export const usersAdminContract = (backend: Backend) =>
           for (const taken of ["hamlet@zulip.com", "HAMLET@zulip.com", "webhook-bot@zulip.com", "Prospero@zulip.com"]) {
             expect(yield* patch(iago, prospero.userId, { new_email: taken }), 400, error("New email value error: Already has an account."))
           }
+          // The system bots' addresses, in any case, whether or not the organization has the bot yet.
+          for (const reserved of ["notification-bot@zulip.com", "Welcome-Bot@zulip.com", "emailgateway@zulip.com"]) {
+            expect(yield* patch(iago, prospero.userId, { new_email: reserved }), 400, error("New email value error: Reserved for system bots."))
+          }
           // A deactivated account keeps its address.
           const server = yield* Server
           const gone = yield* server.core(Effect.gen(function*() {

@@ -229,6 +229,12 @@ export const usersTests = (it: Vitest.MethodsNonLive<Teamchat.Services | Persist
       for (const bad of ["", "not-an-email", "a@b", "a b@c.test", "@c.test", "a@.test"]) {
         yield* fails(addUser(org, 400, { email: bad }), "InvalidEmailAddress", "Enter a valid email address.")
       }
+      // The system bots' addresses, in any case, for people and bots alike.
+      for (const reserved of ["welcome-bot@zulip.com", "Notification-Bot@zulip.com", " emailgateway@zulip.com"]) {
+        const trimmed = reserved.trim()
+        yield* fails(addUser(org, 400, { email: reserved }), "BadRequest", `${trimmed} is reserved for system bots`)
+        yield* fails(addBot(org, org.owner, { email: reserved }), "BadRequest", `${trimmed} is reserved for system bots`)
+      }
       assert.deepStrictEqual(yield* userRepo.listByRealm(org.realm.id), before)
       // Boundaries that pass: 100 characters (emoji count once), '|' not
       // followed by digits only, non-Latin names.

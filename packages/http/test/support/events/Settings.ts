@@ -73,6 +73,8 @@ export const settingsTests = (it: Vitest.MethodsNonLive<Server>): void => {
         [hamlet, { default_language: "xx" }, error("Invalid default_language")],
         [hamlet, { timezone: "Mars/Olympus" }, error("Not a recognized time zone")],
         [hamlet, { notification_sound: "gong" }, error("Invalid notification sound 'gong'")],
+        [hamlet, { email: "othello@zulip.com" }, error("Already has an account.")],
+        [hamlet, { email: "Welcome-Bot@zulip.com" }, error("Reserved for system bots.")],
         [bot, { enter_sends: "true" }, error("This endpoint does not accept bot requests.")]
       ]
       for (const [who, form, expected] of cases) {
