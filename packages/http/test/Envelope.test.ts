@@ -9,6 +9,7 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as Schema from "effect/Schema"
+import { Api } from "../src/api/Api.ts"
 import * as Envelope from "../src/internal/Envelope.ts"
 import { IgnoredParameters } from "../src/internal/IgnoredParameters.ts"
 
@@ -54,5 +55,81 @@ describe("Envelope.respond", () => {
       assert.isUndefined(yield* direct({ id: 7, name: "denmark", tags: [1] }))
       assert.isUndefined(yield* direct({ id: 7, name: "denmark", tags: [], extra: true }))
       assert.isUndefined(yield* direct({ name: "denmark", id: 7, tags: [] }))
+      // A field JSON.stringify would not write (non-enumerable) but the encoder reads.
+      const hidden = { id: 7, name: "denmark" }
+      Object.defineProperty(hidden, "tags", { value: [], enumerable: false })
+      assert.isUndefined(yield* direct(hidden))
     }))
+})
+
+const unionSuccess = Envelope.Success({
+  entries: Schema.Record(
+    Schema.String,
+    Schema.Union([
+      Schema.Struct({ a: Schema.Int, b: Schema.Int }),
+      Schema.Struct({ a: Schema.Int, c: Schema.optionalKey(Schema.String) })
+    ])
+  )
+})
+const unionGroup = HttpApiGroup.make("unions").add(HttpApiEndpoint.get("probe", "/union", { success: unionSuccess }))
+const respondUnion = Envelope.respond(unionGroup.endpoints.probe as unknown as HttpApiEndpoint.Top)
+const directUnion = (data: object) =>
+  respondUnion(data as never).pipe(
+    Effect.map((out) => HttpServerResponse.isHttpServerResponse(out)),
+    Effect.provideService(IgnoredParameters, [])
+  )
+
+describe("Envelope.respond with a union of structs", () => {
+  it.effect("a value that is exactly one member, and certainly not an earlier one, is answered directly", () =>
+    Effect.gen(function*() {
+      assert.isTrue(yield* directUnion({ entries: { x: { a: 1, b: 2 } } }))
+      // The first member needs `b`: it cannot take these.
+      assert.isTrue(yield* directUnion({ entries: { x: { a: 1 }, y: { a: 2, c: "z" } } }))
+    }))
+
+  it.effect("a value an earlier member could take by dropping keys, or no member fits, goes to the encoder", () =>
+    Effect.gen(function*() {
+      // Exactly the second member, but the first takes it (dropping `c`): the encoder would answer {a, b}.
+      assert.isFalse(yield* directUnion({ entries: { x: { a: 1, b: 2, c: "z" } } }))
+      assert.isFalse(yield* directUnion({ entries: { x: { a: 1.5 } } }))
+      assert.isFalse(yield* directUnion({ entries: { x: { b: 2 } } }))
+      assert.isFalse(yield* directUnion({ entries: { x: null } }))
+      // An optional field present but not enumerable: the encoder reads it, JSON.stringify does not.
+      const hidden = { a: 1 }
+      Object.defineProperty(hidden, "c", { value: "z", enumerable: false })
+      assert.isFalse(yield* directUnion({ entries: { x: hidden } }))
+    }))
+
+  it.effect("what is answered directly is byte for byte what HttpApi's encoder sends", () =>
+    Effect.gen(function*() {
+      const value = { result: "success", msg: "", entries: { x: { a: 1, b: 2 }, y: { a: 2, c: "z" }, z: { a: 3 } } }
+      const encoded = yield* Schema.encodeUnknownEffect(unionSuccess)(value)
+      const out = yield* respondUnion({ entries: value.entries } as never).pipe(Effect.provideService(IgnoredParameters, []))
+      assert.isTrue(HttpServerResponse.isHttpServerResponse(out))
+      if (HttpServerResponse.isHttpServerResponse(out) && out.body._tag === "Uint8Array") {
+        assert.strictEqual(new TextDecoder().decode(out.body.body), JSON.stringify(encoded))
+      }
+    }))
+})
+
+describe("the presence endpoints answer without HttpApi's encoder", () => {
+  const modern = { active_timestamp: 1767225600, idle_timestamp: 1767225660 }
+  const legacy = {
+    aggregated: { client: "website", status: "active", timestamp: 1767225600 },
+    website: { client: "website", status: "active", timestamp: 1767225600, pushable: false }
+  }
+  const cases = [
+    { name: "a modern ping answer", endpoint: "update", data: { presences: { "7": modern }, presence_last_update_id: 9, server_timestamp: 1767225600.5 } },
+    { name: "a legacy ping answer", endpoint: "update", data: { presences: { "a@x.test": legacy }, presence_last_update_id: 9, server_timestamp: 1767225600.5 } },
+    { name: "a ping_only answer", endpoint: "update", data: { presence_last_update_id: -1 } },
+    { name: "GET /realm/presence", endpoint: "realm", data: { presences: { "a@x.test": legacy }, server_timestamp: 1767225600.5 } }
+  ] as const
+  for (const { data, endpoint, name } of cases) {
+    it.effect(name, () =>
+      Effect.gen(function*() {
+        const respondPresence = Envelope.respond(Api.groups.presence.endpoints[endpoint] as unknown as HttpApiEndpoint.Top)
+        const out = yield* respondPresence(data).pipe(Effect.provideService(IgnoredParameters, []))
+        assert.isTrue(HttpServerResponse.isHttpServerResponse(out))
+      }))
+  }
 })

@@ -7,7 +7,9 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type { Presence } from "../domain/Presence.ts"
+import type { RealmId, UserId } from "../domain/Ids.ts"
+import type { Presence, PresenceTimes } from "../domain/Presence.ts"
+import { resolveSettings } from "../domain/UserSettings.ts"
 import type { PresenceOfUser } from "../ports/PresenceRepo.ts"
 import { PresenceRepo } from "../ports/PresenceRepo.ts"
 import { MemoryDatabase } from "./MemoryDatabase.ts"
@@ -20,14 +22,22 @@ export const layer: Layer.Layer<PresenceRepo, never, MemoryDatabase> = Layer.eff
       const user = db.tables.users.get(presence.user_id)
       return user === undefined ? undefined : { presence, email: user.email, date_joined: user.date_joined }
     }
+    const writeRow = (realmId: RealmId, userId: UserId, times: PresenceTimes) => {
+      const id = (db.tables.presenceSequences.get(realmId) ?? 0) + 1
+      db.tables.presenceSequences.set(realmId, id)
+      db.tables.presence.set(userId, { user_id: userId, realm_id: realmId, ...times, last_update_id: id })
+      return id
+    }
     return PresenceRepo.of({
       find: (userId) => Effect.sync(() => db.tables.presence.get(userId)),
-      write: (realmId, userId, times) =>
+      write: (realmId, userId, times) => Effect.sync(() => writeRow(realmId, userId, times)),
+      latest: (_realmId, userId) => Effect.sync(() => db.tables.presence.get(userId)),
+      writeIfUnchanged: (realmId, userId, expectedUpdateId, times) =>
         Effect.sync(() => {
-          const id = (db.tables.presenceSequences.get(realmId) ?? 0) + 1
-          db.tables.presenceSequences.set(realmId, id)
-          db.tables.presence.set(userId, { user_id: userId, realm_id: realmId, ...times, last_update_id: id })
-          return id
+          const row = db.tables.presence.get(userId)
+          if (row === undefined || row.last_update_id !== expectedUpdateId) return undefined
+          if (resolveSettings(db.tables.userSettings.get(userId) ?? {}).presence_enabled !== true) return undefined
+          return writeRow(realmId, userId, times)
         }),
       list: (realmId, filter) =>
         Effect.sync(() => {

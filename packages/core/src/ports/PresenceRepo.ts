@@ -40,6 +40,27 @@ export class PresenceRepo extends Context.Service<PresenceRepo, {
    */
   write(realmId: RealmId, userId: UserId, times: PresenceTimes): Effect.Effect<number>
   /**
+   * The user's row as this process last read it, for a ping's first guess
+   * (on SQL no statement once the organization's rows were read: it may lag
+   * concurrent writes and other processes, which `writeIfUnchanged`
+   * catches). Undefined when the user has no row. Called outside
+   * transactions.
+   */
+  latest(realmId: RealmId, userId: UserId): Effect.Effect<Presence | undefined>
+  /**
+   * A ping's write without a transaction, in one atomic step: replaces the
+   * user's row with `times` and the organization's next update id (which
+   * it returns) only if the row is still the one stamped `expectedUpdateId`
+   * and the user's `presence_enabled` setting is on. Undefined when nothing
+   * was written; the caller then takes the locked path (`find`, `write`).
+   */
+  writeIfUnchanged(
+    realmId: RealmId,
+    userId: UserId,
+    expectedUpdateId: number,
+    times: PresenceTimes
+  ): Effect.Effect<number | undefined>
+  /**
    * The organization's rows, by user id, whatever their users (the caller
    * keeps those of active people, from the access state it holds): every
    * ping reads up to the whole organization, so this reads the presence

@@ -17,6 +17,11 @@
  *
  * A ping writes only the presence tables, which do not move the
  * organization's access version: the cached access state stays valid.
+ * Most pings (the user's row exists, nothing to announce) are decided on
+ * the row the repository last read and written with one conditional
+ * statement, without a transaction; the rest, and any whose row moved
+ * meanwhile, take a transaction with the row locked. The answer is read
+ * after the write has committed.
  *
  * @since 0.1.0
  */
@@ -185,26 +190,42 @@ export class Presence extends Context.Service<Presence, {
         if (!isStatus(status)) return yield* new InvalidPresenceStatus({ status })
         // Passing last_update_id is the modern protocol: modern entries.
         const slim = request.slim_presence || request.last_update_id !== undefined
-        return yield* tx.withTransaction(Effect.gen(function*() {
-          const now = yield* Clock.currentTimeMillis
-          const enabled = resolveSettings(yield* settings.get(principal.user.id)).presence_enabled === true
-          if (enabled) {
-            const outcome = yield* record(principal.user, status, now)
-            if (outcome.creating || outcome.becameOnline) {
-              const ctx = yield* accessOfRequest(loadAccess, principal)
-              if (activeUsers(ctx).length <= PresenceTimings.userLimitForEvents) {
-                yield* announce(principal.user, outcome.times, now)
-              }
-            }
-          }
-          if (request.ping_only) return { presence_last_update_id: request.last_update_id ?? -1 } satisfies PingReply
-          return yield* snapshot(principal, {
-            slim,
-            lastUpdateId: request.last_update_id,
-            historyLimitDays: request.history_limit_days
-          })
-        }))
+        const now = yield* Clock.currentTimeMillis
+        // Zulip's guard against quadratic work: big organizations get no presence events.
+        const announced = Effect.map(
+          accessOfRequest(loadAccess, principal),
+          (ctx) => activeUsers(ctx).length <= PresenceTimings.userLimitForEvents
+        )
+        const user = principal.user
+        // The common ping (a minute after the last, nothing to announce) is
+        // decided on the row this process last read and written by one
+        // conditional statement; anything else, or a row that moved
+        // meanwhile, takes the locked transaction below.
+        const known = yield* repo.latest(user.realm_id, user.id)
+        const guess = known === undefined ? undefined : applyPing(known, now, status)
+        const settled = guess !== undefined && !(guess.becameOnline && (yield* announced)) && (
+          !guess.write ||
+          (yield* repo.writeIfUnchanged(user.realm_id, user.id, known!.last_update_id, guess.times)) !== undefined
+        )
+        if (!settled) yield* locked(principal.user, status, now, announced)
+        if (request.ping_only) return { presence_last_update_id: request.last_update_id ?? -1 } satisfies PingReply
+        // Read once the write has committed (as Zulip does): the answer holds
+        // committed rows only, which the SQL repository can keep between pings.
+        return yield* snapshot(principal, {
+          slim,
+          lastUpdateId: request.last_update_id,
+          historyLimitDays: request.history_limit_days
+        })
       })
+
+      /** A ping in a transaction, with the user's row locked: Zulip's `do_update_user_presence`. */
+      const locked = (user: User, status: PresenceStatus, now: number, announced: Effect.Effect<boolean>) =>
+        tx.withTransaction(Effect.gen(function*() {
+          const enabled = resolveSettings(yield* settings.get(user.id)).presence_enabled === true
+          if (!enabled) return
+          const outcome = yield* record(user, status, now)
+          if ((outcome.creating || outcome.becameOnline) && (yield* announced)) yield* announce(user, outcome.times, now)
+        }))
 
       const ofUser = Effect.fn("Presence.ofUser")(function*(principal: Principal, key: number | string, slim: boolean) {
         const ctx = yield* accessOfRequest(loadAccess, principal)
@@ -233,6 +254,9 @@ export class Presence extends Context.Service<Presence, {
           times = (yield* record(user, "active", now)).times
         } else {
           times = hiddenTimes(now)
+          // The user's row is locked before the sequence row, in the order a
+          // ping takes them, so the two never deadlock.
+          yield* repo.find(user.id)
           yield* repo.write(user.realm_id, user.id, times)
         }
         yield* announce(user, times, now)

@@ -50,10 +50,11 @@ export class PresenceApi extends HttpApiGroup.make("presence")
         ping_only: Params.optionalBoolean(false),
         slim_presence: Params.optionalBoolean(false, "Deprecated.")
       },
+      // In the order the service builds the answer, so it is sent as built (Envelope.respond).
       success: Envelope.Success({
+        presences: Schema.optionalKey(Presences),
         presence_last_update_id: Schema.Int,
-        server_timestamp: Schema.optionalKey(Schema.Number),
-        presences: Schema.optionalKey(Presences)
+        server_timestamp: Schema.optionalKey(Schema.Finite)
       })
     }).annotate(OpenApi.Summary, "Update your presence"),
     HttpApiEndpoint.get("user", "/users/:user_id_or_email/presence", {
@@ -64,7 +65,7 @@ export class PresenceApi extends HttpApiGroup.make("presence")
       success: Envelope.Success({ presence: Schema.Union([ModernPresence, UserPresenceLegacy]) })
     }).annotate(OpenApi.Summary, "Get a user's presence"),
     HttpApiEndpoint.get("realm", "/realm/presence", {
-      success: Envelope.Success({ presences: Presences, server_timestamp: Schema.Number })
+      success: Envelope.Success({ presences: Presences, server_timestamp: Schema.Finite })
     }).annotate(OpenApi.Summary, "Get presence of all users")
   )
   .middleware(Authentication)

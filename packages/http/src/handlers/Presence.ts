@@ -18,9 +18,15 @@ export const layer = HttpApiBuilder.group(
   "presence",
   Effect.fn(function*(handlers) {
     const presence = yield* Presence.Presence
+    // A ping answers with up to the whole organization's presence: sent
+    // without HttpApi's generic encoder (see Envelope.respond).
+    const respondUpdate = Envelope.respond(Api.groups.presence.endpoints.update)
+    const respondRealm = Envelope.respond(Api.groups.presence.endpoints.realm)
     return handlers.handleAll({
       update: ({ query }) =>
-        Effect.flatMap(CurrentPrincipal, (principal) => presence.ping(principal, query)).pipe(Envelope.wrap),
+        Effect.flatMap(CurrentPrincipal, (principal) => presence.ping(principal, query)).pipe(
+          Effect.flatMap(respondUpdate)
+        ),
       user: ({ params, query }) =>
         Effect.flatMap(CurrentPrincipal, (principal) =>
           Effect.flatMap(userKey(params.user_id_or_email), (key) => presence.ofUser(principal, key, query.slim_presence))).pipe(
@@ -30,8 +36,7 @@ export const layer = HttpApiBuilder.group(
       realm: () =>
         Effect.flatMap(CurrentPrincipal, (principal) => presence.snapshot(principal, { slim: false })).pipe(
           // GET /realm/presence has no update id.
-          Effect.map(({ presence_last_update_id: _id, ...rest }) => rest),
-          Envelope.wrap
+          Effect.flatMap(({ presence_last_update_id: _id, ...rest }) => respondRealm(rest))
         )
     })
   })

@@ -75,23 +75,22 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => {
   return proto === Object.prototype || proto === null
 }
 
-/** Only own, enumerable, string keys: what both JSON.stringify and the schema see. */
-const plainKeys = (value: object): ReadonlyArray<string> | undefined => {
-  const keys = Object.keys(value)
-  return Object.getOwnPropertyNames(value).length === keys.length && Object.getOwnPropertySymbols(value).length === 0
-    ? keys
-    : undefined
-}
-
 /**
  * A scalar kind's identity: its JSON type, and the node's checks (`Int`,
  * lengths, patterns...) run by effect's own guard, as the encoder runs them.
  */
 const scalar = (ast: SchemaAST.AST, isType: Identity): Identity => {
   if (ast.checks === undefined) return isType
+  // `Int` alone, the commonest: its own predicate, without the guard's machinery.
+  if (ast.checks.length === 1 && isIntFilter(ast.checks[0]!)) {
+    return (value) => isType(value) && Number.isSafeInteger(value)
+  }
   const passes = Schema.is(Schema.make<Schema.Top>(ast))
   return (value) => isType(value) && passes(value)
 }
+
+const isIntFilter = (check: SchemaAST.Check<never>): boolean =>
+  check._tag === "Filter" && check.annotations?.representation?.id === "effect/schema/isInt"
 
 /** Kinds whose values are JSON scalars; unions of these are unambiguous. */
 const scalarTags = new Set(["String", "Boolean", "Number", "Literal", "Null", "Union"])
@@ -119,11 +118,11 @@ const identity = (ast: SchemaAST.AST): Identity | undefined => {
     }
     case "Union": {
       if (ast.checks !== undefined || (ast.options?.mode ?? "anyOf") !== "anyOf") return undefined
-      if (!ast.types.every((member) => scalarTags.has(member._tag))) return undefined
       const members = ast.types.map(identity)
       if (members.some((member) => member === undefined)) return undefined
       const checks = members as ReadonlyArray<Identity>
-      return (value) => checks.some((check) => check(value))
+      if (ast.types.every((member) => scalarTags.has(member._tag))) return (value) => checks.some((check) => check(value))
+      return structUnion(ast.types, checks)
     }
     case "Arrays": {
       if (ast.checks !== undefined || ast.elements.length !== 0 || ast.rest.length !== 1) return undefined
@@ -142,11 +141,12 @@ const identity = (ast: SchemaAST.AST): Identity | undefined => {
         if (index.parameter._tag !== "String" || index.parameter.checks !== undefined) return undefined
         const item = identity(index.type)
         if (item === undefined) return undefined
+        // The encoder reads a record's `Object.keys`, as JSON.stringify does:
+        // own, enumerable, string keys, which `for…in` walks without
+        // collecting them (an inherited key fails).
         return (value) => {
           if (!isPlainObject(value)) return false
-          const keys = plainKeys(value)
-          if (keys === undefined) return false
-          for (const key of keys) if (!item(value[key])) return false
+          for (const key in value) if (!Object.hasOwn(value, key) || !item(value[key])) return false
           return true
         }
       }
@@ -158,26 +158,55 @@ const identity = (ast: SchemaAST.AST): Identity | undefined => {
         if (check === undefined) return undefined
         fields.push({ name: ps.name, optional: ps.type.context?.isOptional === true, check })
       }
+      // The value's keys must be the schema's, in the schema's order (the
+      // encoded object's order), optional ones possibly left out. Walked
+      // without collecting the keys: a record of a thousand entries checks a
+      // thousand of these. `for…in` yields the enumerable string keys (own,
+      // or inherited: then it fails), what JSON.stringify writes; a field it
+      // does not yield must not be an own property either (non-enumerable).
+      const absent = (value: object, field: (typeof fields)[number]) => field.optional && !Object.hasOwn(value, field.name)
       return (value) => {
         if (!isPlainObject(value)) return false
-        const keys = plainKeys(value)
-        if (keys === undefined) return false
-        // The value's keys must be the schema's, in the schema's order (the
-        // encoded object's order), optional ones possibly left out.
-        let k = 0
-        for (const field of fields) {
-          if (keys[k] !== field.name) {
-            if (field.optional) continue
-            return false
+        let f = 0
+        for (const key in value) {
+          while (f < fields.length && fields[f]!.name !== key) {
+            if (!absent(value, fields[f]!)) return false
+            f++
           }
-          if (!field.check(value[field.name])) return false
-          k++
+          if (f === fields.length || !fields[f]!.check(value[key])) return false
+          f++
         }
-        return k === keys.length
+        for (; f < fields.length; f++) if (!absent(value, fields[f]!)) return false
+        return true
       }
     }
     default:
       return undefined
+  }
+}
+
+/**
+ * A union of plain structs: the encoder takes the first member that
+ * encodes the value, and a struct encodes a value with extra keys by
+ * dropping them. So the value encodes to itself when it passes member i
+ * exactly and lacks a required key of every member before i (those fail).
+ */
+const structUnion = (types: ReadonlyArray<SchemaAST.AST>, checks: ReadonlyArray<Identity>): Identity | undefined => {
+  const required: Array<ReadonlyArray<string>> = []
+  for (const member of types) {
+    if (member._tag !== "Objects" || member.indexSignatures.length !== 0) return undefined
+    required.push(
+      member.propertySignatures.filter((ps) => ps.type.context?.isOptional !== true).map((ps) => String(ps.name))
+    )
+  }
+  return (value) => {
+    if (!isPlainObject(value)) return false
+    for (let i = 0; i < checks.length; i++) {
+      if (checks[i]!(value)) return true
+      // Member i would take the value (or a part of it): not certain.
+      if (required[i]!.every((name) => Object.hasOwn(value, name))) return false
+    }
+    return false
   }
 }
 
