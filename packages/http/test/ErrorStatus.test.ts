@@ -121,6 +121,7 @@ const table: ReadonlyArray<readonly [ZulipError.ZulipError, number]> = [
   [new Errors.ChangeUserEmailsNotAuthorized(), 400],
   [new Errors.InvalidNewEmail(), 400],
   [new Errors.NewEmailInUse(), 400],
+  [new Errors.NewEmailReserved(), 400],
   [new Errors.NewEmailDeactivated(), 400],
   [new Errors.InvalidPresenceStatus({ status: "away" }), 400],
   [new Errors.NoNewValues(), 400],
