@@ -34,6 +34,7 @@ import {
 } from "effect/sql/SqlError"
 import * as Statement from "effect/sql/Statement"
 import * as Stream from "effect/Stream"
+import { makePreparedQuery } from "./internal/PglitePrepared.ts"
 
 /**
  * Settings for an embedded PGlite database.
@@ -174,12 +175,17 @@ interface PgliteResults {
 }
 
 const makeConnection = (pglite: PGlite): Connection => {
+  const prepared = makePreparedQuery(pglite)
+  // Statements with parameters (nearly all the application's) run as named
+  // prepared statements (internal/PglitePrepared.ts); the rest as PGlite's own.
   const query = (
     sql: string,
     params: ReadonlyArray<unknown>,
     rowMode: "object" | "array"
   ): Effect.Effect<PgliteResults, SqlError> =>
-    fromPromise(() => pglite.query(sql, driverParams(params), queryOptions(params, rowMode)), "execute")
+    params.length > 0
+      ? fromPromise(() => prepared(sql, driverParams(params), paramTypes(params), rowMode), "execute")
+      : fromPromise(() => pglite.query(sql, [], { rowMode }), "execute")
 
   const rows = (sql: string, params: ReadonlyArray<unknown>, transformRows: TransformRows) =>
     Effect.map(
@@ -255,14 +261,9 @@ class JsonParam {
 const driverParams = (params: ReadonlyArray<unknown>): Array<unknown> =>
   params.map((param) => param instanceof JsonParam ? param.text : param)
 
-const queryOptions = (params: ReadonlyArray<unknown>, rowMode: "object" | "array") => {
-  if (!params.some((param) => param instanceof JsonParam)) {
-    return { rowMode }
-  }
-  // OID 0 leaves the other parameters for PostgreSQL to infer.
-  const paramTypes = params.map((param) => param instanceof JsonParam ? PgliteTypes.JSONB : 0)
-  return { rowMode, paramTypes }
-}
+/** jsonb for json parameters; OID 0 leaves the others for PostgreSQL to infer. */
+const paramTypes = (params: ReadonlyArray<unknown>): ReadonlyArray<number> =>
+  params.map((param) => param instanceof JsonParam ? PgliteTypes.JSONB : 0)
 
 // -----------------------------------------------------------------------------
 // compiler

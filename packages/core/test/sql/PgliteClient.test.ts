@@ -56,6 +56,37 @@ layer(TestDatabase.pgliteLayer())("PgliteClient", (it) => {
       assert.deepStrictEqual(rows, [{ body: { a: [1, 2], big: "3" }, echoed: ["x"], text: "plain" }])
     }))
 
+  it.effect("statements with parameters are prepared once and stay right across rollbacks, errors and schema changes", () =>
+    Effect.gen(function*() {
+      const pg = yield* PgliteClient
+      yield* pg`DROP TABLE IF EXISTS p_prepared`
+      yield* pg`CREATE TABLE p_prepared (id INT PRIMARY KEY, label TEXT)`
+      const insert = (id: number, label: string) => pg`INSERT INTO p_prepared (id, label) VALUES (${id}, ${label}) RETURNING *`
+      const byId = (id: number) => pg`SELECT * FROM p_prepared WHERE id = ${id}`
+      const named = pg<{ n: number }>`
+        SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement LIKE '%FROM p_prepared WHERE id = $1%'`
+      // Prepared in a transaction that rolls back: the statement stays usable, the row does not.
+      const rolledBack = yield* Effect.exit(pg.withTransaction(Effect.andThen(insert(1, "gone"), Effect.fail("undo"))))
+      assert.isTrue(rolledBack._tag === "Failure")
+      assert.deepStrictEqual(yield* insert(2, "kept"), [{ id: 2, label: "kept" }])
+      // A failing execution leaves the connection ready; in a transaction it aborts it as usual.
+      const duplicate = yield* Effect.flip(insert(2, "again"))
+      assert.strictEqual(duplicate.reason._tag, "UniqueViolation")
+      assert.deepStrictEqual(yield* byId(2), [{ id: 2, label: "kept" }])
+      const inTransaction = yield* Effect.flip(pg.withTransaction(Effect.andThen(Effect.ignore(insert(2, "x")), byId(2))))
+      assert.include(String(inTransaction.reason.cause), "current transaction is aborted")
+      assert.isFalse(pg.pglite.isInTransaction())
+      // Each text is prepared once, however often it runs.
+      for (let i = 0; i < 5; i++) yield* byId(2)
+      assert.deepStrictEqual(yield* named, [{ n: 1 }])
+      // The table changes under a prepared `SELECT *`: it is prepared again and sees the new column.
+      yield* pg`ALTER TABLE p_prepared ADD COLUMN extra INT`
+      assert.deepStrictEqual(yield* byId(2), [{ id: 2, label: "kept", extra: null }])
+      // Parameters are serialized by the types PostgreSQL inferred for them.
+      const typed = pg`SELECT ${7} + 1 AS sum, ${"a"} || 'b' AS text, ${true}::boolean AS flag, ${null}::int AS nothing`
+      assert.deepStrictEqual(yield* typed, [{ sum: 8, text: "ab", flag: true, nothing: null }])
+    }))
+
   it.effect("delivers NOTIFY payloads to listen streams by exact channel name", () =>
     Effect.gen(function*() {
       const pg = yield* PgliteClient
