@@ -19,7 +19,6 @@ import type { Presence, PresenceTimes } from "../domain/Presence.ts"
 import { UserSettingDefaults } from "../domain/UserSettings.ts"
 import type { PresenceFilter, PresenceOfUser } from "../ports/PresenceRepo.ts"
 import { PresenceRepo } from "../ports/PresenceRepo.ts"
-import { PgliteClient } from "./PgliteClient.ts"
 
 type Row = Readonly<Record<string, unknown>>
 
@@ -71,8 +70,6 @@ const writeIfUnchangedSql = `
   WHERE user_presence.user_id = target.user_id
   RETURNING user_presence.last_update_id`
 
-const writeStatementName = "teamchat_presence_write_if_unchanged"
-
 /** @category layers */
 export const layer: Layer.Layer<PresenceRepo, never, SqlClient.SqlClient> = Layer.effect(
   PresenceRepo,
@@ -91,16 +88,16 @@ export const layer: Layer.Layer<PresenceRepo, never, SqlClient.SqlClient> = Laye
      */
     const cache = new Map<RealmId, { watermark: number; readonly rows: Map<UserId, Presence> }>()
 
-    // Both numbers are integers written into the text: the simple protocol
-    // skips the extended one's parse, describe and bind steps.
+    // A statement with parameters: prepared once on PGlite (PgliteClient).
     const readAfter = (realmId: RealmId, watermark: number) =>
       sql.unsafe<Row>(
         `SELECT coalesce(json_agg(json_build_array(
           user_id, last_active_time, last_connected_time, last_update_id
         )), '[]')::text AS rows
         FROM user_presence
-        WHERE realm_id = ${Math.trunc(Number(realmId))} AND last_update_id > ${Math.trunc(watermark)}`
-      ).unprepared.pipe(
+        WHERE realm_id = $1 AND last_update_id > $2`,
+        [realmId, watermark]
+      ).pipe(
         Effect.map((rows) =>
           (JSON.parse(String(rows[0]!.rows)) as ReadonlyArray<PackedRow>).map(
             ([user, active, connected, updateId]): Presence => ({
@@ -128,19 +125,6 @@ export const layer: Layer.Layer<PresenceRepo, never, SqlClient.SqlClient> = Laye
         if (row.last_update_id > entry.watermark) entry.watermark = row.last_update_id
       }
     }
-
-    // On PGlite, planning this statement cost more than running it (about
-    // 0.75 ms a ping unprepared, 0.15-0.3 ms prepared), so it is prepared once
-    // on the database's one connection and run with its integers written
-    // into the text. PostgreSQL plans it in its own process: a plain
-    // statement there.
-    const prepareOnce = Option.isSome(yield* Effect.serviceOption(PgliteClient))
-      ? yield* Effect.cached(
-        sql.unsafe(
-          `PREPARE ${writeStatementName}(bigint, bigint, bigint, bigint, bigint) AS ${writeIfUnchangedSql}`
-        ).unprepared
-      )
-      : undefined
 
     return PresenceRepo.of({
       find: Effect.fn("PresenceRepo.find")(function*(userId: UserId) {
@@ -172,13 +156,13 @@ export const layer: Layer.Layer<PresenceRepo, never, SqlClient.SqlClient> = Laye
       }),
       writeIfUnchanged: Effect.fn("PresenceRepo.writeIfUnchanged")(
         function*(realmId: RealmId, userId: UserId, expectedUpdateId: number, times: PresenceTimes) {
-          const params = [userId, expectedUpdateId, realmId, times.last_active_time, times.last_connected_time]
-          const rows = yield* (
-            prepareOnce !== undefined && params.every((p) => p === null || Number.isSafeInteger(p))
-              ? Effect.flatMap(prepareOnce, () =>
-                sql.unsafe<Row>(`EXECUTE ${writeStatementName}(${params.map((p) => p ?? "NULL").join(", ")})`).unprepared)
-              : sql.unsafe<Row>(writeIfUnchangedSql, params)
-          )
+          const rows = yield* sql.unsafe<Row>(writeIfUnchangedSql, [
+            userId,
+            expectedUpdateId,
+            realmId,
+            times.last_active_time,
+            times.last_connected_time
+          ])
           return rows.length === 0 ? undefined : Number(rows[0]!.last_update_id)
         },
         Effect.orDie
