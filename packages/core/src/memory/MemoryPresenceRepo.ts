@@ -11,7 +11,7 @@ import type { RealmId, UserId } from "../domain/Ids.ts"
 import type { Presence, PresenceTimes } from "../domain/Presence.ts"
 import { resolveSettings } from "../domain/UserSettings.ts"
 import type { PresenceOfUser } from "../ports/PresenceRepo.ts"
-import { PresenceRepo } from "../ports/PresenceRepo.ts"
+import { PresenceRepo, selectRows } from "../ports/PresenceRepo.ts"
 import { MemoryDatabase } from "./MemoryDatabase.ts"
 
 /** @category layers */
@@ -40,19 +40,7 @@ export const layer: Layer.Layer<PresenceRepo, never, MemoryDatabase> = Layer.eff
           return writeRow(realmId, userId, times)
         }),
       list: (realmId, filter) =>
-        Effect.sync(() => {
-          const out: Array<Presence> = []
-          for (const presence of db.tables.presence.values()) {
-            if (presence.realm_id !== realmId) continue
-            if (filter.afterUpdateId !== undefined && presence.last_update_id <= filter.afterUpdateId) continue
-            if (
-              filter.connectedSince !== undefined &&
-              (presence.last_connected_time === null || presence.last_connected_time < filter.connectedSince)
-            ) continue
-            out.push(presence)
-          }
-          return out.sort((a, b) => a.user_id - b.user_id)
-        }),
+        Effect.sync(() => selectRows(Array.from(db.tables.presence.values()).filter((p) => p.realm_id === realmId), filter)),
       findOfUser: (userId) =>
         Effect.sync(() => {
           const presence = db.tables.presence.get(userId)

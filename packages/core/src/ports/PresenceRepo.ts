@@ -27,6 +27,25 @@ export interface PresenceFilter {
   readonly connectedSince?: number | undefined
 }
 
+/**
+ * The rows of `rows` that `filter` keeps, by user id: what `list` answers,
+ * for implementations that hold the rows in memory.
+ *
+ * @category filters
+ */
+export const selectRows = (rows: Iterable<Presence>, filter: PresenceFilter): Array<Presence> => {
+  const out: Array<Presence> = []
+  for (const row of rows) {
+    if (filter.afterUpdateId !== undefined && row.last_update_id <= filter.afterUpdateId) continue
+    if (
+      filter.connectedSince !== undefined &&
+      (row.last_connected_time === null || row.last_connected_time < filter.connectedSince)
+    ) continue
+    out.push(row)
+  }
+  return out.sort((a, b) => a.user_id - b.user_id)
+}
+
 /** @category services */
 export class PresenceRepo extends Context.Service<PresenceRepo, {
   /**

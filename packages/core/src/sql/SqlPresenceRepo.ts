@@ -18,7 +18,7 @@ import type { RealmId, UserId } from "../domain/Ids.ts"
 import type { Presence, PresenceTimes } from "../domain/Presence.ts"
 import { UserSettingDefaults } from "../domain/UserSettings.ts"
 import type { PresenceFilter, PresenceOfUser } from "../ports/PresenceRepo.ts"
-import { PresenceRepo } from "../ports/PresenceRepo.ts"
+import { PresenceRepo, selectRows } from "../ports/PresenceRepo.ts"
 
 type Row = Readonly<Record<string, unknown>>
 
@@ -183,16 +183,7 @@ export const layer: Layer.Layer<PresenceRepo, never, SqlClient.SqlClient> = Laye
           keep(realmId, changed)
           rows = cache.get(realmId)!.rows
         }
-        const out: Array<Presence> = []
-        for (const row of rows.values()) {
-          if (filter.afterUpdateId !== undefined && row.last_update_id <= filter.afterUpdateId) continue
-          if (
-            filter.connectedSince !== undefined &&
-            (row.last_connected_time === null || row.last_connected_time < filter.connectedSince)
-          ) continue
-          out.push(row)
-        }
-        return out.sort((a, b) => a.user_id - b.user_id)
+        return selectRows(rows.values(), filter)
       }),
       findOfUser: Effect.fn("PresenceRepo.findOfUser")(function*(userId: UserId) {
         const rows = yield* sql<Row>`

@@ -144,16 +144,21 @@ for (const [name, backend] of Object.entries(backends)) {
   })
 }
 
+/** Two cores (two server processes) on the test's PostgreSQL database, and an organization made through the first. */
+const twoProcesses = Effect.gen(function*() {
+  const database = yield* TestDatabase.TestDatabase
+  const open = () => core(Persistence.layerPostgres(database.url, { maxConnections: 6 }))
+  const a = yield* Layer.build(open())
+  const b = yield* Layer.build(open())
+  const on = (process: typeof a) => <X, Y, R>(f: Effect.Effect<X, Y, R>) => Effect.provide(f, process) as Effect.Effect<X, Y>
+  const onA = on(a)
+  return { onA, onB: on(b), org: yield* onA(makeOrg) }
+})
+
 describe("presence across two processes on PostgreSQL", () => {
   it.effect("each process lists the other's writes, and a ping decided on a lagging row is redone under lock", () =>
     Effect.gen(function*() {
-      const database = yield* TestDatabase.TestDatabase
-      const open = () => core(Persistence.layerPostgres(database.url, { maxConnections: 4 }))
-      const a = yield* Layer.build(open())
-      const b = yield* Layer.build(open())
-      const onA = <X, Y, R>(f: Effect.Effect<X, Y, R>) => Effect.provide(f, a) as Effect.Effect<X, Y>
-      const onB = <X, Y, R>(f: Effect.Effect<X, Y, R>) => Effect.provide(f, b) as Effect.Effect<X, Y>
-      const org = yield* onA(makeOrg)
+      const { onA, onB, org } = yield* twoProcesses
       yield* onA(ping(org.member))
       yield* onB(ping(org.other))
       // Both processes now hold both rows.
@@ -177,25 +182,21 @@ describe("presence across two processes on PostgreSQL", () => {
 
   it.effect("concurrent pings of one user while presence is switched off and on: none fails, the row is consistent", () =>
     Effect.gen(function*() {
-      const database = yield* TestDatabase.TestDatabase
-      const open = () => core(Persistence.layerPostgres(database.url, { maxConnections: 8 }))
-      const a = yield* Layer.build(open())
-      const b = yield* Layer.build(open())
-      const org = yield* Effect.provide(makeOrg, a)
-      yield* Effect.provide(ping(org.member), a)
+      const { onA, onB, org } = yield* twoProcesses
+      yield* onA(ping(org.member))
       for (let round = 0; round < 5; round++) {
         yield* TestClock.adjust("1 minute")
         const work = [
-          ...Array.from({ length: 6 }, (_, i) => Effect.provide(ping(org.member), i % 2 === 0 ? a : b)),
-          Effect.provide(setPresenceEnabled(org.member, round % 2 === 1), round % 2 === 0 ? a : b)
+          ...Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? onA : onB)(ping(org.member))),
+          (round % 2 === 0 ? onA : onB)(setPresenceEnabled(org.member, round % 2 === 1))
         ]
         const outcomes = yield* Effect.forEach(work, (w: Effect.Effect<unknown, unknown>) => Effect.exit(w), {
           concurrency: "unbounded"
         })
         assert.deepStrictEqual(outcomes.filter(Exit.isFailure), [])
       }
-      const rows = yield* Effect.provide(listed(org.member), a)
-      assert.deepStrictEqual(yield* Effect.provide(listed(org.member), b), rows)
+      const rows = yield* onA(listed(org.member))
+      assert.deepStrictEqual(yield* onB(listed(org.member)), rows)
       // Ids are distinct: every write took its own.
       assert.strictEqual(new Set(rows.map(([, id]) => id)).size, rows.length)
     }).pipe(Effect.provide(TestDatabase.postgresLayer())), 60_000)
