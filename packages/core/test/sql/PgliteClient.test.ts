@@ -79,6 +79,17 @@ layer(TestDatabase.pgliteLayer())("PgliteClient", (it) => {
       // Each text is prepared once, however often it runs.
       for (let i = 0; i < 5; i++) yield* byId(2)
       assert.deepStrictEqual(yield* named, [{ n: 1 }])
+      // A batch (more than 32 parameters) runs unprepared: its text varies with its size. Only the
+      // one-row insert above is kept.
+      const ids = Array.from({ length: 40 }, (_, i) => 100 + i)
+      const [first, ...rest] = ids.map((id): Record<string, unknown> => ({ id, label: `b${id}` }))
+      const batch: [Record<string, unknown>, ...Array<Record<string, unknown>>] = [first!, ...rest]
+      yield* pg`INSERT INTO p_prepared ${pg.insert(batch)}`
+      assert.deepStrictEqual(
+        yield* pg<{ n: number }>`
+          SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement LIKE 'INSERT INTO p_prepared%'`,
+        [{ n: 1 }]
+      )
       // The table changes under a prepared `SELECT *`: it is prepared again and sees the new column.
       yield* pg`ALTER TABLE p_prepared ADD COLUMN extra INT`
       assert.deepStrictEqual(yield* byId(2), [{ id: 2, label: "kept", extra: null }])

@@ -18,6 +18,13 @@ import { parse as pgliteParse, protocol } from "@electric-sql/pglite"
 /** Distinct statement texts kept prepared; beyond this, `PGlite.query` serves the rest. */
 const maxStatements = 2000
 
+/**
+ * Statements with more parameters are batches whose text varies with their
+ * size (multi-row inserts, long id lists): planned once per use anyway, and
+ * each kept plan would hold memory for a shape that may never recur.
+ */
+const maxParameters = 32
+
 interface Prepared {
   readonly name: string
   /** The type PostgreSQL inferred for each parameter. */
@@ -97,7 +104,7 @@ export const makePreparedQuery = (pglite: PGlite) => {
     rowMode: "object" | "array"
   ): Promise<Results<any>> => {
     const key = paramTypes.some((t) => t !== 0) ? `${paramTypes.join(",")}\u0000${sql}` : sql
-    if (!statements.has(key) && statements.size >= maxStatements) {
+    if (params.length > maxParameters || (!statements.has(key) && statements.size >= maxStatements)) {
       return pglite.query(sql, [...params], { rowMode, paramTypes: [...paramTypes] })
     }
     return pglite.runExclusive(async () => {
