@@ -67,7 +67,7 @@ export class PresenceRepo extends Context.Service<PresenceRepo, {
    */
   latest(realmId: RealmId, userId: UserId): Effect.Effect<Presence | undefined>
   /**
-   * A ping's write without a transaction, in one atomic step: replaces the
+   * A ping's write decided without a lock, in one atomic step: replaces the
    * user's row with `times` and the organization's next update id (which
    * it returns) only if the row is still the one stamped `expectedUpdateId`
    * and the user's `presence_enabled` setting is on. Undefined when nothing

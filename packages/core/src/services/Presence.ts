@@ -19,7 +19,7 @@
  * organization's access version: the cached access state stays valid.
  * Most pings (the user's row exists, nothing to announce) are decided on
  * the row the repository last read and written with one conditional
- * statement, without a transaction; the rest, and any whose row moved
+ * statement, without a lock held while deciding; the rest, and any whose row moved
  * meanwhile, take a transaction with the row locked. The answer is read
  * after the write has committed.
  *
@@ -205,7 +205,11 @@ export class Presence extends Context.Service<Presence, {
         const guess = known === undefined ? undefined : applyPing(known, now, status)
         const settled = guess !== undefined && !(guess.becameOnline && (yield* announced)) && (
           !guess.write ||
-          (yield* repo.writeIfUnchanged(user.realm_id, user.id, known!.last_update_id, guess.times)) !== undefined
+          // Its own transaction: on memory, a write outside one would be undone
+          // by the rollback of any transaction running meanwhile.
+          (yield* tx.withTransaction(
+              repo.writeIfUnchanged(user.realm_id, user.id, known!.last_update_id, guess.times)
+            )) !== undefined
         )
         if (!settled) yield* locked(principal.user, status, now, announced)
         if (request.ping_only) return { presence_last_update_id: request.last_update_id ?? -1 } satisfies PingReply

@@ -6,7 +6,9 @@
  * other, and concurrent pings of one user with presence switched on and off.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as TestClock from "effect/testing/TestClock"
@@ -106,6 +108,33 @@ for (const [name, backend] of Object.entries(backends)) {
           assert.strictEqual(moved.last_active_time, row.last_active_time! + 70_000)
           assert.strictEqual(third.id, moved.last_update_id)
           assert.deepStrictEqual(third.users, [String(org.member.user.id)])
+        }))
+
+      it.effect("a ping while another transaction runs and rolls back keeps its write", () =>
+        Effect.gen(function*() {
+          const org = yield* makeOrg
+          const tx = yield* Transactor
+          yield* ping(org.member)
+          const before = (yield* rowOf(org.member))!
+          yield* TestClock.adjust("1 minute")
+          const started = yield* Deferred.make<void>()
+          const release = yield* Deferred.make<void>()
+          const other = yield* Effect.forkChild(Effect.exit(tx.withTransaction(Effect.gen(function*() {
+            yield* setPresenceEnabled(org.other, true)
+            yield* Deferred.succeed(started, undefined)
+            yield* Deferred.await(release)
+            return yield* Effect.fail("roll back" as const)
+          }))))
+          yield* Deferred.await(started)
+          const pinging = yield* Effect.forkChild(ping(org.member))
+          for (let i = 0; i < 20; i++) yield* Effect.yieldNow
+          yield* Deferred.succeed(release, undefined)
+          yield* Fiber.join(other)
+          const answer = yield* Fiber.join(pinging)
+          const after = (yield* rowOf(org.member))!
+          assert.isAbove(after.last_update_id, before.last_update_id)
+          assert.strictEqual(after.last_active_time, before.last_active_time! + 60_000)
+          assert.strictEqual(answer.id, after.last_update_id)
         }))
 
       it.effect("a presence write rolled back is never listed, and its update id is handed out again", () =>
