@@ -177,7 +177,9 @@ interface PgliteResults {
 const makeConnection = (pglite: PGlite): Connection => {
   const prepared = makePreparedQuery(pglite)
   // Statements with parameters (nearly all the application's) run as named
-  // prepared statements (internal/PglitePrepared.ts); the rest as PGlite's own.
+  // prepared statements (internal/PglitePrepared.ts); those without (BEGIN,
+  // COMMIT, …) through the simple protocol: one exchange instead of the
+  // extended protocol's six.
   const query = (
     sql: string,
     params: ReadonlyArray<unknown>,
@@ -185,7 +187,10 @@ const makeConnection = (pglite: PGlite): Connection => {
   ): Effect.Effect<PgliteResults, SqlError> =>
     params.length > 0
       ? fromPromise(() => prepared(sql, driverParams(params), paramTypes(params), rowMode), "execute")
-      : fromPromise(() => pglite.query(sql, [], { rowMode }), "execute")
+      : fromPromise(() => pglite.exec(sql, { rowMode }), "execute").pipe(
+        // Like a single statement, the result of the last one.
+        Effect.map((results): PgliteResults => results[results.length - 1] ?? { rows: [] })
+      )
 
   const rows = (sql: string, params: ReadonlyArray<unknown>, transformRows: TransformRows) =>
     Effect.map(

@@ -76,6 +76,10 @@ layer(TestDatabase.pgliteLayer())("PgliteClient", (it) => {
       const inTransaction = yield* Effect.flip(pg.withTransaction(Effect.andThen(Effect.ignore(insert(2, "x")), byId(2))))
       assert.include(String(inTransaction.reason.cause), "current transaction is aborted")
       assert.isFalse(pg.pglite.isInTransaction())
+      // A transaction whose failed statement was caught does not commit: its COMMIT is refused.
+      const swallowed = yield* Effect.flip(pg.withTransaction(Effect.ignore(insert(2, "x"))))
+      assert.include(swallowed.message, "COMMIT rolled back an aborted transaction")
+      assert.isFalse(pg.pglite.isInTransaction())
       // Each text is prepared once, however often it runs.
       for (let i = 0; i < 5; i++) yield* byId(2)
       assert.deepStrictEqual(yield* named, [{ n: 1 }])
