@@ -18,14 +18,10 @@
  */
 import { PgliteClient } from "@teamchat/core/sql/PgliteClient"
 import * as Teamchat from "@teamchat/core/Teamchat"
-import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as Scope from "effect/Scope"
-import { makeWebHandler } from "../packages/http/src/Http.ts"
 import { alternatingRounds, makeClosedLoop } from "./closedLoop.ts"
 import type { Benchmark, BenchOptions, Metric } from "./harness.ts"
-import { seedPeople } from "./people.ts"
+import { openInProcess } from "./people.ts"
 import { describeSpread, spread } from "./stats.ts"
 
 const origin = "http://localhost:9991"
@@ -40,15 +36,9 @@ export const draftsBenchmark: Benchmark = {
   name: "drafts",
   description: "PATCH /drafts/{id} and GET /drafts (100 drafts) vs GET /users/me, 1,000 users (PGlite, in process)",
   run: async (options: BenchOptions, log) => {
-    const scope = Effect.runSync(Scope.make())
     const core = Teamchat.layerSql(Teamchat.layerSecretsTest).pipe(Layer.provideMerge(PgliteClient.layer({})))
-    const context = await Effect.runPromise(Layer.buildWithScope(core, scope))
-    const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
-      Effect.runPromise(Effect.provideContext(effect, context) as Effect.Effect<A, E>)
+    const { auth, close, handler } = await openInProcess(core, origin, organizationSize, log)
     try {
-      log(`seeding the demo organization and ${organizationSize} users`)
-      const auth = await run(seedPeople(origin, organizationSize))
-      const { dispose, handler } = makeWebHandler(Layer.succeedContext(context), { demo: true, rateLimit: false })
       let failures = 0
       let firstFailure: string | undefined
       const check = async (what: string, response: Response) => {
@@ -100,7 +90,6 @@ export const draftsBenchmark: Benchmark = {
 
       const kinds: ReadonlyArray<Kind> = ["me", "edit", "list"]
       const results = await alternatingRounds("drafts", calls, kinds, load, options, log)
-      await dispose()
       if (failures > 0) throw new Error(`${failures} requests failed; the first: ${firstFailure}`)
       // Each round's ratios are taken within the round; the result is their median.
       const rps = (kind: Kind) => spread(results[kind].map((r) => r.rps))
@@ -116,7 +105,7 @@ export const draftsBenchmark: Benchmark = {
         { name: "ratio list / users/me", value: listRatio.median, unit: "", min: 0.2 }
       ] satisfies ReadonlyArray<Metric>
     } finally {
-      await Effect.runPromise(Scope.close(scope, Exit.void))
+      await close()
     }
   }
 }

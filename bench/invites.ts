@@ -17,14 +17,10 @@
  */
 import { PgliteClient } from "@teamchat/core/sql/PgliteClient"
 import * as Teamchat from "@teamchat/core/Teamchat"
-import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as Scope from "effect/Scope"
-import { makeWebHandler } from "../packages/http/src/Http.ts"
 import { alternatingRounds, makeClosedLoop } from "./closedLoop.ts"
 import type { Benchmark, BenchOptions, Metric } from "./harness.ts"
-import { basic, seedPeople } from "./people.ts"
+import { basic, openInProcess } from "./people.ts"
 import { describeSpread, spread } from "./stats.ts"
 
 const origin = "http://localhost:9991"
@@ -36,15 +32,9 @@ export const invitesBenchmark: Benchmark = {
   name: "invites",
   description: "POST /join/<key>/ and POST /invites/multiuse vs GET /users/me, 1,000 users (PGlite, in process)",
   run: async (options: BenchOptions, log) => {
-    const scope = Effect.runSync(Scope.make())
     const core = Teamchat.layerSql(Teamchat.layerSecretsTest).pipe(Layer.provideMerge(PgliteClient.layer({})))
-    const context = await Effect.runPromise(Layer.buildWithScope(core, scope))
-    const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
-      Effect.runPromise(Effect.provideContext(effect, context) as Effect.Effect<A, E>)
+    const { auth: accounts, close, handler } = await openInProcess(core, origin, organizationSize, log)
     try {
-      log(`seeding the demo organization and ${organizationSize} users`)
-      const accounts = await run(seedPeople(origin, organizationSize))
-      const { dispose, handler } = makeWebHandler(Layer.succeedContext(context), { demo: true, rateLimit: false })
       const admin = await (async () => {
         const response = await handler(new Request(`${origin}/api/v1/dev_fetch_api_key`, {
           method: "POST",
@@ -105,7 +95,6 @@ export const invitesBenchmark: Benchmark = {
 
       const kinds: ReadonlyArray<Kind> = ["me", "join", "create"]
       const results = await alternatingRounds("invites", calls, kinds, load, options, log)
-      await dispose()
       if (failures > 0) throw new Error(`${failures} requests failed; the first: ${firstFailure}`)
       const rps = (kind: Kind) => spread(results[kind].map((r) => r.rps))
       const ratio = (kind: "join" | "create") => spread(results[kind].map((r, i) => r.rps / results.me[i]!.rps))
@@ -120,7 +109,7 @@ export const invitesBenchmark: Benchmark = {
         { name: "ratio create / users/me", value: createRatio.median, unit: "", min: 0.2 }
       ] satisfies ReadonlyArray<Metric>
     } finally {
-      await Effect.runPromise(Scope.close(scope, Exit.void))
+      await close()
     }
   }
 }

@@ -19,13 +19,10 @@ import { PgliteClient } from "@teamchat/core/sql/PgliteClient"
 import * as Teamchat from "@teamchat/core/Teamchat"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as Scope from "effect/Scope"
-import { makeWebHandler } from "../packages/http/src/Http.ts"
 import { alternatingRounds, makeClosedLoop } from "./closedLoop.ts"
 import type { Benchmark, BenchOptions, Metric } from "./harness.ts"
-import { seedPeople } from "./people.ts"
+import { openInProcess } from "./people.ts"
 import { describeSpread, spread } from "./stats.ts"
 
 const origin = "http://localhost:9991"
@@ -52,19 +49,13 @@ export const presenceBenchmark: Benchmark = {
   name: "presence",
   description: "POST /users/me/presence in a 1,000-user organization vs GET /users/me (PGlite, in process)",
   run: async (options: BenchOptions, log) => {
-    const scope = Effect.runSync(Scope.make())
     const benchClock = makeBenchClock()
     const core = Teamchat.layerSql(Teamchat.layerSecretsTest).pipe(
       Layer.provideMerge(PgliteClient.layer({})),
       Layer.provideMerge(Layer.succeed(Clock.Clock, benchClock.clock))
     )
-    const context = await Effect.runPromise(Layer.buildWithScope(core, scope))
-    const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
-      Effect.runPromise(Effect.provideContext(effect, context) as Effect.Effect<A, E>)
+    const { auth, close, handler } = await openInProcess(core, origin, organizationSize, log)
     try {
-      log(`seeding the demo organization and ${organizationSize} users`)
-      const auth = await run(seedPeople(origin, organizationSize))
-      const { dispose, handler } = makeWebHandler(Layer.succeedContext(context), { demo: true, rateLimit: false })
       const lastUpdateId = auth.map(() => -1)
       let failures = 0
       let firstFailure: string | undefined
@@ -119,7 +110,6 @@ export const presenceBenchmark: Benchmark = {
         entries = 0
         pings = 0
       })
-      await dispose()
       if (failures > 0) throw new Error(`${failures} requests failed; the first: ${firstFailure}`)
       // Each round's ratio is taken within the round; the result is their median.
       const presenceRps = spread(results.presence.map((r) => r.rps))
@@ -133,7 +123,7 @@ export const presenceBenchmark: Benchmark = {
         { name: "ratio presence / users/me", value: ratio.median, unit: "", min: 0.5 }
       ] satisfies ReadonlyArray<Metric>
     } finally {
-      await Effect.runPromise(Scope.close(scope, Exit.void))
+      await close()
     }
   }
 }

@@ -19,17 +19,13 @@
  */
 import { PgliteClient } from "@teamchat/core/sql/PgliteClient"
 import * as Teamchat from "@teamchat/core/Teamchat"
-import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as Scope from "effect/Scope"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { makeWebHandler } from "../packages/http/src/Http.ts"
 import * as PushBouncerClient from "../packages/http/src/internal/PushBouncerClient.ts"
 import { alternatingRounds, makeClosedLoop } from "./closedLoop.ts"
 import type { Benchmark, BenchOptions, Metric } from "./harness.ts"
-import { seedPeople } from "./people.ts"
+import { openInProcess } from "./people.ts"
 import { describeSpread, spread } from "./stats.ts"
 
 const origin = "http://localhost:9991"
@@ -64,18 +60,12 @@ export const pushBenchmark: Benchmark = {
   description: "POST /mobile_push/register (new and repeated) vs GET /users/me, 200 users, bouncer on 127.0.0.1 (PGlite, in process)",
   run: async (options: BenchOptions, log) => {
     const bouncer = await startBouncer()
-    const scope = Effect.runSync(Scope.make())
     const core = Teamchat.layerSql(Teamchat.layerSecretsTest).pipe(
       Layer.provideMerge(PgliteClient.layer({})),
       Layer.provide(PushBouncerClient.layer({ url: bouncer.url }))
     )
-    const context = await Effect.runPromise(Layer.buildWithScope(core, scope))
-    const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
-      Effect.runPromise(Effect.provideContext(effect, context) as Effect.Effect<A, E>)
+    const { auth, close, handler } = await openInProcess(core, origin, organizationSize, log)
     try {
-      log(`seeding the demo organization and ${organizationSize} users`)
-      const auth = await run(seedPeople(origin, organizationSize))
-      const { dispose, handler } = makeWebHandler(Layer.succeedContext(context), { demo: true, rateLimit: false })
       let failures = 0
       let firstFailure: string | undefined
       const check = async (what: string, response: Response) => {
@@ -117,7 +107,6 @@ export const pushBenchmark: Benchmark = {
 
       const kinds: ReadonlyArray<Kind> = ["me", "register", "again"]
       const results = await alternatingRounds("push", calls, kinds, load, options, log)
-      await dispose()
       if (failures > 0) throw new Error(`${failures} requests failed; the first: ${firstFailure}`)
       const rps = (kind: Kind) => spread(results[kind].map((r) => r.rps))
       const ratio = (kind: "register" | "again") => spread(results[kind].map((r, i) => r.rps / results.me[i]!.rps))
@@ -132,7 +121,7 @@ export const pushBenchmark: Benchmark = {
         { name: "ratio again / users/me", value: againRatio.median, unit: "", min: 0.5 }
       ] satisfies ReadonlyArray<Metric>
     } finally {
-      await Effect.runPromise(Scope.close(scope, Exit.void))
+      await close()
       await bouncer.close()
     }
   }
