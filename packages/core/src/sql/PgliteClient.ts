@@ -206,16 +206,9 @@ const makeConnection = (pglite: PGlite): Connection => {
     executeRaw: (sql, params) => query(sql, params, "object"),
     executeValues: values,
     executeValuesUnprepared: values,
-    // `query` uses the extended protocol, which rejects several statements in
-    // one string, so parameterless SQL goes through the simple protocol.
-    executeUnprepared: (sql, params, transformRows) =>
-      params.length > 0
-        ? rows(sql, params, transformRows)
-        : fromPromise(() => pglite.exec(sql), "executeUnprepared").pipe(Effect.map((results): Rows => {
-          // Like a single statement, answer with the rows of the last one.
-          const last = results.length > 0 ? results[results.length - 1].rows : []
-          return transformRows ? transformRows(last) : last
-        })),
+    // Without parameters `query` already uses the simple protocol, which also
+    // takes several statements in one string (the rows of the last answer).
+    executeUnprepared: rows,
     // PGlite has no cursors; the rows are already in memory.
     executeStream: (sql, params, transformRows) =>
       Stream.unwrap(Effect.map(rows(sql, params, transformRows), Stream.fromIterable))
