@@ -6,6 +6,7 @@
  * `PgClientLayer` so domain code sees identical values on both backends.
  */
 import { PGlite, types as PgliteTypes } from "@electric-sql/pglite"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -34,6 +35,7 @@ import {
 } from "effect/sql/SqlError"
 import * as Statement from "effect/sql/Statement"
 import * as Stream from "effect/Stream"
+import { autovacuumPass, defaultIntervalSeconds } from "./internal/PgliteAutovacuum.ts"
 import { makePreparedQuery } from "./internal/PglitePrepared.ts"
 
 /**
@@ -43,6 +45,12 @@ export interface PgliteClientConfig {
   /** A directory for persistent data; `undefined` or `"memory://"` keeps it in memory. */
   readonly dataDir?: string | undefined
   readonly spanAttributes?: Record<string, unknown> | undefined
+  /**
+   * Seconds between the client's autovacuum passes (PGlite runs no
+   * autovacuum of its own: internal/PgliteAutovacuum.ts); 0 turns them off.
+   * Default 2.
+   */
+  readonly autovacuumIntervalSeconds?: number | undefined
 }
 
 /**
@@ -145,6 +153,18 @@ export const make = Effect.fnUntraced(function*(
 
   const listen = makeListen(pglite, withConnection)
   yield* Effect.addFinalizer(() => Effect.sync(listen.close))
+
+  const interval = config.autovacuumIntervalSeconds ?? defaultIntervalSeconds
+  if (interval > 0) {
+    // Housekeeping on the wall clock, whatever clock the application runs
+    // on (tests move theirs by days). A failed pass (the database closing
+    // under it, say) is tried again at the next.
+    yield* Effect.forkScoped(
+      Effect.forever(Effect.andThen(Effect.sleep(`${interval} seconds`), Effect.ignore(autovacuumPass(client)))).pipe(
+        Effect.provideService(Clock.Clock, Clock.Clock.defaultValue())
+      )
+    )
+  }
 
   const notify = (channel: string, payload: string): Effect.Effect<void, SqlError> => {
     const invalid = validateChannel(channel, "notify")

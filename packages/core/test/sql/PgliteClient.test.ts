@@ -9,6 +9,7 @@ import * as Stream from "effect/Stream"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { autovacuumPass } from "../../src/sql/internal/PgliteAutovacuum.ts"
 import { parseTimestamp, PgliteClient } from "../../src/sql/PgliteClient.ts"
 import * as TestDatabase from "../../src/testing/TestDatabase.ts"
 import { sqlContract } from "./SqlContract.ts"
@@ -169,9 +170,69 @@ layer(TestDatabase.pgliteLayer())("PgliteClient", (it) => {
       yield* Fiber.join(transaction)
       assert.deepStrictEqual(yield* Fiber.join(outside), [{ n: 0 }])
     }))
+
+  it.effect("an autovacuum pass vacuums tables past PostgreSQL's dead-row threshold and analyzes changed ones", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql.unsafe(`
+        DROP TABLE IF EXISTS av_dead, av_new;
+        CREATE TABLE av_dead (id INT PRIMARY KEY, n INT);
+        INSERT INTO av_dead SELECT g, 0 FROM generate_series(1, 1000) g;
+      `).unprepared
+      // Analyzed once, then every row updated: 1,000 dead rows past 50 + 20 % of 1,000.
+      yield* sql.unsafe(`ANALYZE av_dead`)
+      yield* sql.unsafe(`UPDATE av_dead SET n = n + 1`)
+      yield* sql.unsafe(`CREATE TABLE av_new (id INT); INSERT INTO av_new SELECT generate_series(1, 500);`).unprepared
+      const stats = Effect.gen(function*() {
+        // Statistics reach the shared counters when a statement ends; force it.
+        yield* sql.unsafe(`SELECT pg_stat_force_next_flush()`)
+        yield* sql.unsafe(`SELECT 1`)
+        return yield* sql.unsafe<{ relname: string; n_dead_tup: number; vacuum_count: number; analyze_count: number }>(
+          `SELECT relname, n_dead_tup::int, vacuum_count::int, analyze_count::int FROM pg_stat_user_tables
+          WHERE relname IN ('av_dead', 'av_new') ORDER BY relname`
+        )
+      })
+      const before = yield* stats
+      assert.deepStrictEqual(before.map((r) => [r.relname, r.n_dead_tup, r.vacuum_count]), [["av_dead", 1000, 0], ["av_new", 0, 0]])
+      const done = (yield* autovacuumPass(sql)).filter((c) => c.table.startsWith("public.av_"))
+      assert.deepStrictEqual(done, [{ table: "public.av_dead", vacuum: true }, { table: "public.av_new", vacuum: false }])
+      const after = yield* stats
+      assert.deepStrictEqual(
+        after.map((r) => [r.relname, r.n_dead_tup, r.vacuum_count, r.analyze_count]),
+        [["av_dead", 0, 1, 2], ["av_new", 0, 0, 1]]
+      )
+      // The planner now knows av_new's size.
+      assert.deepStrictEqual(yield* sql`SELECT reltuples::int AS n FROM pg_class WHERE relname = 'av_new'`, [{ n: 500 }])
+      // Nothing left to do for them.
+      const again = (yield* autovacuumPass(sql)).filter((c) => c.table.startsWith("public.av_"))
+      assert.deepStrictEqual(again, [])
+    }))
+
 })
 
 describe("PgliteClient lifecycle", () => {
+  it.live("vacuums on its own, every autovacuumIntervalSeconds", () =>
+    Effect.gen(function*() {
+      const context = yield* Layer.build(PgliteClient.layer({ autovacuumIntervalSeconds: 1 }))
+      const sql = Context.get(context, PgliteClient)
+      yield* sql.unsafe(`
+        CREATE TABLE churn (id INT PRIMARY KEY, n INT);
+        INSERT INTO churn SELECT g, 0 FROM generate_series(1, 1000) g;
+        UPDATE churn SET n = n + 1;
+      `).unprepared
+      // Polled, not timed: the pass comes within a second or so.
+      let vacuums = 0
+      for (let i = 0; i < 100 && vacuums === 0; i++) {
+        yield* Effect.sleep("200 millis")
+        yield* sql.unsafe(`SELECT pg_stat_force_next_flush()`)
+        const [row] = yield* sql.unsafe<{ vacuums: number }>(
+          `SELECT vacuum_count::int AS vacuums FROM pg_stat_user_tables WHERE relname = 'churn'`
+        )
+        vacuums = row?.vacuums ?? 0
+      }
+      assert.strictEqual(vacuums, 1)
+    }).pipe(Effect.scoped), 60_000)
+
   it.effect("closes PGlite when the layer's scope closes", () =>
     Effect.gen(function*() {
       const pglite = yield* Effect.scoped(Effect.gen(function*() {
