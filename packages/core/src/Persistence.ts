@@ -114,9 +114,10 @@ export const layerMemory: Layer.Layer<Persistence> = Events.layer.pipe(
     MemoryDraftRepo.layer,
     MemorySavedSnippetRepo.layer,
     MemoryInvitationRepo.layer,
-    MemoryPushDeviceRepo.layer,
-    MemoryTransactor.layer
+    MemoryPushDeviceRepo.layer
   )),
+  // Before the repositories: the presence repository's conditional write takes a transaction of its own.
+  Layer.provideMerge(MemoryTransactor.layer),
   Layer.provide(MemoryDatabase.layer)
 )
 

@@ -133,3 +133,48 @@ describe("the presence endpoints answer without HttpApi's encoder", () => {
       }))
   }
 })
+
+/** The text answered directly, or `undefined` when left to the encoder. */
+const unionText = (entries: object) =>
+  respondUnion({ entries } as never).pipe(
+    Effect.map((out) =>
+      HttpServerResponse.isHttpServerResponse(out) && out.body._tag === "Uint8Array"
+        ? new TextDecoder().decode(out.body.body)
+        : undefined
+    ),
+    Effect.provideService(IgnoredParameters, [])
+  )
+
+/** HttpApi's encoder's text for the same entries. */
+const encoderText = (entries: object) =>
+  Effect.map(Schema.encodeUnknownEffect(unionSuccess)({ result: "success", msg: "", entries }), JSON.stringify)
+
+describe("Envelope.respond keeps the text of record entries frozen all the way down", () => {
+  it.effect("a frozen entry answered again, under its key or another, is written as the encoder writes it", () =>
+    Effect.gen(function*() {
+      const x = Object.freeze({ a: 1, b: 2 })
+      const y = Object.freeze({ a: 2, c: "z" })
+      for (const entries of [{ x, y }, { x, y }, { y: x, x: y }, { "10": x, "9": y, k: x }]) {
+        assert.strictEqual(yield* unionText(entries), yield* encoderText(entries))
+      }
+    }))
+
+  it.effect("an entry that is not frozen (or holds one that is not) is written anew each time", () =>
+    Effect.gen(function*() {
+      const open = { a: 1, b: 2 }
+      const frozen = Object.freeze({ a: 1, c: "z" })
+      assert.strictEqual(yield* unionText({ open, frozen }), yield* encoderText({ open, frozen }))
+      open.b = 3
+      assert.strictEqual(yield* unionText({ open, frozen }), yield* encoderText({ open, frozen }))
+      assert.include(yield* unionText({ open }), `"b":3`)
+    }))
+
+  it.effect("a frozen entry its schema refuses is never kept, and keeps going to the encoder", () =>
+    Effect.gen(function*() {
+      const wrong = Object.freeze({ a: 1.5, b: 2 })
+      assert.isUndefined(yield* unionText({ wrong }))
+      assert.isUndefined(yield* unionText({ wrong }))
+      const fine = Object.freeze({ a: 1, b: 2 })
+      assert.isUndefined(yield* unionText({ fine, wrong }))
+    }))
+})

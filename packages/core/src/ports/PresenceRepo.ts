@@ -72,6 +72,9 @@ export class PresenceRepo extends Context.Service<PresenceRepo, {
    * it returns) only if the row is still the one stamped `expectedUpdateId`
    * and the user's `presence_enabled` setting is on. Undefined when nothing
    * was written; the caller then takes the locked path (`find`, `write`).
+   * Outside a transaction the write commits on its own before this answers
+   * (on SQL in one statement with the writes of the pings waiting at the
+   * same moment: a group commit); inside one it is part of it.
    */
   writeIfUnchanged(
     realmId: RealmId,
@@ -83,9 +86,12 @@ export class PresenceRepo extends Context.Service<PresenceRepo, {
    * The organization's rows, by user id, whatever their users (the caller
    * keeps those of active people, from the access state it holds): every
    * ping reads up to the whole organization, so this reads the presence
-   * table alone.
+   * table alone. Outside a transaction the rows are those committed before
+   * the call, or, given `committedThrough` (the update id of the caller's
+   * own write, committed), those committed up to that write: presence ids
+   * commit in order, so that is every row committed before it.
    */
-  list(realmId: RealmId, filter: PresenceFilter): Effect.Effect<ReadonlyArray<Presence>>
+  list(realmId: RealmId, filter: PresenceFilter, committedThrough?: number): Effect.Effect<ReadonlyArray<Presence>>
   /** One user's row with its user, whatever the user. */
   findOfUser(userId: UserId): Effect.Effect<PresenceOfUser | undefined>
 }>()("teamchat/core/ports/PresenceRepo") {}

@@ -91,6 +91,13 @@ export interface PresenceFetch {
   readonly historyLimitDays?: number | undefined
 }
 
+/** A legacy entry and the objects inside it, frozen. */
+const deepFreeze = (entry: LegacyPresence): LegacyPresence => {
+  Object.freeze(entry.aggregated)
+  Object.freeze(entry.website)
+  return Object.freeze(entry)
+}
+
 const isStatus = (status: string): status is PresenceStatus => status === "active" || status === "idle"
 
 /** @category services */
@@ -150,6 +157,34 @@ export class Presence extends Context.Service<Presence, {
       })
 
       /**
+       * Each row's entries as last built. A row is never changed (a write
+       * replaces it), so an entry is built once per write and reused by every
+       * later answer while the row lives; entries are frozen, which lets the
+       * HTTP encoder keep their JSON text too (Envelope.respond).
+       */
+      const views = new WeakMap<PresenceRecord, {
+        readonly dateJoined: number
+        modern?: ModernPresence
+        legacy?: LegacyPresence
+      }>()
+      const viewOf = (row: PresenceRecord, dateJoined: number) => {
+        let view = views.get(row)
+        if (view === undefined || view.dateJoined !== dateJoined) {
+          view = { dateJoined }
+          views.set(row, view)
+        }
+        return view
+      }
+      const modernView = (row: PresenceRecord, dateJoined: number) => {
+        const view = viewOf(row, dateJoined)
+        return view.modern ??= Object.freeze(modernPresence(row, dateJoined))
+      }
+      const legacyView = (row: PresenceRecord, dateJoined: number) => {
+        const view = viewOf(row, dateJoined)
+        return view.legacy ??= deepFreeze(legacyPresence(row, dateJoined))
+      }
+
+      /**
        * The rows of active people, in the form asked for: their addresses and
        * join dates come from the organization's access state (which presence
        * writes leave in place).
@@ -160,22 +195,28 @@ export class Presence extends Context.Service<Presence, {
         for (const presence of rows) {
           const user = ctx.state.usersById.get(presence.user_id)
           if (user === undefined || !user.is_active || user.is_bot) continue
-          if (slim) presences[String(presence.user_id)] = modernPresence(presence, user.date_joined)
-          else presences[user.email] = legacyPresence(presence, user.date_joined)
+          // A user id is an array index: an element of the record, kept in id order.
+          if (slim) presences[presence.user_id] = modernView(presence, user.date_joined)
+          else presences[user.email] = legacyView(presence, user.date_joined)
           if (presence.last_update_id > newest) newest = presence.last_update_id
         }
         return { presences, newest }
       }
 
       /** Zulip's `get_presence_dict_by_realm`. */
-      const snapshot = Effect.fn("Presence.snapshot")(function*(principal: Principal, fetch: PresenceFetch) {
+      const snapshot = Effect.fn("Presence.snapshot")(function*(
+        principal: Principal,
+        fetch: PresenceFetch,
+        /** The update id of the caller's own committed write, if any (see `PresenceRepo.list`). */
+        committedThrough?: number
+      ) {
         const now = yield* Clock.currentTimeMillis
         const after = fetch.lastUpdateId
         // A client holding data (an id above 0) needs no time window: the id bounds the rows.
         const connectedSince = after === undefined || after <= 0 ? historyCutoff(now, fetch.historyLimitDays) : undefined
         const rows = fetch.historyLimitDays === 0
           ? []
-          : yield* repo.list(principal.realm.id, { afterUpdateId: after, connectedSince })
+          : yield* repo.list(principal.realm.id, { afterUpdateId: after, connectedSince }, committedThrough)
         const { newest, presences } = rowsView(yield* accessOfRequest(loadAccess, principal), rows, fetch.slim)
         return {
           presences,
@@ -203,23 +244,22 @@ export class Presence extends Context.Service<Presence, {
         // meanwhile, takes the locked transaction below.
         const known = yield* repo.latest(user.realm_id, user.id)
         const guess = known === undefined ? undefined : applyPing(known, now, status)
+        let written: number | undefined
         const settled = guess !== undefined && !(guess.becameOnline && (yield* announced)) && (
           !guess.write ||
-          // Its own transaction: on memory, a write outside one would be undone
-          // by the rollback of any transaction running meanwhile.
-          (yield* tx.withTransaction(
-              repo.writeIfUnchanged(user.realm_id, user.id, known!.last_update_id, guess.times)
-            )) !== undefined
+          (written = yield* repo.writeIfUnchanged(user.realm_id, user.id, known!.last_update_id, guess.times)) !==
+            undefined
         )
         if (!settled) yield* locked(principal.user, status, now, announced)
         if (request.ping_only) return { presence_last_update_id: request.last_update_id ?? -1 } satisfies PingReply
         // Read once the write has committed (as Zulip does): the answer holds
-        // committed rows only, which the SQL repository can keep between pings.
+        // committed rows only, which the SQL repository can keep between
+        // pings, up to this ping's own write at least.
         return yield* snapshot(principal, {
           slim,
           lastUpdateId: request.last_update_id,
           historyLimitDays: request.history_limit_days
-        })
+        }, written)
       })
 
       /** A ping in a transaction, with the user's row locked: Zulip's `do_update_user_presence`. */

@@ -9,9 +9,13 @@
  *
  * @since 0.1.0
  */
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Request from "effect/Request"
+import * as RequestResolver from "effect/RequestResolver"
 import * as SqlClient from "effect/sql/SqlClient"
 import { fromRow } from "../domain/Ids.ts"
 import type { RealmId, UserId } from "../domain/Ids.ts"
@@ -19,6 +23,7 @@ import type { Presence, PresenceTimes } from "../domain/Presence.ts"
 import { UserSettingDefaults } from "../domain/UserSettings.ts"
 import type { PresenceFilter, PresenceOfUser } from "../ports/PresenceRepo.ts"
 import { PresenceRepo, selectRows } from "../ports/PresenceRepo.ts"
+import { PresenceRows } from "./internal/PresenceRows.ts"
 
 type Row = Readonly<Record<string, unknown>>
 
@@ -42,33 +47,82 @@ const withUser = (row: Row): PresenceOfUser => ({
 type PackedRow = readonly [number, number | null, number | null, number]
 
 /**
- * A ping's conditional write ($1 user, $2 expected update id, $3
- * organization, $4 last active, $5 last connected). The user's row is
- * locked first (as `find` then `write` do), then the sequence row, so this
- * never deadlocks with the locked path; a row changed meanwhile fails the
- * re-checked condition, and nothing is locked or written.
+ * The conditional writes of a batch of pings of one organization, in one
+ * statement ($1 users, $2 expected update ids, $3 last active, $4 last
+ * connected, as `bigint[]` literals; $5 the organization; $6 the batch's
+ * size). The users' rows are locked first, in user id order (as `find`
+ * then `write` lock one), then the sequence row, so this never deadlocks
+ * with the locked path or another batch; a row changed meanwhile fails the
+ * re-checked condition and is neither locked nor written. The sequence
+ * moves by the batch's size, each request taking the id of its place in the
+ * batch (a request not written leaves a gap, which clients accept); every
+ * returned row carries the sequence's new value.
  */
 const writeIfUnchangedSql = `
-  WITH target AS (
-    SELECT user_id FROM user_presence
-    WHERE user_id = $1 AND last_update_id = $2
+  WITH input AS (
+    SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[]) WITH ORDINALITY
+      AS i(user_id, expected, active, connected, place)
+  ), target AS (
+    SELECT p.user_id, i.active, i.connected, i.place FROM user_presence p JOIN input i ON i.user_id = p.user_id
+    WHERE p.realm_id = $5 AND p.last_update_id = i.expected
       AND coalesce(
-        (SELECT (settings->>'presence_enabled')::boolean FROM user_settings WHERE user_id = $1),
+        (SELECT (s.settings->>'presence_enabled')::boolean FROM user_settings s WHERE s.user_id = p.user_id),
         ${UserSettingDefaults.presence_enabled}
       )
-    FOR UPDATE
+    ORDER BY p.user_id
+    FOR UPDATE OF p
   ), next AS (
-    UPDATE presence_sequences SET last_update_id = last_update_id + 1
-    WHERE realm_id = $3 AND EXISTS (SELECT 1 FROM target)
+    UPDATE presence_sequences SET last_update_id = last_update_id + $6
+    WHERE realm_id = $5 AND EXISTS (SELECT 1 FROM target)
     RETURNING last_update_id
   )
   UPDATE user_presence SET
-    last_active_time = $4::bigint,
-    last_connected_time = $5::bigint,
-    last_update_id = next.last_update_id
-  FROM next, target
+    last_active_time = target.active,
+    last_connected_time = target.connected,
+    last_update_id = next.last_update_id - $6 + target.place
+  FROM target, next
   WHERE user_presence.user_id = target.user_id
-  RETURNING user_presence.last_update_id`
+  RETURNING user_presence.user_id, user_presence.last_update_id, next.last_update_id AS top`
+
+/** A `bigint[]` literal of numbers or nulls, bound as one parameter (see SqlArrays). */
+const bigintArrayLiteral = (values: ReadonlyArray<number | null>): string =>
+  `{${values.map((value) => (value === null ? "NULL" : String(value))).join(",")}}`
+
+/** A ping's conditional write, waiting for the batch it joins. */
+class ConditionalWrite extends Request.Class<{
+  readonly realmId: RealmId
+  readonly userId: UserId
+  readonly expectedUpdateId: number
+  readonly times: PresenceTimes
+}, number | undefined> {}
+
+/** A list waiting for the next read of its organization's new rows. */
+class NewRowsRead extends Request.Class<{ readonly realmId: RealmId }, PresenceRows> {}
+
+/**
+ * Group commit for one kind of batch: a batch collects its requests while
+ * the previous batch of the same resolver runs (at least until the next
+ * turn of the scheduler), so batches grow with the load instead of running
+ * one statement per request.
+ */
+const makeGroupCommit = () => {
+  let running: Deferred.Deferred<void> | undefined
+  return {
+    delay: Effect.suspend(() => (running === undefined ? Effect.yieldNow : Deferred.await(running))),
+    run: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+      Effect.suspend(() => {
+        const done = Deferred.makeUnsafe<void>()
+        running = done
+        return Effect.ensuring(
+          effect,
+          Effect.sync(() => {
+            if (running === done) running = undefined
+            Deferred.doneUnsafe(done, Exit.void)
+          })
+        )
+      })
+  }
+}
 
 /** @category layers */
 export const layer: Layer.Layer<PresenceRepo, never, SqlClient.SqlClient> = Layer.effect(
@@ -86,7 +140,7 @@ export const layer: Layer.Layer<PresenceRepo, never, SqlClient.SqlClient> = Laye
      * organization, which every ping used to read. Writes by other processes
      * arrive the same way.
      */
-    const cache = new Map<RealmId, { watermark: number; readonly rows: Map<UserId, Presence> }>()
+    const cache = new Map<RealmId, { watermark: number; readonly rows: PresenceRows }>()
 
     // A statement with parameters: prepared once on PGlite (PgliteClient).
     const readAfter = (realmId: RealmId, watermark: number) =>
@@ -116,15 +170,94 @@ export const layer: Layer.Layer<PresenceRepo, never, SqlClient.SqlClient> = Laye
     const keep = (realmId: RealmId, changed: ReadonlyArray<Presence>) => {
       let entry = cache.get(realmId)
       if (entry === undefined) {
-        entry = { watermark: 0, rows: new Map() }
+        entry = { watermark: 0, rows: new PresenceRows() }
         cache.set(realmId, entry)
       }
       for (const row of changed) {
         const held = entry.rows.get(row.user_id)
-        if (held === undefined || held.last_update_id < row.last_update_id) entry.rows.set(row.user_id, row)
+        if (held === undefined || held.last_update_id < row.last_update_id) entry.rows.set(row)
         if (row.last_update_id > entry.watermark) entry.watermark = row.last_update_id
       }
+      return entry.rows
     }
+
+    const inTransaction = Effect.map(Effect.serviceOption(sql.transactionService), Option.isSome)
+
+    /**
+     * Reads of an organization's new rows outside transactions, one per
+     * batch: a batch holds the lists that arrived before it started, so
+     * each list still reads every row committed before it was called.
+     */
+    const reads = makeGroupCommit()
+    const readResolver = RequestResolver.makeWith<NewRowsRead>({
+      batchKey: (entry) => entry.request.realmId,
+      delay: reads.delay,
+      collectWhile: () => true,
+      runAll: (entries, realmId) =>
+        reads.run(Effect.gen(function*() {
+          const id = realmId as RealmId
+          const rows = keep(id, yield* readAfter(id, cache.get(id)?.watermark ?? 0))
+          for (const entry of entries) entry.completeUnsafe(Exit.succeed(rows))
+        }))
+    })
+
+    /**
+     * The conditional writes of `requests` (one organization, each user
+     * once): the update ids written, by user. Outside a transaction the
+     * statement has committed when this answers, so when the kept rows
+     * reach the batch's first id, the written rows are kept at once and the
+     * watermark moves past the batch: no read is needed to see them.
+     */
+    const writeBatch = (realmId: RealmId, requests: ReadonlyArray<ConditionalWrite>, committed: boolean) =>
+      sql.unsafe<Row>(writeIfUnchangedSql, [
+        bigintArrayLiteral(requests.map((r) => r.userId)),
+        bigintArrayLiteral(requests.map((r) => r.expectedUpdateId)),
+        bigintArrayLiteral(requests.map((r) => r.times.last_active_time)),
+        bigintArrayLiteral(requests.map((r) => r.times.last_connected_time)),
+        realmId,
+        requests.length
+      ]).pipe(
+        Effect.map((rows) => {
+          const written = new Map(rows.map((row) => [Number(row.user_id), Number(row.last_update_id)]))
+          const entry = cache.get(realmId)
+          if (committed && rows.length > 0 && entry !== undefined) {
+            const top = Number(rows[0]!.top)
+            if (entry.watermark === top - requests.length) {
+              for (const request of requests) {
+                const id = written.get(request.userId)
+                if (id === undefined) continue
+                entry.rows.set({ user_id: request.userId, realm_id: realmId, ...request.times, last_update_id: id })
+              }
+              entry.watermark = top
+            }
+          }
+          return written
+        }),
+        Effect.orDie
+      )
+
+    /**
+     * The conditional writes of concurrent pings, one statement per batch
+     * of an organization (a statement commits on its own: it needs no
+     * transaction of its own). A user's second write in one batch is not
+     * attempted: it answers undefined and takes the locked path.
+     */
+    const writes = makeGroupCommit()
+    const writeResolver = RequestResolver.makeWith<ConditionalWrite>({
+      batchKey: (entry) => entry.request.realmId,
+      delay: writes.delay,
+      collectWhile: () => true,
+      runAll: (entries, realmId) =>
+        writes.run(Effect.gen(function*() {
+          const batch = new Map<number, Request.Entry<ConditionalWrite>>()
+          for (const entry of entries) {
+            if (batch.has(entry.request.userId)) entry.completeUnsafe(Exit.succeed(undefined))
+            else batch.set(entry.request.userId, entry)
+          }
+          const written = yield* writeBatch(realmId as RealmId, Array.from(batch.values(), (entry) => entry.request), true)
+          for (const [userId, entry] of batch) entry.completeUnsafe(Exit.succeed(written.get(userId)))
+        }))
+    })
 
     return PresenceRepo.of({
       find: Effect.fn("PresenceRepo.find")(function*(userId: UserId) {
@@ -156,33 +289,29 @@ export const layer: Layer.Layer<PresenceRepo, never, SqlClient.SqlClient> = Laye
       }),
       writeIfUnchanged: Effect.fn("PresenceRepo.writeIfUnchanged")(
         function*(realmId: RealmId, userId: UserId, expectedUpdateId: number, times: PresenceTimes) {
-          const rows = yield* sql.unsafe<Row>(writeIfUnchangedSql, [
-            userId,
-            expectedUpdateId,
-            realmId,
-            times.last_active_time,
-            times.last_connected_time
-          ])
-          return rows.length === 0 ? undefined : Number(rows[0]!.last_update_id)
-        },
-        Effect.orDie
+          const request = new ConditionalWrite({ realmId, userId, expectedUpdateId, times })
+          // Inside a caller's transaction the write is part of it, not of a batch.
+          if (yield* inTransaction) return (yield* writeBatch(realmId, [request], false)).get(userId)
+          return yield* Effect.request(request, writeResolver)
+        }
       ),
-      list: Effect.fn("PresenceRepo.list")(function*(realmId: RealmId, filter: PresenceFilter) {
-        const known = cache.get(realmId) ?? { watermark: 0, rows: new Map<UserId, Presence>() }
-        const inTransaction = Option.isSome(yield* Effect.serviceOption(sql.transactionService))
-        const changed = yield* readAfter(realmId, known.watermark)
+      list: Effect.fn("PresenceRepo.list")(function*(realmId: RealmId, filter: PresenceFilter, committedThrough?: number) {
+        if (!(yield* inTransaction)) {
+          const known = cache.get(realmId)
+          // Ids commit in order: the kept rows up to the caller's own write
+          // hold every row committed before it.
+          if (known !== undefined && committedThrough !== undefined && known.watermark >= committedThrough) {
+            return selectRows(known.rows.values(), filter)
+          }
+          return selectRows((yield* Effect.request(new NewRowsRead({ realmId }), readResolver)).values(), filter)
+        }
         // Rows read inside a transaction may be its own, not yet committed
         // (and a rollback gives their ids back): they answer this call only.
-        let rows = known.rows
-        if (inTransaction) {
-          if (changed.length > 0) {
-            rows = new Map(known.rows)
-            for (const row of changed) rows.set(row.user_id, row)
-          }
-        } else {
-          keep(realmId, changed)
-          rows = cache.get(realmId)!.rows
-        }
+        const known = cache.get(realmId)
+        const changed = yield* readAfter(realmId, known?.watermark ?? 0)
+        if (changed.length === 0) return selectRows(known?.rows.values() ?? [], filter)
+        const rows = new Map((known?.rows.values() ?? []).map((row) => [row.user_id, row]))
+        for (const row of changed) rows.set(row.user_id, row)
         return selectRows(rows.values(), filter)
       }),
       findOfUser: Effect.fn("PresenceRepo.findOfUser")(function*(userId: UserId) {

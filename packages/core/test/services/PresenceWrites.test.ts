@@ -78,6 +78,53 @@ for (const [name, backend] of Object.entries(backends)) {
           assert.isUndefined(yield* rowOf(org.other))
         }))
 
+      it.effect("concurrent conditional writes (one batch on SQL): each applies or not on its own", () =>
+        Effect.gen(function*() {
+          const org = yield* makeOrg
+          const repo = yield* PresenceRepo
+          const people = [org.owner, org.admin, org.member, org.other]
+          for (const person of people) yield* ping(person)
+          const rows = new Map<number, PresenceRow>()
+          for (const person of people) rows.set(person.user.id, (yield* rowOf(person))!)
+          const times = (n: number) => ({ last_active_time: n * 1000, last_connected_time: n * 1000 })
+          const write = (principal: Principal, expected: number, n: number) =>
+            repo.writeIfUnchanged(org.realm.id, principal.user.id, expected, times(n))
+          const [owner, admin, stale, twice, again, none] = yield* Effect.all([
+            write(org.owner, rows.get(org.owner.user.id)!.last_update_id, 1),
+            write(org.admin, rows.get(org.admin.user.id)!.last_update_id, 2),
+            // An expectation the row no longer meets.
+            write(org.member, rows.get(org.member.user.id)!.last_update_id - 1, 3),
+            // One user twice: at most one of the two is written.
+            write(org.other, rows.get(org.other.user.id)!.last_update_id, 4),
+            write(org.other, rows.get(org.other.user.id)!.last_update_id, 5),
+            // A user without a row.
+            write(org.guest, 0, 6)
+          ], { concurrency: "unbounded" })
+          assert.isUndefined(stale)
+          assert.isUndefined(none)
+          assert.strictEqual([twice, again].filter((id) => id !== undefined).length, 1)
+          const written = [owner, admin, twice ?? again]
+          assert.strictEqual(new Set(written).size, 3)
+          const highest = Math.max(...Array.from(rows.values(), (row) => row.last_update_id))
+          for (const id of written) assert.isAbove(id!, highest)
+          assert.deepStrictEqual(yield* rowOf(org.owner), { ...rows.get(org.owner.user.id)!, ...times(1), last_update_id: owner! })
+          assert.deepStrictEqual(yield* rowOf(org.admin), { ...rows.get(org.admin.user.id)!, ...times(2), last_update_id: admin! })
+          assert.deepStrictEqual(yield* rowOf(org.member), rows.get(org.member.user.id))
+          const other = (yield* rowOf(org.other))!
+          assert.strictEqual(other.last_update_id, twice ?? again)
+          assert.strictEqual(other.last_active_time, twice !== undefined ? 4000 : 5000)
+          assert.isUndefined(yield* rowOf(org.guest))
+          // What the repository lists (kept rows on SQL) is what the table holds.
+          const listedRows = yield* listed(org.member)
+          for (const person of [org.owner, org.admin, org.member, org.other]) {
+            const row = (yield* rowOf(person))!
+            assert.deepStrictEqual(
+              listedRows.find(([user]) => user === person.user.id),
+              [person.user.id, row.last_update_id, row.last_active_time]
+            )
+          }
+        }))
+
       it.effect("writeIfUnchanged leaves a user who turned presence off as they are", () =>
         Effect.gen(function*() {
           const org = yield* makeOrg
@@ -206,6 +253,26 @@ describe("presence across two processes on PostgreSQL", () => {
       assert.strictEqual(after.last_update_id, answer.id)
       assert.isAbove(after.last_update_id, current.last_update_id)
       assert.strictEqual(after.last_active_time, current.last_active_time! + 60_000)
+      assert.deepStrictEqual(yield* onA(listed(org.member)), yield* onB(listed(org.member)))
+    }).pipe(Effect.provide(TestDatabase.postgresLayer())), 60_000)
+
+  it.effect("a ping's answer holds the other process's write committed before its own, though its batch came right after", () =>
+    Effect.gen(function*() {
+      const { onA, onB, org } = yield* twoProcesses
+      const first = yield* onA(ping(org.member))
+      yield* onB(ping(org.other))
+      yield* onA(listed(org.member))
+      // A minute on: both pings take the conditional write (not "back online", which is announced under lock).
+      yield* TestClock.adjust("1 minute")
+      // B writes the next id; A has not read it when its own write takes the one after.
+      const other = yield* onB(ping(org.other))
+      const answer = yield* onA(ping(org.member, first.id))
+      assert.deepStrictEqual(answer.users.sort(), [String(org.member.user.id), String(org.other.user.id)].sort())
+      assert.isAbove(answer.id, other.id)
+      // A holds B's write (a watermark moved past it would hide it for good).
+      const otherRow = (yield* onB(rowOf(org.other)))!
+      assert.strictEqual(otherRow.last_update_id, other.id)
+      assert.deepStrictEqual(yield* onA(latestOf(org.other)), otherRow)
       assert.deepStrictEqual(yield* onA(listed(org.member)), yield* onB(listed(org.member)))
     }).pipe(Effect.provide(TestDatabase.postgresLayer())), 60_000)
 

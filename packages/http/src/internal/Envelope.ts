@@ -75,6 +75,14 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => {
   return proto === Object.prototype || proto === null
 }
 
+/** A plain object or array frozen with everything inside it: its JSON text never changes. */
+const isDeepFrozen = (value: unknown): boolean => {
+  if (typeof value !== "object" || value === null) return true
+  if (!Object.isFrozen(value)) return false
+  for (const key in value) if (!isDeepFrozen((value as Record<string, unknown>)[key])) return false
+  return true
+}
+
 /**
  * A scalar kind's identity: its JSON type, and the node's checks (`Int`,
  * lengths, patterns...) run by effect's own guard, as the encoder runs them.
@@ -99,7 +107,11 @@ const scalarTags = new Set(["String", "Boolean", "Number", "Literal", "Null", "U
  * The identity check of a schema made only of the node kinds handled here
  * (no transformations, checks only on scalars); `undefined` for anything else.
  */
-const identity = (ast: SchemaAST.AST): Identity | undefined => {
+const identity = (
+  ast: SchemaAST.AST,
+  /** Replaces the check of some of a struct's own fields (not deeper ones). */
+  fieldOverride?: (ast: SchemaAST.AST) => Identity | undefined
+): Identity | undefined => {
   if (ast.encoding !== undefined) return undefined
   const context = ast.context
   if (context !== undefined && context.constructorDefault !== undefined) return undefined
@@ -118,7 +130,7 @@ const identity = (ast: SchemaAST.AST): Identity | undefined => {
     }
     case "Union": {
       if (ast.checks !== undefined || (ast.options?.mode ?? "anyOf") !== "anyOf") return undefined
-      const members = ast.types.map(identity)
+      const members = ast.types.map((member) => identity(member))
       if (members.some((member) => member === undefined)) return undefined
       const checks = members as ReadonlyArray<Identity>
       if (ast.types.every((member) => scalarTags.has(member._tag))) return (value) => checks.some((check) => check(value))
@@ -154,7 +166,7 @@ const identity = (ast: SchemaAST.AST): Identity | undefined => {
       const fields: Array<{ readonly name: string; readonly optional: boolean; readonly check: Identity }> = []
       for (const ps of ast.propertySignatures) {
         if (typeof ps.name !== "string") return undefined
-        const check = identity(ps.type)
+        const check = fieldOverride?.(ps.type) ?? identity(ps.type)
         if (check === undefined) return undefined
         fields.push({ name: ps.name, optional: ps.type.context?.isOptional === true, check })
       }
@@ -210,6 +222,73 @@ const structUnion = (types: ReadonlyArray<SchemaAST.AST>, checks: ReadonlyArray<
   }
 }
 
+/** A record's entry schema (`Schema.Record(Schema.String, entry)`), when the field's schema is one. */
+const recordEntry = (ast: SchemaAST.AST): SchemaAST.AST | undefined => {
+  if (ast._tag !== "Objects" || ast.checks !== undefined || ast.encoding !== undefined) return undefined
+  if (ast.propertySignatures.length !== 0 || ast.indexSignatures.length !== 1) return undefined
+  const index = ast.indexSignatures[0]!
+  return index.parameter._tag === "String" && index.parameter.checks === undefined ? index.type : undefined
+}
+
+/**
+ * The JSON text HttpApi would send for a success value of a plain struct
+ * schema, when the value certainly encodes to itself; `undefined` when it
+ * does not (or is not certain to), or for a schema not handled here.
+ *
+ * A record field's entries are checked and written one by one, and those
+ * frozen all the way down (the presence answers' thousand entries, mostly
+ * unchanged from one ping to the next) keep their checked `"key":value`
+ * text while they live, so a later answer checks and writes only new
+ * entries; the text is the same either way.
+ */
+const encoder = (ast: SchemaAST.Objects): ((value: object) => string | undefined) | undefined => {
+  const records = new Map<string, { readonly check: Identity; readonly texts: WeakMap<object, { readonly key: string; readonly text: string }> }>()
+  for (const ps of ast.propertySignatures) {
+    const entry = recordEntry(ps.type)
+    const check = entry === undefined ? undefined : identity(entry)
+    if (check !== undefined) records.set(String(ps.name), { check, texts: new WeakMap() })
+  }
+  // Record fields are checked while they are written, below.
+  const recordTypes = new Set(ast.propertySignatures.filter((ps) => records.has(String(ps.name))).map((ps) => ps.type))
+  const check = identity(ast, (node) => (recordTypes.has(node) ? isPlainObject : undefined))
+  if (check === undefined) return undefined
+  if (records.size === 0) return (value) => (check(value) ? JSON.stringify(value) : undefined)
+  const record = (value: Record<string, unknown>, field: NonNullable<ReturnType<typeof records.get>>): string | undefined => {
+    // Object.keys is what JSON.stringify writes: own, enumerable, string keys.
+    const keys = Object.keys(value)
+    const parts = new Array<string>(keys.length)
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!
+      const entry = value[key]
+      if (typeof entry === "object" && entry !== null) {
+        const kept = field.texts.get(entry)
+        if (kept !== undefined && kept.key === key) {
+          parts[i] = kept.text
+          continue
+        }
+      }
+      if (!field.check(entry)) return undefined
+      const text = `${JSON.stringify(key)}:${JSON.stringify(entry)}`
+      if (typeof entry === "object" && entry !== null && isDeepFrozen(entry)) field.texts.set(entry, { key, text })
+      parts[i] = text
+    }
+    return `{${parts.join(",")}}`
+  }
+  return (value) => {
+    if (!check(value)) return undefined
+    const parts: Array<string> = []
+    for (const [key, fieldValue] of Object.entries(value)) {
+      // JSON.stringify leaves out undefined (the check lets no other such value through).
+      if (fieldValue === undefined) continue
+      const field = records.get(key)
+      const text = field === undefined ? JSON.stringify(fieldValue) : record(fieldValue as Record<string, unknown>, field)
+      if (text === undefined) return undefined
+      parts.push(`${JSON.stringify(key)}:${text}`)
+    }
+    return `{${parts.join(",")}}`
+  }
+}
+
 type Respond = (value: object) => HttpServerResponse.HttpServerResponse | undefined
 
 const responders = new WeakMap<HttpApiEndpoint.Top, Respond | null>()
@@ -231,12 +310,12 @@ const responder = (endpoint: HttpApiEndpoint.Top): Respond | undefined => {
       schema !== undefined && !HttpApiSchema.isWithHeaders(schema) && schema.ast._tag === "Objects" &&
       schema.ast.annotations === undefined && schema.ast.context === undefined
     ) {
-      const check = identity(schema.ast)
-      if (check !== undefined) {
-        respond = (value) =>
-          check(value)
-            ? HttpServerResponse.text(JSON.stringify(value), { status: 200, contentType: "application/json" })
-            : undefined
+      const encode = encoder(schema.ast)
+      if (encode !== undefined) {
+        respond = (value) => {
+          const text = encode(value)
+          return text === undefined ? undefined : HttpServerResponse.text(text, { status: 200, contentType: "application/json" })
+        }
       }
     }
     responders.set(endpoint, respond)
