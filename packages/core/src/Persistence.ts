@@ -11,6 +11,7 @@ import type * as Redis from "effect/persistence/Redis"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type { MigrationError } from "effect/sql/Migrator"
 import type { SqlError } from "effect/sql/SqlError"
+import * as MemoryAccessCache from "./memory/MemoryAccessCache.ts"
 import { MemoryDatabase } from "./memory/MemoryDatabase.ts"
 import * as MemoryDraftRepo from "./memory/MemoryDraftRepo.ts"
 import * as MemoryEventStore from "./memory/MemoryEventStore.ts"
@@ -97,8 +98,8 @@ export type Persistence =
   | Events
 
 /**
- * Memory repositories and the memory Transactor over one fresh
- * MemoryDatabase per build.
+ * Memory repositories, the memory Transactor and the memory AccessCache
+ * over one fresh MemoryDatabase per build.
  *
  * @category layers
  */
@@ -114,7 +115,8 @@ export const layerMemory: Layer.Layer<Persistence> = Events.layer.pipe(
     MemoryDraftRepo.layer,
     MemorySavedSnippetRepo.layer,
     MemoryInvitationRepo.layer,
-    MemoryPushDeviceRepo.layer
+    MemoryPushDeviceRepo.layer,
+    MemoryAccessCache.layer
   )),
   // Before the repositories: the presence repository's conditional write takes a transaction of its own.
   Layer.provideMerge(MemoryTransactor.layer),

@@ -56,6 +56,12 @@ export interface MemoryTables {
   invitations: Map<number, Invitation>
   /** keyed by `${user_id}:${push_account_id}` */
   pushDevices: Map<string, PushDevice>
+  /**
+   * Each organization's access version (SQL's `access_versions`): moved by
+   * every write to what access decisions read (see `accessChanged`), and
+   * rolled back with its transaction like any row. See `MemoryAccessCache`.
+   */
+  accessVersions: Map<number, number>
   sequences: Record<
     | "realms"
     | "users"
@@ -93,6 +99,7 @@ const emptyTables = (): MemoryTables => ({
   savedSnippets: new Map(),
   invitations: new Map(),
   pushDevices: new Map(),
+  accessVersions: new Map(),
   sequences: {
     realms: 0,
     users: 0,
@@ -111,16 +118,30 @@ const emptyTables = (): MemoryTables => ({
 export class MemoryDatabase extends Context.Service<MemoryDatabase, {
   readonly tables: MemoryTables
   nextId(table: keyof MemoryTables["sequences"]): number
+  /**
+   * Moves the organization's access version: called by every write to
+   * realms, users, groups and their edges, channels, subscriptions and alert
+   * words (the tables SQL's `access_changed` trigger watches). `undefined`
+   * (the row's organization is unknown) moves nothing, like the trigger.
+   */
+  accessChanged(realm: number | undefined): void
   snapshot(): MemoryTables
   restore(snapshot: MemoryTables): void
 }>()("teamchat/core/memory/MemoryDatabase") {
   static readonly layer = Layer.sync(MemoryDatabase, () => {
     let tables = emptyTables()
+    // SQL's `access_version_seq`: never rolled back, so a version handed out
+    // inside a rolled-back transaction is never seen again, and nothing read
+    // inside it can pass for committed state.
+    let accessClock = 0
     return MemoryDatabase.of({
       get tables() {
         return tables
       },
       nextId: (table) => ++tables.sequences[table],
+      accessChanged: (realm) => {
+        if (realm !== undefined) tables.accessVersions.set(realm, ++accessClock)
+      },
       // Records are immutable values, so copying the containers is enough.
       snapshot: () => ({
         realms: new Map(tables.realms),
@@ -144,6 +165,7 @@ export class MemoryDatabase extends Context.Service<MemoryDatabase, {
         savedSnippets: new Map(tables.savedSnippets),
         invitations: new Map(tables.invitations),
         pushDevices: new Map(tables.pushDevices),
+        accessVersions: new Map(tables.accessVersions),
         sequences: { ...tables.sequences }
       }),
       // Sequences are not restored: like SQL sequences, ids handed out by a

@@ -27,9 +27,11 @@ import {
 const byId = <A extends { readonly id: number }>(rows: Iterable<A>): Array<A> =>
   Array.from(rows).sort((a, b) => a.id - b.id)
 
-/** Like SQL `UPDATE … WHERE id = …`: a row that does not exist is not created. */
-const replace = <A extends { readonly id: number }>(table: Map<number, A>, row: A): void => {
-  if (table.has(row.id)) table.set(row.id, row)
+/** Like SQL `UPDATE … WHERE id = …`: a row that does not exist is not created. Whether one was updated. */
+const replace = <A extends { readonly id: number }>(table: Map<number, A>, row: A): boolean => {
+  if (!table.has(row.id)) return false
+  table.set(row.id, row)
+  return true
 }
 
 /** @category layers */
@@ -41,9 +43,13 @@ export const realmRepo = Layer.effect(
         Effect.sync(() => {
           const realm: Realm = { ...row, id: realmId(db.nextId("realms")) }
           db.tables.realms.set(realm.id, realm)
+          db.accessChanged(realm.id)
           return realm
         }),
-      update: (realm) => Effect.sync(() => replace(db.tables.realms, realm)),
+      update: (realm) =>
+        Effect.sync(() => {
+          if (replace(db.tables.realms, realm)) db.accessChanged(realm.id)
+        }),
       findById: (id) => Effect.sync(() => db.tables.realms.get(id)),
       findByStringId: (stringId) =>
         Effect.sync(() => Array.from(db.tables.realms.values()).find((r) => r.string_id === stringId)),
@@ -79,9 +85,13 @@ export const userRepo = Layer.effect(
           const id = userId(db.nextId("users"))
           const user: User = { ...make(id), id }
           db.tables.users.set(id, user)
+          db.accessChanged(user.realm_id)
           return user
         }),
-      update: (user) => Effect.sync(() => replace(db.tables.users, user)),
+      update: (user) =>
+        Effect.sync(() => {
+          if (replace(db.tables.users, user)) db.accessChanged(user.realm_id)
+        }),
       findById: (id) => Effect.sync(() => db.tables.users.get(id)),
       lockAddresses: () => Effect.void,
       findByDeliveryEmail: (realm, email) =>
@@ -120,9 +130,13 @@ export const groupRepo = Layer.effect(
         Effect.sync(() => {
           const group: UserGroup = { ...row, id: groupId(db.nextId("groups")) }
           db.tables.groups.set(group.id, group)
+          db.accessChanged(group.realm_id)
           return group
         }),
-      update: (group) => Effect.sync(() => replace(db.tables.groups, group)),
+      update: (group) =>
+        Effect.sync(() => {
+          if (replace(db.tables.groups, group)) db.accessChanged(group.realm_id)
+        }),
       findById: (id) => Effect.sync(() => db.tables.groups.get(id)),
       findByName: (realm, name) =>
         Effect.sync(() =>
@@ -130,13 +144,26 @@ export const groupRepo = Layer.effect(
         ),
       listByRealm: (realm) =>
         Effect.sync(() => byId(Array.from(db.tables.groups.values()).filter((g) => g.realm_id === realm))),
-      addMembers: (group, users) => Effect.sync(() => users.forEach((u) => db.tables.groupMembers.add(edge(group, u)))),
+      addMembers: (group, users) =>
+        Effect.sync(() => {
+          users.forEach((u) => db.tables.groupMembers.add(edge(group, u)))
+          db.accessChanged(db.tables.groups.get(group)?.realm_id)
+        }),
       removeMembers: (group, users) =>
-        Effect.sync(() => users.forEach((u) => db.tables.groupMembers.delete(edge(group, u)))),
+        Effect.sync(() => {
+          users.forEach((u) => db.tables.groupMembers.delete(edge(group, u)))
+          db.accessChanged(db.tables.groups.get(group)?.realm_id)
+        }),
       addSubgroups: (group, subgroups) =>
-        Effect.sync(() => subgroups.forEach((s) => db.tables.groupSubgroups.add(edge(group, s)))),
+        Effect.sync(() => {
+          subgroups.forEach((s) => db.tables.groupSubgroups.add(edge(group, s)))
+          db.accessChanged(db.tables.groups.get(group)?.realm_id)
+        }),
       removeSubgroups: (group, subgroups) =>
-        Effect.sync(() => subgroups.forEach((s) => db.tables.groupSubgroups.delete(edge(group, s)))),
+        Effect.sync(() => {
+          subgroups.forEach((s) => db.tables.groupSubgroups.delete(edge(group, s)))
+          db.accessChanged(db.tables.groups.get(group)?.realm_id)
+        }),
       membership: (realm) =>
         Effect.sync(() => {
           const inRealm = (id: number) => db.tables.groups.get(id)?.realm_id === realm
@@ -172,9 +199,13 @@ export const channelRepo = Layer.effect(
         Effect.sync(() => {
           const channel: Channel = { ...row, id: channelId(db.nextId("channels")) }
           db.tables.channels.set(channel.id, channel)
+          db.accessChanged(channel.realm_id)
           return channel
         }),
-      update: (channel) => Effect.sync(() => replace(db.tables.channels, channel)),
+      update: (channel) =>
+        Effect.sync(() => {
+          if (replace(db.tables.channels, channel)) db.accessChanged(channel.realm_id)
+        }),
       findById: (id) => Effect.sync(() => db.tables.channels.get(id)),
       findByName: (realm, name) =>
         Effect.sync(() => {
@@ -197,7 +228,11 @@ export const subscriptionRepo = Layer.effect(
   SubscriptionRepo,
   MemoryDatabase.useSync((db) =>
     SubscriptionRepo.of({
-      upsert: (sub) => Effect.sync(() => void db.tables.subscriptions.set(edge(sub.user_id, sub.channel_id), sub)),
+      upsert: (sub) =>
+        Effect.sync(() => {
+          db.tables.subscriptions.set(edge(sub.user_id, sub.channel_id), sub)
+          db.accessChanged(db.tables.channels.get(sub.channel_id)?.realm_id)
+        }),
       find: (user, channel) => Effect.sync(() => db.tables.subscriptions.get(edge(user, channel))),
       listByUser: (user) =>
         Effect.sync(() =>
@@ -251,11 +286,13 @@ export const alertWordRepo = Layer.effect(
             current.push(word)
           }
           db.tables.alertWords.set(user, current)
+          db.accessChanged(db.tables.users.get(user)?.realm_id)
         }),
       remove: (user, words) =>
         Effect.sync(() => {
           const drop = new Set(words.map((w) => w.toLowerCase()))
           db.tables.alertWords.set(user, (db.tables.alertWords.get(user) ?? []).filter((w) => !drop.has(w.toLowerCase())))
+          db.accessChanged(db.tables.users.get(user)?.realm_id)
         })
     }))
 )

@@ -1,6 +1,6 @@
 /**
  * One read of each organization's access state (users, groups, channels,
- * subscriptions) kept between requests on SQL, valid while the
+ * subscriptions) kept between requests, valid while the
  * organization's access version (bumped by triggers on every write to those
  * tables, see migration `0006_access_versions`) stays the same. Checking the
  * version is one indexed single-row read instead of loading the whole
@@ -14,8 +14,9 @@
  * commits. Inside a transaction the version is always read, as the
  * transaction's own writes move it before they commit.
  *
- * The memory backend has no version and no cache: it reads its maps anyway.
- * The SQL implementation is `sql/SqlAccessCache.ts`.
+ * The SQL implementation is `sql/SqlAccessCache.ts`; the memory one,
+ * `memory/MemoryAccessCache.ts`, keeps the version as a row of its tables,
+ * moved by the memory repositories' writes.
  *
  * @since 0.1.0
  */

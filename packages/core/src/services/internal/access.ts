@@ -112,8 +112,9 @@ export const canSeeSubscribers = canSeeChannel
 /**
  * `loadAccessContext` bound once to the repositories of the layer that builds
  * it, so services call `loadAccess(realm)` instead of providing four
- * repositories at every call. On SQL the read is reused while the
- * organization's access version does not move (see `AccessCache`).
+ * repositories at every call. The read is reused while the organization's
+ * access version does not move (see `AccessCache`; every backend of this
+ * project provides one).
  */
 export const makeAccessLoader = Effect.gen(function*() {
   const context = yield* Effect.context<UserRepo | GroupRepo | ChannelRepo | SubscriptionRepo | AlertWordRepo>()
@@ -155,7 +156,7 @@ export const accessOfRequest = (
 const rememberedKeys = 10_000
 
 /**
- * Authentication from the cached access read (SQL only): remembers which
+ * Authentication from the cached access read: remembers which
  * organization a key belongs to, and while that organization's access
  * version holds, finds the key's user and the realm in its cached read: one
  * single-row read instead of joining users and realms on every request.
