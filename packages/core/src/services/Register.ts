@@ -27,7 +27,7 @@ import { MaxChannelDescriptionLength, MaxChannelNameLength } from "../domain/Cha
 import { apiUrl } from "../domain/Emoji.ts"
 import { isNamed } from "../domain/GroupSetting.ts"
 import type { GroupSettingValue } from "../domain/GroupSetting.ts"
-import type { GroupId } from "../domain/Ids.ts"
+import type { ChannelId, GroupId } from "../domain/Ids.ts"
 import { isAdministrator, isGuest, isModeratorOrAbove, isOwner } from "../domain/Role.ts"
 import type { User } from "../domain/User.ts"
 import { DisplaySettingsLegacy, NotificationSettingsLegacy } from "../domain/UserSettings.ts"
@@ -135,6 +135,9 @@ export class Register extends Context.Service<Register, {
         const { realm } = principal
         const ctx = yield* loadAccess(realm)
         const user = ctx.state.usersById.get(principal.user.id) ?? principal.user
+        // The user's subscription rows (inactive ones too), read once for
+        // `subscriptions`/`unsubscribed` and for the unread counts.
+        const ownSubscriptions = yield* subscriptions.listByUser(user.id)
         const ids = yield* organizations.systemGroups(realm.id)
         const policy: PostPolicyGroups = {
           administrators: ids["role:administrators"],
@@ -192,20 +195,20 @@ export class Register extends Context.Service<Register, {
           state.streams = ctx.channels
             .filter((c) => (caps.archived_channels || !c.is_archived) && canSeeChannel(ctx, user, c))
             .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-            .map((c) => toApiChannel(c, activeSubscriberIds(ctx, c.id).length, policy))
+            .map((c) => toApiChannel(c, subscriberIdsOf(ctx, c.id).length, policy))
         }
         if (want("default_streams")) {
           state.realm_default_streams = ctx.channels.filter((c) => c.is_default && canSeeChannel(ctx, user, c)).map((c) =>
-            toApiChannel(c, activeSubscriberIds(ctx, c.id).length, policy)
+            toApiChannel(c, subscriberIdsOf(ctx, c.id).length, policy)
           )
         }
         if (want("default_stream_groups")) state.realm_default_stream_groups = []
         if (want("stop_words")) state.stop_words = []
-        if (want("subscription")) Object.assign(state, yield* subscriptionState(ctx, user, options, policy))
+        if (want("subscription")) Object.assign(state, subscriptionStateOf(ctx, user, ownSubscriptions, options, policy))
         Object.assign(state, yield* messageState(
           messageRepo,
           user.id,
-          yield* subscriptions.listByUser(user.id),
+          ownSubscriptions,
           want,
           caps.empty_topic_name
         ))
@@ -232,10 +235,6 @@ export class Register extends Context.Service<Register, {
         if (want("push_device")) state.push_devices = yield* pushDevices.registerState(principal)
         return state
       })
-
-      /** Wrapped so the subscription rows are read with the repositories of this layer. */
-      const subscriptionState = (ctx: AccessContext, user: User, options: InitialStateOptions, policy: PostPolicyGroups) =>
-        Effect.map(subscriptions.listByUser(user.id), (rows) => subscriptionStateOf(ctx, user, rows, options, policy))
 
       const register = Effect.fn("Register.register")(function*(
         principal: Principal,
@@ -286,6 +285,21 @@ export interface InitialStateOptions {
 
 // -----------------------------------------------------------------------------
 // state sections
+
+/**
+ * `activeSubscriberIds` once per channel and access read: a register lists
+ * every visible channel's subscribers (and counts them again for `streams`),
+ * and the read is kept between requests while the organization does not
+ * change (`AccessCache`). The lists go into responses only, never changed.
+ */
+const subscriberIds = new WeakMap<AccessContext, Map<ChannelId, ReadonlyArray<number>>>()
+const subscriberIdsOf = (ctx: AccessContext, channelId: ChannelId): ReadonlyArray<number> => {
+  let byChannel = subscriberIds.get(ctx)
+  if (byChannel === undefined) subscriberIds.set(ctx, byChannel = new Map())
+  let ids = byChannel.get(channelId)
+  if (ids === undefined) byChannel.set(channelId, ids = activeSubscriberIds(ctx, channelId))
+  return ids
+}
 
 const gravatar = (text: string) =>
   `https://secure.gravatar.com/avatar/${createHash("md5").update(text.toLowerCase()).digest("hex")}?d=identicon`
@@ -527,7 +541,7 @@ const subscriptionStateOf = (
     if (channel === undefined || !shown(channel)) continue
     seen.add(channel.id)
     const visible = row.active || canSeeChannel(ctx, user, channel)
-    const subscribers = visible ? activeSubscriberIds(ctx, channel.id) : []
+    const subscribers = visible ? subscriberIdsOf(ctx, channel.id) : []
     const sub = toApiSubscription(channel, row, subscribers, policy, { includeSubscribers: options.includeSubscribers && visible })
     if (row.active) subscribed.push(sub)
     else if (canSeeChannel(ctx, user, channel)) unsubscribed.push(sub)
@@ -535,7 +549,7 @@ const subscriptionStateOf = (
   const never = ctx.channels
     .filter((c) => shown(c) && !seen.has(c.id) && canSeeChannel(ctx, user, c))
     .map((c) => {
-      const subscribers = activeSubscriberIds(ctx, c.id)
+      const subscribers = subscriberIdsOf(ctx, c.id)
       const { is_default: _d, ...api } = toApiChannel(c, subscribers.length, policy)
       return options.includeSubscribers ? { ...api, subscribers } : api
     })
