@@ -33,9 +33,13 @@
  * `EVENTS_CLIENTS=1000,10000` (the default) chooses the sizes;
  * `EVENTS_SERVER_FLAGS` adds Node flags to the server processes (e.g.
  * `--cpu-prof`, with `EVENTS_IDLE_CPU_MS=30`); `EVENTS_HEAP_SNAPSHOT=<path>`
- * writes heap snapshots with every client waiting. Each process holds one
- * socket per client: 10,000 clients need over 10,000 file descriptors in
- * the benchmark and in the server (`ulimit -n`).
+ * writes heap snapshots with no client connected (`<path>.<server>.<N>.idle`,
+ * just before the baseline is measured: a first snapshot frees memory, which
+ * would otherwise be missing from the figures) and with every client waiting
+ * (`<path>.<server>.<N>`); object ids match across the two, so what a
+ * waiting client keeps is what the second has and the first has not.
+ * Each process holds one socket per client: 10,000 clients need over 10,000
+ * file descriptors in the benchmark and in the server (`ulimit -n`).
  */
 import { spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
@@ -272,6 +276,10 @@ const measure = async (name: string, target: Target, n: number, rounds: number, 
   await fanOut(target, agent, warm)
   agent.destroy()
   await settle(target.server)
+  const snapshot = process.env.EVENTS_HEAP_SNAPSHOT
+  if (snapshot !== undefined) {
+    log(`${name}: heap snapshot ${(await target.server.command(`snapshot ${snapshot}.${name}.${n}.idle`)).file} (no client)`)
+  }
   const before = await memoryOf(target.server)
   await target.prepare(n)
   agent = makeAgent()
@@ -281,7 +289,6 @@ const measure = async (name: string, target: Target, n: number, rounds: number, 
   })
   await settle(target.server)
   const during = await memoryOf(target.server)
-  const snapshot = process.env.EVENTS_HEAP_SNAPSHOT
   if (snapshot !== undefined) {
     log(`${name}: heap snapshot ${(await target.server.command(`snapshot ${snapshot}.${name}.${n}`)).file}`)
   }
