@@ -30,7 +30,11 @@
  * request; nothing in these routes limits a request's duration, so servers
  * mounting them must not either (Node's `http.createServer()` defaults are
  * fine: its `requestTimeout` covers receiving the request only). A client
- * that closes its connection interrupts the request and ends the wait.
+ * that closes its connection interrupts the request and ends the wait. The
+ * wait runs in the routes' own global middleware (`middleware/RequestLog.ts`,
+ * which computes the poll's deferred response): a global router middleware
+ * of yours that reads responses must be registered before `layerRoutes`
+ * (the first registered is the outermost).
  *
  * @since 0.1.0
  */

@@ -22,6 +22,7 @@ import {
   Server
 } from "./support/Harness.ts"
 import type { ManualClock } from "./support/Harness.ts"
+import { start, waiting, waitingFor } from "./support/events/fixtures.ts"
 
 const authenticationMethods = (dev: boolean) => ({
   password: true,
@@ -251,6 +252,31 @@ describe("request log", () => {
         for (const secret of [hamlet.apiKey, demoPassword, "Basic ", "A".repeat(32)]) {
           assert.isFalse(everything.includes(secret), secret)
         }
+      }))
+
+    it.effect("a poll that waits is logged once answered, with the answer's status", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const hamlet = yield* server.login(accounts.member)
+        const queueId = (yield* server.fetch("POST", "/api/v1/register", {
+          as: hamlet,
+          form: { event_types: "[\"alert_words\"]" }
+        })).json.queue_id as string
+        const before = yield* waiting
+        lines.length = 0
+        const pending = yield* start("GET", "/api/v1/events", { as: hamlet, query: { queue_id: queueId, last_event_id: "-1" } })
+        yield* waitingFor(before + 1)
+        const polls = () =>
+          lines.filter((line) =>
+            Array.isArray(line.message) && line.message[0] === "request" && line.annotations.path === "/api/v1/events"
+          )
+        assert.deepStrictEqual(polls(), [])
+        yield* server.fetch("DELETE", "/api/v1/events", { as: hamlet, query: { queue_id: queueId } })
+        assert.strictEqual((yield* Effect.promise(() => pending)).status, 400)
+        const logged = polls().map((line) => line.annotations).filter((a) => a.method === "GET")
+        assert.deepStrictEqual(logged.map(({ duration_ms: _, ...rest }) => rest), [
+          { method: "GET", path: "/api/v1/events", status: 400, user_id: hamlet.userId, code: "BAD_EVENT_QUEUE_ID" }
+        ])
       }))
   })
 

@@ -138,6 +138,40 @@ export const queueContract = <E>(
           assert.deepStrictEqual(events.map((e) => e.alert_words), [["w1"]])
         })))
 
+      it.effect("poll answers at once, or gives the blocked poll's wait, which waits only once it runs", () =>
+        withConfig(Effect.gen(function*() {
+          const org = yield* makeOrg
+          const queues = yield* EventQueues
+          const q = yield* openQueue(org.member)
+          const params = { queue_id: q.queue.id, last_event_id: -1 }
+          const now = yield* queues.poll(org.member, { ...params, dont_block: true })
+          assert.isFalse(Effect.isEffect(now))
+          assert.deepStrictEqual(now, { events: [] })
+          const before = yield* queues.waitingPolls
+          const blocked = yield* queues.poll(org.member, params)
+          if (!Effect.isEffect(blocked)) return assert.fail("the poll should block")
+          // Not waiting until its wait runs: an event meanwhile is in its answer.
+          assert.strictEqual(yield* queues.waitingPolls, before)
+          yield* ping(org.realm.id, [org.member.user.id], 1)
+          const early = yield* blocked
+          assert.deepStrictEqual(early.events.map((e) => e.alert_words), [["w1"]])
+          assert.strictEqual(yield* queues.waitingPolls, before)
+          // With events pending, poll answers them at once.
+          const pending = yield* queues.poll(org.member, params)
+          assert.deepStrictEqual(pending, early)
+          // A wait that runs waits like getEvents, and ends with it.
+          const acked = { queue_id: q.queue.id, last_event_id: early.events[0]!.id }
+          const later = yield* queues.poll(org.member, acked)
+          if (!Effect.isEffect(later)) return assert.fail("the poll should block")
+          const waiting = yield* Effect.forkChild(later)
+          yield* settle
+          assert.strictEqual(yield* queues.waitingPolls, before + 1)
+          yield* ping(org.realm.id, [org.member.user.id], 2)
+          const { events } = yield* Fiber.join(waiting)
+          assert.deepStrictEqual(events.map((e) => e.alert_words), [["w2"]])
+          assert.strictEqual(yield* queues.waitingPolls, before)
+        })))
+
       it.effect("a blocked poll gets a heartbeat after the configured delay", () =>
         withConfig(Effect.gen(function*() {
           const org = yield* makeOrg

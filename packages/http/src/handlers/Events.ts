@@ -5,8 +5,12 @@
  * the start time of the routes as `server_generation`, and the caller's
  * organization URL as the base of absolute URLs (`server_emoji_data_url`).
  *
- * A blocking GET /events waits inside the core; when the client goes away
- * the request fiber is interrupted and the wait ends with it.
+ * A GET /events that blocks answers with a deferred response
+ * (`internal/DeferredResponse.ts`): HttpApi, the middleware and this
+ * handler return, and the router's outermost middleware runs the core's
+ * wait, so a waiting poll keeps none of their frames or contexts. When the
+ * client goes away the request fiber is interrupted and the wait ends with
+ * it.
  *
  * @since 0.1.0
  */
@@ -17,12 +21,18 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
+import type * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import { Api } from "../api/Api.ts"
 import { MobileIdleQueueTimeoutSecs } from "../api/Events.ts"
 import type { QueueParams } from "../api/Events.ts"
 import { HttpConfig } from "../internal/Config.ts"
+import * as DeferredResponse from "../internal/DeferredResponse.ts"
 import * as Envelope from "../internal/Envelope.ts"
+import * as Failures from "../internal/Failures.ts"
+import { IgnoredParameters } from "../internal/IgnoredParameters.ts"
 import { Authentication, CurrentPrincipal, RequestParams, ZulipErrors } from "../api/Middleware.ts"
 
 /** What `Register.register` always answers, beside the requested state. */
@@ -54,6 +64,49 @@ const queueParams = (query: QueueQuery, alias?: number): EventQueues.RegisterQue
   queue_lifespan_secs: lifespanOf(query, alias)
 })
 
+type Answer = (result: EventQueues.GetEventsResult) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
+
+/**
+ * How an endpoint's deferred responses are answered: its encoder (and the
+ * answer of a request that ignored no parameter, the common case) and
+ * `ZulipErrors`' failure rule.
+ */
+interface Answering {
+  readonly encode: ReturnType<typeof Envelope.encoder>
+  readonly plain: Answer
+  readonly recover: ReturnType<typeof Failures.recover>
+}
+
+/** Built once per endpoint, shared by its blocked polls. */
+const answering = new WeakMap<HttpApiEndpoint.Top, Answering>()
+
+const answeringOf = (endpoint: HttpApiEndpoint.Top, group: HttpApiGroup.Top): Answering => {
+  let known = answering.get(endpoint)
+  if (known === undefined) {
+    const encode = Envelope.encoder(endpoint)
+    known = {
+      encode,
+      plain: (result) => encode(Envelope.envelope(result, [])),
+      recover: Failures.recover(group.identifier, endpoint.identifier)
+    }
+    answering.set(endpoint, known)
+  }
+  return known
+}
+
+/**
+ * The deferred response of a blocked poll: the envelope of what its wait
+ * returns (with the request's ignored parameters) encoded as HttpApi
+ * would, or its failure's response as `ZulipErrors` gives it. While the
+ * poll waits it keeps the wait and, if it ignored parameters, their names.
+ */
+const later = (endpoint: HttpApiEndpoint.Top, group: HttpApiGroup.Top, wait: EventQueues.BlockedPoll) =>
+  IgnoredParameters.useSync((ignored) => {
+    const { encode, plain, recover } = answeringOf(endpoint, group)
+    const answer: Answer = ignored.length === 0 ? plain : (result) => encode(Envelope.envelope(result, ignored))
+    return DeferredResponse.make(Effect.catchCause(Effect.flatMap(wait, answer), recover))
+  })
+
 const group = HttpApiBuilder.group(
   Api,
   "events",
@@ -78,8 +131,9 @@ const group = HttpApiBuilder.group(
             Effect.map((state) => state as RegisterBody),
             Envelope.wrap
           ),
-      // A blocking poll keeps this effect while it waits: it holds only `params`.
-      get: ({ query }) => {
+      // A poll that blocks answers with a deferred response: its wait runs
+      // once HttpApi's frames and contexts are unwound (DeferredResponse).
+      get: ({ endpoint, group, query }) => {
         const params: EventQueues.GetEventsParams = query.queue_id === undefined
           ? {
             dont_block: query.dont_block,
@@ -87,7 +141,12 @@ const group = HttpApiBuilder.group(
             register: { ...queueParams(query, query.lifespan_secs), client_gravatar: query.client_gravatar ?? false }
           }
           : { queue_id: query.queue_id, last_event_id: query.last_event_id, dont_block: query.dont_block }
-        return Envelope.wrap(Effect.flatMap(CurrentPrincipal, (principal) => queues.getEvents(principal, params)))
+        return Effect.flatMap(CurrentPrincipal, (principal) =>
+          Effect.flatMap(queues.poll(principal, params), (polled): Effect.Effect<
+            Envelope.Envelope<EventQueues.GetEventsResult> | HttpServerResponse.HttpServerResponse,
+            never,
+            IgnoredParameters
+          > => Effect.isEffect(polled) ? later(endpoint, group, polled) : Envelope.succeed(polled)))
       },
       delete: ({ query }) =>
         Effect.flatMap(CurrentPrincipal, (principal) => queues.deleteQueue(principal, query.queue_id)).pipe(

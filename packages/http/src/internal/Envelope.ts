@@ -8,9 +8,11 @@
 import * as Effect from "effect/Effect"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiError from "effect/http-api/HttpApiError"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { IgnoredParameters } from "./IgnoredParameters.ts"
 
 const envelopeFields = {
@@ -44,7 +46,8 @@ export type Envelope<A> = A & {
   readonly ignored_parameters_unsupported?: ReadonlyArray<string>
 }
 
-const envelope = <A extends object>(data: A, ignored: ReadonlyArray<string>): Envelope<A> =>
+/** The envelope around `data`, for a request that ignored the parameters `ignored`. */
+export const envelope = <A extends object>(data: A, ignored: ReadonlyArray<string>): Envelope<A> =>
   ignored.length === 0
     ? { result: "success", msg: "", ...data } as Envelope<A>
     : { result: "success", msg: "", ...data, ignored_parameters_unsupported: ignored } as Envelope<A>
@@ -337,4 +340,48 @@ export const respond = (endpoint: HttpApiEndpoint.Top) => {
       const value = envelope(data, ignored)
       return fast?.(value) ?? value
     })
+}
+
+type Encode = (value: object) => Effect.Effect<HttpServerResponse.HttpServerResponse, HttpApiError.HttpApiSchemaError>
+
+const encoders = new WeakMap<HttpApiEndpoint.Top, Encode>()
+
+/**
+ * The response HttpApi would send for a success value of `endpoint`,
+ * computed outside HttpApi (a `DeferredResponse`): `respond`'s when the
+ * value certainly encodes to itself, otherwise the value encoded by the
+ * endpoint's success schema, as JSON (what HttpApi does; a value the schema
+ * refuses fails with its `HttpApiSchemaError` of kind `Body`). Only for an
+ * endpoint with one plain JSON success schema (status 200), as `respond`'s.
+ */
+export const encoder = (endpoint: HttpApiEndpoint.Top): Encode => {
+  const known = encoders.get(endpoint)
+  if (known !== undefined) return known
+  const schemas = Array.from(endpoint.success as Iterable<Schema.Top>)
+  const schema = schemas.length === 1 ? schemas[0]! : undefined
+  if (
+    schema === undefined || HttpApiSchema.isWithHeaders(schema) || schema.ast._tag !== "Objects" ||
+    schema.ast.annotations !== undefined || schema.ast.context !== undefined
+  ) {
+    throw new Error(`Envelope.encoder: ${endpoint.identifier} has no plain JSON success schema`)
+  }
+  const fast = responder(endpoint)
+  // Success schemas need no services: HttpApi runs them without any.
+  const encodeBody = Schema.encodeUnknownEffect(schema as Schema.Codec<unknown, unknown>)
+  const json = (encoded: unknown) => {
+    try {
+      return Effect.succeed(HttpServerResponse.text(JSON.stringify(encoded), { status: 200, contentType: "application/json" }))
+    } catch {
+      const issue = new SchemaIssue.InvalidValue({ expected: "a JSON-serializable response body" }, encoded)
+      return Effect.fail(new HttpApiError.HttpApiSchemaError({ kind: "Body", cause: new Schema.SchemaError(issue) }))
+    }
+  }
+  const encode: Encode = (value) => {
+    const response = fast?.(value)
+    return response !== undefined
+      ? Effect.succeed(response)
+      : Effect.flatMap(HttpApiError.HttpApiSchemaError.wrap("Body", encodeBody(value)), json)
+  }
+  encoders.set(endpoint, encode)
+  return encode
 }

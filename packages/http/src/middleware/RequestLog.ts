@@ -1,7 +1,9 @@
 /**
  * The outermost layer around every route: one structured log line per
- * request (when enabled) and the last-resort conversion of a defect into
- * Zulip's 500 JSON.
+ * request (when enabled), the last-resort conversion of a defect into
+ * Zulip's 500 JSON, and the computation of deferred responses
+ * (`internal/DeferredResponse.ts`: a GET /events that waits), so that the
+ * line has the status sent and the whole duration.
  *
  * The line is logged at Info level with the annotations `method`, `path`
  * (without the query string), `status`, `duration_ms`, `user_id` (the
@@ -23,6 +25,7 @@ import type * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as MutableRef from "effect/MutableRef"
 import * as Option from "effect/Option"
 import type { unhandled } from "effect/Types"
+import * as DeferredResponse from "../internal/DeferredResponse.ts"
 import { InternalServerError, notFound, toResponse } from "../internal/Errors.ts"
 
 /**
@@ -88,7 +91,7 @@ const logged = (
     const start = yield* Clock.currentTimeMillis
     const user = MutableRef.make<number | null>(null)
     const response: HttpServerResponse.HttpServerResponse = yield* Effect.catchCause(
-      Effect.provideService(httpEffect, LoggedUser, user),
+      Effect.provideService(DeferredResponse.resolving(httpEffect), LoggedUser, user),
       recover
     )
     const end = yield* Clock.currentTimeMillis
@@ -120,6 +123,9 @@ export const layer = (options: { readonly log: boolean }): Layer.Layer<never, ne
     )
     : HttpRouter.middleware(
       (httpEffect) =>
-        Effect.catchCause(httpEffect, recover) as Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled>,
+        Effect.catchCause(DeferredResponse.resolving(httpEffect), recover) as Effect.Effect<
+          HttpServerResponse.HttpServerResponse,
+          unhandled
+        >,
       { global: true }
     )

@@ -99,6 +99,15 @@ export interface GetEventsResult {
   readonly queue_id?: string
 }
 
+/**
+ * The wait of a blocked poll (`EventQueues.poll`): run once, it answers as
+ * `getEvents` would; interrupted, it ends the poll. Until it runs the poll
+ * is not waiting (nothing is indexed or scheduled).
+ *
+ * @category models
+ */
+export type BlockedPoll = Effect.Effect<GetEventsResult, BadEventQueueId>
+
 /** @category errors */
 export type RegisterQueueError = NarrowOperatorNotSupported | NarrowOperandNotSupported | UserNotAuthorizedForQuery
 
@@ -218,6 +227,14 @@ export class EventQueues extends Context.Service<EventQueues, {
   register(principal: Principal, params: RegisterQueueParams): Effect.Effect<QueueRecord, RegisterQueueError>
   /** GET /events. */
   getEvents(principal: Principal, params: GetEventsParams): Effect.Effect<GetEventsResult, GetEventsError>
+  /**
+   * GET /events in two steps: the answer when it is ready at once (events
+   * pending, or `dont_block`), otherwise the poll's `BlockedPoll`, for a
+   * caller that waits elsewhere than where it asked (the HTTP adapter
+   * first unwinds the request's own frames). `getEvents` is this, then the
+   * wait.
+   */
+  poll(principal: Principal, params: GetEventsParams): Effect.Effect<GetEventsResult | BlockedPoll, GetEventsError>
   /** DELETE /events. */
   deleteQueue(principal: Principal, queueId: string): Effect.Effect<void, BadEventQueueId>
   /** One garbage-collection pass (the background fiber runs it periodically); returns the expired queue ids. */
@@ -490,6 +507,12 @@ export class EventQueues extends Context.Service<EventQueues, {
         Effect.flatMap(prepare(principal, params), afterPrepare)
       const afterPrepare = (prepared: GetEventsResult | QueueRecord): Effect.Effect<GetEventsResult, BadEventQueueId> =>
         "events" in prepared ? Effect.succeed(prepared) : Effect.flatten(block(prepared))
+      const poll = (
+        principal: Principal,
+        params: GetEventsParams
+      ): Effect.Effect<GetEventsResult | BlockedPoll, GetEventsError> => Effect.flatMap(prepare(principal, params), blocked)
+      const blocked = (prepared: GetEventsResult | QueueRecord): Effect.Effect<GetEventsResult | BlockedPoll> =>
+        "events" in prepared ? Effect.succeed(prepared) : block(prepared)
 
       const deleteQueue = Effect.fn("EventQueues.deleteQueue")(function*(principal: Principal, queueId: string) {
         yield* access(principal, queueId)
@@ -512,6 +535,7 @@ export class EventQueues extends Context.Service<EventQueues, {
       return EventQueues.of({
         register,
         getEvents,
+        poll,
         deleteQueue,
         collectGarbage,
         waitingPolls: Effect.sync(() => byQueue.size)

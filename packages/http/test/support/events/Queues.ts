@@ -174,14 +174,25 @@ export const queuesTests = (it: Vitest.MethodsNonLive<Server>, backend: Backend)
       const older = yield* start("GET", "/api/v1/events", { as: aaron, query })
       yield* waitingFor(before + 1)
       // The clock stands still: neither poll can end with a heartbeat.
-      const newer = yield* start("GET", "/api/v1/events", { as: aaron, query })
+      const newer = yield* start("GET", "/api/v1/events", { as: aaron, query: { ...query, not_a_parameter: "1" } })
       const first = yield* Effect.promise(() => older)
+      assert.strictEqual(first.status, 200)
       assert.deepStrictEqual(first.json, success({ events: [] }))
       yield* waitingFor(before + 1)
       const words = yield* server.fetch("POST", "/api/v1/users/me/alert_words", { as: aaron, form: { alert_words: "[\"newer-poll\"]" } })
       assert.deepStrictEqual(words.json, success({ alert_words: ["newer-poll"] }))
+      // Answered after waiting as at once: the envelope reports the parameter it ignored.
       const second = yield* Effect.promise(() => newer)
-      assert.deepStrictEqual(bare(second.json.events), [{ type: "alert_words", alert_words: ["newer-poll"] }])
+      assert.strictEqual(second.status, 200)
+      assert.strictEqual(second.headers.get("content-type"), "application/json")
+      const id = second.json.events[0].id
+      assert.deepStrictEqual(second.json, success({
+        events: [{ type: "alert_words", alert_words: ["newer-poll"], id }],
+        ignored_parameters_unsupported: ["not_a_parameter"]
+      }))
+      // Byte for byte what the same poll answers at once.
+      const again = yield* poll(aaron, { ...query, dont_block: "true", not_a_parameter: "1" })
+      assert.strictEqual(again.text, second.text)
     }))
 
   it.effect("GET /events: a client that goes away frees its waiting poll", () =>
@@ -221,6 +232,7 @@ export const queuesTests = (it: Vitest.MethodsNonLive<Server>, backend: Backend)
       assert.strictEqual(deleted.status, 200)
       assert.deepStrictEqual(deleted.json, success())
       const ended = yield* Effect.promise(() => pending)
+      assert.strictEqual(ended.status, 400)
       assert.deepStrictEqual(ended.json, badQueue(queueId))
       assert.deepStrictEqual((yield* drain(hamlet, queueId, -1)).json, badQueue(queueId))
       const again = yield* server.fetch("DELETE", "/api/v1/events", { as: hamlet, form: { queue_id: queueId } })
