@@ -26,9 +26,10 @@
  *
  * Targets: the last client within 3x the bare release and, for 1,000
  * clients, within 150 ms; memory per waiting queue (heap+external) within
- * 3x the bare server's per pending response. The harness knows floors
+ * 2x the bare server's per pending response. The harness knows floors
  * only, so each "within" target is a ratio that must reach a floor
- * (bare / teamchat ≥ 0.33; 150 ms / teamchat ≥ 1).
+ * (bare / teamchat ≥ 0.33 for the release, ≥ 0.5 for memory;
+ * 150 ms / teamchat ≥ 1).
  *
  * `EVENTS_CLIENTS=1000,10000` (the default) chooses the sizes;
  * `EVENTS_SERVER_FLAGS` adds Node flags to the server processes (e.g.
@@ -458,10 +459,10 @@ export const eventsBenchmark: Benchmark = {
         { name: `${n} clients: heap+external per waiting queue (teamchat)`, value: teamchat.perClient.heap, unit: "bytes" },
         { name: `${n} clients: heap+external per pending response (bare)`, value: bare.perClient.heap, unit: "bytes" },
         {
-          name: `${n} clients: memory ratio bare/teamchat, heap+external (≥ 0.33: within 3x)`,
+          name: `${n} clients: memory ratio bare/teamchat, heap+external (≥ 0.5: within 2x)`,
           value: bare.perClient.heap / teamchat.perClient.heap,
           unit: "",
-          min: 1 / 3
+          min: 0.5
         },
         { name: `${n} clients: RSS per waiting queue (teamchat)`, value: teamchat.perClient.rss, unit: "bytes" },
         { name: `${n} clients: RSS per pending response (bare)`, value: bare.perClient.rss, unit: "bytes" }

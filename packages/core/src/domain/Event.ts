@@ -132,6 +132,30 @@ export interface QueueOptions {
   readonly slim_presence: boolean
 }
 
+/** Distinct `QueueOptions` values by their JSON text (bounded: at 1,024 it starts over). */
+const internedOptions = new Map<string, QueueOptions>()
+
+/**
+ * The shared (frozen) `QueueOptions` equal to `options`: queues registered
+ * alike (clients of one app) keep one object, however they were read.
+ *
+ * @category constructors
+ */
+export const internOptions = (options: QueueOptions): QueueOptions => {
+  const key = JSON.stringify(options)
+  let shared = internedOptions.get(key)
+  if (shared === undefined) {
+    if (internedOptions.size >= 1024) internedOptions.clear()
+    shared = Object.freeze({
+      ...options,
+      event_types: options.event_types === null ? null : Object.freeze(options.event_types.slice()),
+      narrow: Object.freeze(options.narrow.slice())
+    })
+    internedOptions.set(key, shared)
+  }
+  return shared
+}
+
 /**
  * A queue as stored. Ids in the log are global and increase; a queue is a
  * cursor into it.

@@ -16,6 +16,7 @@ import * as Schedule from "effect/Schedule"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import type { CapabilityCondition, EventPayload, LoggedEvent, NewLoggedEvent, QueueOptions, QueueRecord } from "../domain/Event.ts"
+import { internOptions } from "../domain/Event.ts"
 import { realmId as toRealmId, userId as toUserId } from "../domain/Ids.ts"
 import type { RealmId } from "../domain/Ids.ts"
 import { decodeSignal, encodeSignal, EventStore, eventsSignal, makeCallbacks } from "../ports/EventStore.ts"
@@ -51,7 +52,7 @@ const decodeQueue = (row: Row): QueueRecord => ({
   id: String(row.id),
   realm_id: toRealmId(Number(row.realm_id)),
   user_id: toUserId(Number(row.user_id)),
-  options: json<QueueOptions>(row.options),
+  options: internOptions(json<QueueOptions>(row.options)),
   created_at: Number(row.created_at),
   lifespan_secs: Number(row.lifespan_secs),
   last_connected: Number(row.last_connected),

@@ -14,6 +14,7 @@ import { EventQueues, EventQueuesConfig } from "../../src/services/events/EventQ
 import { Audience } from "../../src/domain/Event.ts"
 import { Events } from "../../src/services/events/Events.ts"
 import type { Publication } from "../../src/services/events/Events.ts"
+import { EventStore } from "../../src/ports/EventStore.ts"
 import { Transactor } from "../../src/ports/Transactor.ts"
 import type * as Teamchat from "../../src/Teamchat.ts"
 import type * as Persistence from "../../src/Persistence.ts"
@@ -170,6 +171,25 @@ export const queueContract = <E>(
           const { events } = yield* Fiber.join(waiting)
           assert.deepStrictEqual(events.map((e) => e.alert_words), [["w2"]])
           assert.strictEqual(yield* queues.waitingPolls, before)
+        })))
+
+      it.effect("queues registered alike share one options object, as registered and as read back", () =>
+        withConfig(Effect.gen(function*() {
+          const org = yield* makeOrg
+          const queues = yield* EventQueues
+          const store = yield* EventStore
+          const params = { event_types: ["alert_words", "realm_user"], client_capabilities: { notification_settings_null: true } }
+          const a = yield* queues.register(org.member, params)
+          const b = yield* queues.register(org.other, { ...params, event_types: ["alert_words", "realm_user"] })
+          const c = yield* queues.register(org.member, { ...params, event_types: ["realm_user"] })
+          assert.strictEqual(a.options, b.options)
+          assert.notStrictEqual(a.options, c.options)
+          assert.deepStrictEqual(a.options.event_types, ["alert_words", "realm_user"])
+          assert.isTrue(Object.isFrozen(a.options))
+          const [x, y, z] = [yield* store.findQueue(a.id), yield* store.findQueue(b.id), yield* store.findQueue(c.id)]
+          assert.strictEqual(x!.options, y!.options)
+          assert.notStrictEqual(x!.options, z!.options)
+          assert.deepStrictEqual(x!.options, a.options)
         })))
 
       it.effect("a blocked poll gets a heartbeat after the configured delay", () =>

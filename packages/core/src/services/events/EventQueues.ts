@@ -40,7 +40,7 @@ import {
 } from "../../errors/Errors.ts"
 import type { Principal } from "../../domain/Principal.ts"
 import type { ClientEvent, IncludeSubscribers, NarrowTerm, QueueOptions, QueueRecord } from "../../domain/Event.ts"
-import { accepts, capabilitiesFrom, heartbeat, isExpired, present } from "../../domain/Event.ts"
+import { accepts, capabilitiesFrom, heartbeat, internOptions, isExpired, present } from "../../domain/Event.ts"
 import { EventStore } from "../../ports/EventStore.ts"
 import { KeyGenerator } from "../internal/KeyGenerator.ts"
 import type { Signal } from "../../ports/EventStore.ts"
@@ -322,7 +322,7 @@ export class EventQueues extends Context.Service<EventQueues, {
         if (allPublic && isGuest(principal.user.role)) return yield* new UserNotAuthorizedForQuery()
         const requested = params.queue_lifespan_secs ?? 0
         const lifespan = requested <= 0 ? config.defaultLifespanSecs : Math.min(requested, config.maxLifespanSecs)
-        const options: QueueOptions = {
+        const options: QueueOptions = internOptions({
           event_types: params.event_types === undefined || params.event_types === null
             ? null
             : Array.from(new Set(params.event_types)),
@@ -333,7 +333,7 @@ export class EventQueues extends Context.Service<EventQueues, {
           client_gravatar: params.client_gravatar ?? true,
           include_subscribers: includeSubscribers(params.include_subscribers),
           slim_presence: params.slim_presence ?? false
-        }
+        })
         const now = yield* Clock.currentTimeMillis
         const cursor = yield* store.highWaterMark(principal.realm.id)
         const queue: QueueRecord = {
