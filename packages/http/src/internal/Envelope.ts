@@ -244,7 +244,7 @@ const recordEntry = (ast: SchemaAST.AST): SchemaAST.AST | undefined => {
  * text while they live, so a later answer checks and writes only new
  * entries; the text is the same either way.
  */
-const encoder = (ast: SchemaAST.Objects): ((value: object) => string | undefined) | undefined => {
+const jsonText = (ast: SchemaAST.Objects): ((value: object) => string | undefined) | undefined => {
   const records = new Map<string, { readonly check: Identity; readonly texts: WeakMap<object, { readonly key: string; readonly text: string }> }>()
   for (const ps of ast.propertySignatures) {
     const entry = recordEntry(ps.type)
@@ -313,7 +313,7 @@ const responder = (endpoint: HttpApiEndpoint.Top): Respond | undefined => {
       schema !== undefined && !HttpApiSchema.isWithHeaders(schema) && schema.ast._tag === "Objects" &&
       schema.ast.annotations === undefined && schema.ast.context === undefined
     ) {
-      const encode = encoder(schema.ast)
+      const encode = jsonText(schema.ast)
       if (encode !== undefined) {
         respond = (value) => {
           const text = encode(value)
