@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type { NonEmptyArray } from "effect/Array"
 import * as Request from "effect/Request"
 import * as RequestResolver from "effect/RequestResolver"
 import * as SqlClient from "effect/sql/SqlClient"
@@ -100,28 +101,32 @@ class ConditionalWrite extends Request.Class<{
 class NewRowsRead extends Request.Class<{ readonly realmId: RealmId }, PresenceRows> {}
 
 /**
- * Group commit for one kind of batch: a batch collects its requests while
- * the previous batch of the same resolver runs (at least until the next
- * turn of the scheduler), so batches grow with the load instead of running
- * one statement per request.
+ * A resolver of one organization's requests in batches, as a group commit:
+ * a batch collects its requests while the resolver's previous batch runs
+ * (at least until the next turn of the scheduler), so batches grow with the
+ * load instead of running one statement per request.
  */
-const makeGroupCommit = () => {
+const groupCommitByRealm = <A extends Request.Any & { readonly realmId: RealmId }>(
+  run: (entries: NonEmptyArray<Request.Entry<A>>, realmId: RealmId) => Effect.Effect<void>
+): RequestResolver.RequestResolver<A> => {
   let running: Deferred.Deferred<void> | undefined
-  return {
+  return RequestResolver.makeWith<A>({
+    batchKey: (entry) => entry.request.realmId,
     delay: Effect.suspend(() => (running === undefined ? Effect.yieldNow : Deferred.await(running))),
-    run: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    collectWhile: () => true,
+    runAll: (entries, realmId) =>
       Effect.suspend(() => {
         const done = Deferred.makeUnsafe<void>()
         running = done
         return Effect.ensuring(
-          effect,
+          run(entries, realmId as RealmId),
           Effect.sync(() => {
             if (running === done) running = undefined
             Deferred.doneUnsafe(done, Exit.void)
           })
         )
       })
-  }
+  })
 }
 
 /** @category layers */
@@ -188,18 +193,12 @@ export const layer: Layer.Layer<PresenceRepo, never, SqlClient.SqlClient> = Laye
      * batch: a batch holds the lists that arrived before it started, so
      * each list still reads every row committed before it was called.
      */
-    const reads = makeGroupCommit()
-    const readResolver = RequestResolver.makeWith<NewRowsRead>({
-      batchKey: (entry) => entry.request.realmId,
-      delay: reads.delay,
-      collectWhile: () => true,
-      runAll: (entries, realmId) =>
-        reads.run(Effect.gen(function*() {
-          const id = realmId as RealmId
-          const rows = keep(id, yield* readAfter(id, cache.get(id)?.watermark ?? 0))
-          for (const entry of entries) entry.completeUnsafe(Exit.succeed(rows))
-        }))
-    })
+    const readResolver = groupCommitByRealm<NewRowsRead>((entries, realmId) =>
+      Effect.map(readAfter(realmId, cache.get(realmId)?.watermark ?? 0), (changed) => {
+        const rows = keep(realmId, changed)
+        for (const entry of entries) entry.completeUnsafe(Exit.succeed(rows))
+      })
+    )
 
     /**
      * The conditional writes of `requests` (one organization, each user
@@ -242,22 +241,15 @@ export const layer: Layer.Layer<PresenceRepo, never, SqlClient.SqlClient> = Laye
      * transaction of its own). A user's second write in one batch is not
      * attempted: it answers undefined and takes the locked path.
      */
-    const writes = makeGroupCommit()
-    const writeResolver = RequestResolver.makeWith<ConditionalWrite>({
-      batchKey: (entry) => entry.request.realmId,
-      delay: writes.delay,
-      collectWhile: () => true,
-      runAll: (entries, realmId) =>
-        writes.run(Effect.gen(function*() {
-          const batch = new Map<number, Request.Entry<ConditionalWrite>>()
-          for (const entry of entries) {
-            if (batch.has(entry.request.userId)) entry.completeUnsafe(Exit.succeed(undefined))
-            else batch.set(entry.request.userId, entry)
-          }
-          const written = yield* writeBatch(realmId as RealmId, Array.from(batch.values(), (entry) => entry.request), true)
-          for (const [userId, entry] of batch) entry.completeUnsafe(Exit.succeed(written.get(userId)))
-        }))
-    })
+    const writeResolver = groupCommitByRealm<ConditionalWrite>(Effect.fnUntraced(function*(entries, realmId) {
+      const batch = new Map<number, Request.Entry<ConditionalWrite>>()
+      for (const entry of entries) {
+        if (batch.has(entry.request.userId)) entry.completeUnsafe(Exit.succeed(undefined))
+        else batch.set(entry.request.userId, entry)
+      }
+      const written = yield* writeBatch(realmId, Array.from(batch.values(), (entry) => entry.request), true)
+      for (const [userId, entry] of batch) entry.completeUnsafe(Exit.succeed(written.get(userId)))
+    }))
 
     return PresenceRepo.of({
       find: Effect.fn("PresenceRepo.find")(function*(userId: UserId) {
