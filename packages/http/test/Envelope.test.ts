@@ -178,3 +178,67 @@ describe("Envelope.respond keeps the text of record entries frozen all the way d
       assert.isUndefined(yield* unionText({ fine, wrong }))
     }))
 })
+
+describe("GET /messages and GET /messages/{id} answer without HttpApi's encoder", () => {
+  const channelMessage = {
+    id: 12, sender_id: 4, sender_email: "iago@zulip.test", sender_full_name: "Iago", sender_realm_str: "zulip",
+    avatar_url: "https://example.test/a.png", client: "API", content: "<p>hi</p>", content_type: "text/html",
+    display_recipient: "Denmark", is_me_message: false, reactions: [], recipient_id: 16, subject: "topic",
+    topic_links: [], submessages: [], timestamp: 1767225600, type: "stream", stream_id: 8, flags: ["read"]
+  }
+  // Keys in the order the message view writes them (the schema's).
+  const direct = {
+    id: 13, sender_id: 4, sender_email: "iago@zulip.test", sender_full_name: "Iago", sender_realm_str: "zulip",
+    avatar_url: null, client: "API", content: "<p>hi</p>", content_type: "text/html",
+    display_recipient: [{ id: 4, email: "iago@zulip.test", full_name: "Iago", is_mirror_dummy: false }],
+    is_me_message: false,
+    // Unknown entries: plain JSON data encodes to itself.
+    reactions: [{ emoji_name: "smile", emoji_code: "1f604", reaction_type: "unicode_emoji", user_id: 4 }],
+    recipient_id: 17, subject: "", topic_links: [], submessages: [], timestamp: 1767225600, type: "private",
+    last_edit_timestamp: 1767225700, flags: [], match_content: "<p>hi</p>", match_subject: ""
+  }
+  const page = {
+    anchor: 10000000000000000, found_anchor: false, found_oldest: false, found_newest: true, history_limited: false,
+    messages: [channelMessage, direct]
+  }
+  const text = (endpoint: "list" | "get", data: object) =>
+    Envelope.respond(Api.groups.messages.endpoints[endpoint] as unknown as HttpApiEndpoint.Top)(data).pipe(
+      Effect.map((out) =>
+        HttpServerResponse.isHttpServerResponse(out) && out.body._tag === "Uint8Array"
+          ? new TextDecoder().decode(out.body.body)
+          : undefined
+      ),
+      Effect.provideService(IgnoredParameters, [])
+    )
+  const encoded = (endpoint: "list" | "get", data: object) =>
+    Effect.map(
+      // The endpoint's own success codec (HttpApi keeps its JSON codec), as HttpApi encodes with it.
+      Schema.encodeUnknownEffect(
+        Array.from(Api.groups.messages.endpoints[endpoint].success as Iterable<Schema.Codec<unknown, unknown>>)[0]!
+      )(
+        { result: "success", msg: "", ...data }
+      ),
+      JSON.stringify
+    )
+
+  it.effect("a page of channel and direct messages is answered directly, byte for byte as the encoder would", () =>
+    Effect.gen(function*() {
+      const answered = yield* text("list", page)
+      assert.isDefined(answered)
+      assert.strictEqual(answered, yield* encoded("list", page))
+      const one = { message: channelMessage, raw_content: "hi" }
+      assert.strictEqual(yield* text("get", one), yield* encoded("get", one))
+    }))
+
+  it.effect("reactions that are not plain JSON data, or a recipient of the wrong shape, go to the encoder", () =>
+    Effect.gen(function*() {
+      const withReactions = (reactions: unknown) => ({ ...page, messages: [{ ...channelMessage, reactions }] })
+      assert.isUndefined(yield* text("list", withReactions([{ user_id: 1n }])))
+      assert.isUndefined(yield* text("list", withReactions([new Date(0)])))
+      assert.isUndefined(yield* text("list", withReactions([{ toJSON: () => "x" }])))
+      assert.isUndefined(yield* text("list", withReactions([Number.NaN])))
+      const wrongRecipient = { ...page, messages: [{ ...direct, display_recipient: [{ id: 4, email: "x" }] }] }
+      assert.isUndefined(yield* text("list", wrongRecipient))
+      assert.isUndefined(yield* text("list", { ...page, messages: [{ ...channelMessage, display_recipient: 7 }] }))
+    }))
+})

@@ -62,6 +62,10 @@ export const layer = HttpApiBuilder.group(
     const messages = yield* Messages.Messages
     const flags = yield* MessageFlags.MessageFlags
     const topics = yield* Topics.Topics
+    // A page of messages is up to 5,000 of them: sent without HttpApi's
+    // generic encoder when it certainly encodes to itself (Envelope.respond).
+    const respondList = Envelope.respond(Api.groups.messages.endpoints.list)
+    const respondGet = Envelope.respond(Api.groups.messages.endpoints.get)
     return handlers.handleAll({
       send: ({ query }) =>
         Effect.gen(function*() {
@@ -98,7 +102,7 @@ export const layer = HttpApiBuilder.group(
             client_gravatar: query.client_gravatar,
             allow_empty_topic_name: query.allow_empty_topic_name
           })
-        }).pipe(Envelope.wrap),
+        }).pipe(Effect.flatMap(respondList)),
       get: ({ params, query }) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
@@ -106,7 +110,7 @@ export const layer = HttpApiBuilder.group(
             apply_markdown: query.apply_markdown,
             allow_empty_topic_name: query.allow_empty_topic_name
           })
-        }).pipe(Envelope.wrap),
+        }).pipe(Effect.flatMap(respondGet)),
       flags: ({ query }) =>
         Effect.flatMap(CurrentPrincipal, (principal) => flags.update(principal, query)).pipe(Envelope.wrap),
       flagsNarrow: ({ query }) =>

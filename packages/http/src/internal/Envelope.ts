@@ -107,6 +107,46 @@ const isIntFilter = (check: SchemaAST.Check<never>): boolean =>
 const scalarTags = new Set(["String", "Boolean", "Number", "Literal", "Null", "Union"])
 
 /**
+ * Scalar kinds that encode any value they take to itself: a union member of
+ * these kinds that takes a value answers it unchanged, whatever the identity
+ * check of the member says.
+ */
+const selfEncodingTags = new Set(["String", "Boolean", "Number", "Literal", "Null"])
+
+/** Nesting beyond this is not followed (a cycle, or data no endpoint sends): not certain. */
+const maxJsonDepth = 32
+
+/**
+ * JSON data that JSON.stringify writes as it is: scalars (finite numbers),
+ * arrays and plain objects of them, nothing with `toJSON`, bigints or
+ * functions. `Schema.Unknown` encodes anything to itself, so such a value's
+ * JSON text is the encoder's.
+ */
+const isJsonData = (value: unknown, depth = 0): boolean => {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true
+    case "number":
+      return Number.isFinite(value)
+    case "object": {
+      if (value === null) return true
+      if (depth >= maxJsonDepth) return false
+      if (Array.isArray(value)) {
+        if (Object.getPrototypeOf(value) !== Array.prototype) return false
+        for (let i = 0; i < value.length; i++) if (!isJsonData(value[i], depth + 1)) return false
+        return true
+      }
+      if (!isPlainObject(value)) return false
+      for (const key in value) if (!Object.hasOwn(value, key) || !isJsonData(value[key], depth + 1)) return false
+      return true
+    }
+    default:
+      return false
+  }
+}
+
+/**
  * The identity check of a schema made only of the node kinds handled here
  * (no transformations, checks only on scalars); `undefined` for anything else.
  */
@@ -115,7 +155,7 @@ const identity = (
   /** Replaces the check of some of a struct's own fields (not deeper ones). */
   fieldOverride?: (ast: SchemaAST.AST) => Identity | undefined
 ): Identity | undefined => {
-  if (ast.encoding !== undefined) return undefined
+  if (ast.encoding !== undefined) return jsonEncoded(ast)
   const context = ast.context
   if (context !== undefined && context.constructorDefault !== undefined) return undefined
   switch (ast._tag) {
@@ -137,8 +177,11 @@ const identity = (
       if (members.some((member) => member === undefined)) return undefined
       const checks = members as ReadonlyArray<Identity>
       if (ast.types.every((member) => scalarTags.has(member._tag))) return (value) => checks.some((check) => check(value))
-      return structUnion(ast.types, checks)
+      if (ast.types.every((member) => member._tag === "Objects")) return structUnion(ast.types, checks)
+      return orderedUnion(ast.types, checks)
     }
+    case "Unknown":
+      return ast.checks === undefined ? isJsonData : undefined
     case "Arrays": {
       if (ast.checks !== undefined || ast.elements.length !== 0 || ast.rest.length !== 1) return undefined
       const element = identity(ast.rest[0]!)
@@ -223,6 +266,40 @@ const structUnion = (types: ReadonlyArray<SchemaAST.AST>, checks: ReadonlyArray<
     }
     return false
   }
+}
+
+/**
+ * An endpoint's success schema is its JSON codec (`Schema.toCodecJson`):
+ * a plain `Number` there encodes a finite number to itself (only NaN and
+ * the infinities become strings), `Unknown` passes JSON data through. Both
+ * links are effect's own, recognised by identity; any other encoding is not
+ * certain.
+ */
+const numberToJson = Schema.toCodecJson(Schema.Number).ast.encoding?.[0]
+const unknownToJson = Schema.toCodecJson(Schema.Unknown).ast.encoding?.[0]
+
+const jsonEncoded = (ast: SchemaAST.AST): Identity | undefined => {
+  const link = ast.encoding?.length === 1 ? ast.encoding[0] : undefined
+  if (link === undefined || ast.context?.constructorDefault !== undefined) return undefined
+  if (ast._tag === "Number" && link === numberToJson) {
+    return scalar(ast, (value) => typeof value === "number" && Number.isFinite(value))
+  }
+  if (ast._tag === "Unknown" && link === unknownToJson && ast.checks === undefined) return isJsonData
+  return undefined
+}
+
+/**
+ * Any other union (a name or a list of users, as `display_recipient`): the
+ * encoder takes the first member that encodes the value, so the value
+ * encodes to itself when it passes member i exactly and every member before
+ * i is a scalar kind, which either refuses it or answers it unchanged.
+ */
+const orderedUnion = (types: ReadonlyArray<SchemaAST.AST>, checks: ReadonlyArray<Identity>): Identity => (value) => {
+  for (let i = 0; i < checks.length; i++) {
+    if (checks[i]!(value)) return true
+    if (!selfEncodingTags.has(types[i]!._tag)) return false
+  }
+  return false
 }
 
 /** A record's entry schema (`Schema.Record(Schema.String, entry)`), when the field's schema is one. */
