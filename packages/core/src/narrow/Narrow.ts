@@ -311,6 +311,12 @@ export interface NarrowContext {
   readonly channels: ReadonlyArray<
     Pick<Channel, "id" | "name" | "invite_only" | "is_web_public" | "history_public_to_subscribers">
   >
+  /**
+   * `users` and `channels` by id, when the caller already holds them (the
+   * cached access read): otherwise built from the lists on every resolve.
+   */
+  readonly usersById?: ReadonlyMap<UserId, Pick<User, "id" | "email">> | undefined
+  readonly channelsById?: ReadonlyMap<ChannelId, NarrowContext["channels"][number]> | undefined
   readonly mutedChannelIds: ReadonlySet<ChannelId>
   /** Channels whose whole history the viewer may read (Zulip's `can_access_stream_history`). */
   readonly historyChannelIds: ReadonlySet<ChannelId>
@@ -403,14 +409,15 @@ export const resolveNarrow = Effect.fnUntraced(function*(
   const raw = yield* rewrite(input, ctx)
   const viewer = ctx.viewerId
 
-  const channelById = new Map(ctx.channels.map((c) => [c.id as number, c]))
+  // Looked up by a number operand: a branded id is a number at run time.
+  const channelById = (ctx.channelsById ?? new Map(ctx.channels.map((c) => [c.id, c]))) as ReadonlyMap<number, NarrowContext["channels"][number]>
   const findChannel = (operand: Operand) => {
     if (typeof operand === "number") return channelById.get(operand)
     if (typeof operand !== "string") return undefined
     const wanted = operand.trim().toLowerCase()
     return ctx.channels.find((c) => c.name.toLowerCase() === wanted)
   }
-  const userById = new Map(ctx.users.map((u) => [u.id as number, u]))
+  const userById = (ctx.usersById ?? new Map(ctx.users.map((u) => [u.id, u]))) as ReadonlyMap<number, Pick<User, "id" | "email">>
   const findUser = (operand: string | number) => {
     if (typeof operand === "number") return userById.get(operand)
     const wanted = operand.trim().toLowerCase()

@@ -68,7 +68,9 @@ export const narrowContext = Effect.fnUntraced(function*(
   return {
     viewerId: user.id,
     users: ctx.state.users,
+    usersById: ctx.state.usersById,
     channels: ctx.channels,
+    channelsById: ctx.channelsById,
     mutedChannelIds: muted,
     historyChannelIds: history,
     canAccessPublicChannels: !isGuest(user.role),
