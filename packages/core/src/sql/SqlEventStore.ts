@@ -136,6 +136,14 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
 
     const broadcast = (signal: Signal) =>
       Effect.andThen(Effect.sync(() => dispatch(signal)), notify(encodeSignal(signal)))
+    // On PostgreSQL an append's NOTIFY goes in its INSERT: NOTIFY is
+    // transactional (delivered when the transaction commits, in commit
+    // order, dropped when it rolls back), so other processes still hear of
+    // the events only after the commit, and a send saves the round trip of
+    // a NOTIFY sent after it on a connection of its own. The difference: a
+    // NOTIFY queue filled up (8 GB unread by some listener) now fails the
+    // commit instead of losing the notice.
+    const notifiesInStatement = Option.isSome(pg)
 
     // One statement: on PostgreSQL the organization's lock first, then the
     // rows, whose ids follow the order given. Inside the caller's transaction
@@ -148,7 +156,7 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
     const isPglite = Option.isSome(yield* Effect.serviceOption(PgliteClient))
     const fewRows = 8
     const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value))
-    const insertRows = (realmId: RealmId, now: number, events: ReadonlyArray<NewLoggedEvent>) => {
+    const insertRows = (realmId: RealmId, now: number, events: ReadonlyArray<NewLoggedEvent>, notice: string | undefined) => {
       if (isPglite && events.length <= fewRows) {
         return sql`
           INSERT INTO events (realm_id, created_at, event_type, payload, user_ids, requires)
@@ -167,16 +175,24 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
       })))
       return sql`
           ${isPglite ? sql.literal("") : sql`WITH locked AS (SELECT pg_advisory_xact_lock(${lockKey(realmId)}::bigint))`}
+          ${notice === undefined ? sql.literal("") : sql`, notified AS (SELECT pg_notify(${NotifyChannel}, ${notice}))`}
           INSERT INTO events (realm_id, created_at, event_type, payload, user_ids, requires)
           SELECT ${realmId}, ${now}, e.v->>'t', e.v->'p', NULLIF(e.v->'u', 'null'::jsonb), NULLIF(e.v->'r', 'null'::jsonb)
-          FROM ${isPglite ? sql.literal("") : sql.literal("locked,")} jsonb_array_elements(${rows}::jsonb) WITH ORDINALITY AS e(v, n)
+          FROM ${isPglite ? sql.literal("") : sql.literal("locked,")} ${notice === undefined ? sql.literal("") : sql.literal("notified,")}
+            jsonb_array_elements(${rows}::jsonb) WITH ORDINALITY AS e(v, n)
           ORDER BY e.n`
     }
 
     const append = (realmId: RealmId, events: ReadonlyArray<NewLoggedEvent>) =>
       events.length === 0 ? Effect.void : Effect.gen(function*() {
-        yield* insertRows(realmId, yield* Clock.currentTimeMillis, events)
-        yield* tx.afterCommit(broadcast(eventsSignal(realmId, events)))
+        const signal = eventsSignal(realmId, events)
+        if (notifiesInStatement) {
+          yield* insertRows(realmId, yield* Clock.currentTimeMillis, events, encodeSignal(signal))
+          yield* tx.afterCommit(Effect.sync(() => dispatch(signal)))
+        } else {
+          yield* insertRows(realmId, yield* Clock.currentTimeMillis, events, undefined)
+          yield* tx.afterCommit(broadcast(signal))
+        }
       }).pipe(Effect.orDie)
 
     return EventStore.of({

@@ -8,6 +8,8 @@ import { assert, describe, layer } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Queue from "effect/Queue"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as TestClock from "effect/testing/TestClock"
 import type { NewLoggedEvent } from "../../src/domain/Event.ts"
@@ -16,7 +18,7 @@ import type { RealmId } from "../../src/domain/Ids.ts"
 import { MemoryDatabase } from "../../src/memory/MemoryDatabase.ts"
 import * as MemoryEventStore from "../../src/memory/MemoryEventStore.ts"
 import * as MemoryTransactor from "../../src/memory/MemoryTransactor.ts"
-import { EventStore } from "../../src/ports/EventStore.ts"
+import { decodeSignal, EventStore } from "../../src/ports/EventStore.ts"
 import type { Signal } from "../../src/ports/EventStore.ts"
 import { Transactor } from "../../src/ports/Transactor.ts"
 import * as Migrations from "../../src/sql/Migrations.ts"
@@ -152,6 +154,33 @@ for (const [name, backend] of Object.entries(backends)) {
             assert.deepStrictEqual(yield* store.read(realm, userId(1), after), [])
           })
         )))
+
+      if (name === "PostgreSQL") {
+        it.effect("other processes hear a transaction's appends once it commits, in commit order, and never a rolled-back one", () =>
+          Effect.scoped(Effect.gen(function*() {
+            const store = yield* EventStore
+            const tx = yield* Transactor
+            const pg = yield* PgClient.PgClient
+            const [first, second] = [yield* backend.realm, yield* backend.realm]
+            // Another process's listener: a connection of its own.
+            const notices = yield* pg.listen(SqlEventStore.NotifyChannel)
+            const event = (user: number): NewLoggedEvent => ({ ...ping(user), user_ids: [userId(user)] })
+            yield* Effect.flip(tx.withTransaction(Effect.andThen(store.append(first, [event(7)]), Effect.fail("rolled back"))))
+            // Open while another organization's append commits: heard after it.
+            yield* tx.withTransaction(Effect.gen(function*() {
+              yield* store.append(first, [event(8)])
+              yield* store.append(second, [event(9)])
+            }).pipe(Effect.andThen(Effect.void)))
+            yield* store.append(second, [event(10)])
+            const heard = []
+            for (let i = 0; i < 3; i++) heard.push(decodeSignal((yield* Queue.take(notices)).payload))
+            assert.deepStrictEqual(heard, [
+              { _tag: "events", realm: first, users: [8] },
+              { _tag: "events", realm: second, users: [9] },
+              { _tag: "events", realm: second, users: [10] }
+            ])
+          })).pipe(Effect.orDie))
+      }
 
       if (backend.sql) {
         it.effect("rows are stamped with the Clock's time, and the log's grace period follows it", () =>
