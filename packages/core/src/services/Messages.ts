@@ -324,8 +324,25 @@ const recipientFlags = (
   return out
 }
 
+/**
+ * Render contexts by organization read and sender. An access read is kept
+ * across requests while the organization is unchanged (`AccessCache`), and
+ * the renderer keeps its name lookups per context object: so a sender's
+ * next message reuses both instead of filtering every user, group and
+ * channel again.
+ */
+const renderContexts = new WeakMap<AccessContext, WeakMap<User, RenderContext>>()
+
 /** What the renderer may link and mention: the sender's view of the organization. */
-export const renderContextFor = (ctx: AccessContext, sender: User): RenderContext => ({
+export const renderContextFor = (ctx: AccessContext, sender: User): RenderContext => {
+  let bySender = renderContexts.get(ctx)
+  if (bySender === undefined) renderContexts.set(ctx, bySender = new WeakMap())
+  let context = bySender.get(sender)
+  if (context === undefined) bySender.set(sender, context = buildRenderContext(ctx, sender))
+  return context
+}
+
+const buildRenderContext = (ctx: AccessContext, sender: User): RenderContext => ({
   users: ctx.state.users.filter((u) => canAccessUser(ctx, sender, u)).map((u) => ({
     id: u.id,
     full_name: u.full_name,

@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import { ChannelRepo, RealmRepo } from "../../src/ports/Repositories.ts"
 import { Channels } from "../../src/services/Channels.ts"
 import { Messages } from "../../src/services/Messages.ts"
+import { Users } from "../../src/services/Users.ts"
 import type { SendRequest } from "../../src/services/Messages.ts"
 import type { Principal } from "../../src/domain/Principal.ts"
 import type { TopicsPolicy } from "../../src/domain/Realm.ts"
@@ -30,6 +31,24 @@ for (const backend of ["memory", "PGlite"] as const) {
           yield* channels.subscribe(created.id, [org.owner.user.id, org.member.user.id])
           return created
         })
+
+      it.effect("a sender's next message mentions and links what changed since the last one", () =>
+        Effect.gen(function*() {
+          const org = yield* makeOrg
+          const target = yield* channel(org, "inherit")
+          const to = { type: "channel", to: target.id, topic: "t" } as const
+          const first = yield* send(org.member, { ...to, content: "@**Newcomer** #**later**" })
+          assert.notInclude(first.message.rendered_content, "user-mention")
+          const newcomer = yield* (yield* Users).create(org.realm.id, {
+            email: `newcomer@${org.realm.string_id}.test`,
+            full_name: "Newcomer",
+            role: 400
+          })
+          const later = yield* (yield* Channels).create(org.realm.id, { name: "later" })
+          const second = yield* send(org.member, { ...to, content: "@**Newcomer** #**later**" })
+          assert.include(second.message.rendered_content, `data-user-id="${newcomer.id}"`)
+          assert.include(second.message.rendered_content, `data-stream-id="${later.id}"`)
+        }))
 
       it.effect("topics policies: the channel's, or the organization's when it inherits", () =>
         Effect.gen(function*() {
