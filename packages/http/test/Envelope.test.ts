@@ -179,7 +179,7 @@ describe("Envelope.respond keeps the text of record entries frozen all the way d
     }))
 })
 
-describe("GET /messages and GET /messages/{id} answer without HttpApi's encoder", () => {
+describe("GET /messages, GET /messages/{id} and POST /messages answer without HttpApi's encoder", () => {
   const channelMessage = {
     id: 12, sender_id: 4, sender_email: "iago@zulip.test", sender_full_name: "Iago", sender_realm_str: "zulip",
     avatar_url: "https://example.test/a.png", client: "API", content: "<p>hi</p>", content_type: "text/html",
@@ -201,7 +201,7 @@ describe("GET /messages and GET /messages/{id} answer without HttpApi's encoder"
     anchor: 10000000000000000, found_anchor: false, found_oldest: false, found_newest: true, history_limited: false,
     messages: [channelMessage, direct]
   }
-  const text = (endpoint: "list" | "get", data: object) =>
+  const text = (endpoint: "list" | "get" | "send", data: object) =>
     Envelope.respond(Api.groups.messages.endpoints[endpoint] as unknown as HttpApiEndpoint.Top)(data).pipe(
       Effect.map((out) =>
         HttpServerResponse.isHttpServerResponse(out) && out.body._tag === "Uint8Array"
@@ -210,7 +210,7 @@ describe("GET /messages and GET /messages/{id} answer without HttpApi's encoder"
       ),
       Effect.provideService(IgnoredParameters, [])
     )
-  const encoded = (endpoint: "list" | "get", data: object) =>
+  const encoded = (endpoint: "list" | "get" | "send", data: object) =>
     Effect.map(
       // The endpoint's own success codec (HttpApi keeps its JSON codec), as HttpApi encodes with it.
       Schema.encodeUnknownEffect(
@@ -228,6 +228,7 @@ describe("GET /messages and GET /messages/{id} answer without HttpApi's encoder"
       assert.strictEqual(answered, yield* encoded("list", page))
       const one = { message: channelMessage, raw_content: "hi" }
       assert.strictEqual(yield* text("get", one), yield* encoded("get", one))
+      assert.strictEqual(yield* text("send", { id: 12 }), yield* encoded("send", { id: 12 }))
     }))
 
   it.effect("reactions that are not plain JSON data, or a recipient of the wrong shape, go to the encoder", () =>
