@@ -1,12 +1,14 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Context from "effect/Context"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Stream from "effect/Stream"
-import { mkdtempSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { autovacuumPass } from "../../src/sql/internal/PgliteAutovacuum.ts"
@@ -264,6 +266,45 @@ describe("PgliteClient lifecycle", () => {
       }))
       assert.deepStrictEqual(rows, [{ id: 1, note: "survives" }, { id: 2, note: "restarts" }])
     }), 120_000)
+
+  it.effect("creates a new dataDir (in a child process) as PGlite creates an in-memory one", () =>
+    Effect.gen(function*() {
+      const parent = yield* Effect.acquireRelease(
+        Effect.sync(() => mkdtempSync(join(tmpdir(), "teamchat-pglite-"))),
+        (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+      )
+      // A directory that does not exist yet, as the server's first start gives it.
+      const dataDir = join(parent, "pgdata")
+      const describe = Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const settings = yield* sql.unsafe(
+          `SELECT name, setting FROM pg_settings WHERE name IN
+            ('server_encoding', 'lc_collate', 'lc_ctype', 'wal_segment_size', 'data_checksums', 'shared_buffers', 'search_path')
+          ORDER BY name`
+        )
+        const databases = yield* sql.unsafe(
+          `SELECT datname, datcollate, datctype, pg_encoding_to_char(encoding) AS encoding FROM pg_database ORDER BY datname`
+        )
+        return { settings, databases }
+      })
+      const created = yield* Effect.provide(describe, PgliteClient.layer({ dataDir }))
+      assert.isTrue(existsSync(join(dataDir, "PG_VERSION")))
+      const inMemory = yield* Effect.provide(describe, PgliteClient.layer({ dataDir: "memory://" }))
+      assert.deepStrictEqual(created, inMemory)
+    }), 120_000)
+
+  it.effect("fails with a SqlError when the dataDir cannot be created", () =>
+    Effect.gen(function*() {
+      const parent = yield* Effect.acquireRelease(
+        Effect.sync(() => mkdtempSync(join(tmpdir(), "teamchat-pglite-"))),
+        (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+      )
+      const file = join(parent, "a-file")
+      writeFileSync(file, "")
+      const exit = yield* Effect.exit(Effect.scoped(Layer.build(PgliteClient.layer({ dataDir: join(file, "pgdata") }))))
+      assert.isTrue(Exit.isFailure(exit))
+      assert.include(String(Cause.squash((exit as Exit.Failure<unknown, unknown>).cause)), "SqlError")
+    }), 60_000)
 })
 
 describe("parseTimestamp", () => {
