@@ -158,30 +158,17 @@ export class Presence extends Context.Service<Presence, {
 
       /**
        * Each row's entries as last built. A row is never changed (a write
-       * replaces it), so an entry is built once per write and reused by every
-       * later answer while the row lives; entries are frozen, which lets the
-       * HTTP encoder keep their JSON text too (Envelope.respond).
+       * replaces it) and a user's join date never moves, so an entry is built
+       * once per write and reused by every later answer while the row lives;
+       * entries are frozen, which lets the HTTP encoder keep their JSON text
+       * too (Envelope.respond).
        */
-      const views = new WeakMap<PresenceRecord, {
-        readonly dateJoined: number
-        modern?: ModernPresence
-        legacy?: LegacyPresence
-      }>()
-      const viewOf = (row: PresenceRecord, dateJoined: number) => {
+      const modernViews = new WeakMap<PresenceRecord, ModernPresence>()
+      const legacyViews = new WeakMap<PresenceRecord, LegacyPresence>()
+      const viewOf = <V>(views: WeakMap<PresenceRecord, V>, row: PresenceRecord, build: () => V): V => {
         let view = views.get(row)
-        if (view === undefined || view.dateJoined !== dateJoined) {
-          view = { dateJoined }
-          views.set(row, view)
-        }
+        if (view === undefined) views.set(row, view = build())
         return view
-      }
-      const modernView = (row: PresenceRecord, dateJoined: number) => {
-        const view = viewOf(row, dateJoined)
-        return view.modern ??= Object.freeze(modernPresence(row, dateJoined))
-      }
-      const legacyView = (row: PresenceRecord, dateJoined: number) => {
-        const view = viewOf(row, dateJoined)
-        return view.legacy ??= deepFreeze(legacyPresence(row, dateJoined))
       }
 
       /**
@@ -196,8 +183,13 @@ export class Presence extends Context.Service<Presence, {
           const user = ctx.state.usersById.get(presence.user_id)
           if (user === undefined || !user.is_active || user.is_bot) continue
           // A user id is an array index: an element of the record, kept in id order.
-          if (slim) presences[presence.user_id] = modernView(presence, user.date_joined)
-          else presences[user.email] = legacyView(presence, user.date_joined)
+          if (slim) {
+            presences[presence.user_id] = viewOf(modernViews, presence, () =>
+              Object.freeze(modernPresence(presence, user.date_joined)))
+          } else {
+            presences[user.email] = viewOf(legacyViews, presence, () =>
+              deepFreeze(legacyPresence(presence, user.date_joined)))
+          }
           if (presence.last_update_id > newest) newest = presence.last_update_id
         }
         return { presences, newest }
