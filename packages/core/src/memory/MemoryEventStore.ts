@@ -7,7 +7,10 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { addressedTo } from "../domain/Event.ts"
 import type { LoggedEvent, QueueRecord } from "../domain/Event.ts"
-import { EventStore, eventsSignal, makeCallbacks } from "../ports/EventStore.ts"
+import type { NewLoggedEvent } from "../domain/Event.ts"
+import type { RealmId } from "../domain/Ids.ts"
+import { EventStore, eventsSignal, makeCallbacks, withMessageId } from "../ports/EventStore.ts"
+import { MessageRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
 
 /**
@@ -16,10 +19,11 @@ import { Transactor } from "../ports/Transactor.ts"
  *
  * @category layers
  */
-export const layer: Layer.Layer<EventStore, never, Transactor> = Layer.effect(
+export const layer: Layer.Layer<EventStore, never, Transactor | MessageRepo> = Layer.effect(
   EventStore,
   Effect.gen(function*() {
     const tx = yield* Transactor
+    const messages = yield* MessageRepo
     const log: Array<LoggedEvent> = []
     const queues = new Map<string, QueueRecord>()
     let sequence = 0
@@ -28,21 +32,25 @@ export const layer: Layer.Layer<EventStore, never, Transactor> = Layer.effect(
       const queue = queues.get(id)
       if (queue !== undefined) queues.set(id, f(queue))
     }
+    const append = (realmId: RealmId, events: ReadonlyArray<NewLoggedEvent>) =>
+      events.length === 0 ? Effect.void : tx.afterCommit(Effect.sync(() => {
+        for (const event of events) {
+          log.push({
+            id: ++sequence,
+            realm_id: realmId,
+            type: event.payload.type,
+            payload: event.payload,
+            user_ids: event.user_ids,
+            requires: event.requires
+          })
+        }
+        dispatch(eventsSignal(realmId, events))
+      }))
     return EventStore.of({
-      append: (realmId, events) =>
-        events.length === 0 ? Effect.void : tx.afterCommit(Effect.sync(() => {
-          for (const event of events) {
-            log.push({
-              id: ++sequence,
-              realm_id: realmId,
-              type: event.payload.type,
-              payload: event.payload,
-              user_ids: event.user_ids,
-              requires: event.requires
-            })
-          }
-          dispatch(eventsSignal(realmId, events))
-        })),
+      append,
+      appendMessage: (realmId, row, recipients, events) =>
+        tx.withTransaction(Effect.flatMap(messages.insert(row, recipients), (message) =>
+          Effect.as(append(realmId, events.map((event) => withMessageId(event, message.id))), message.id))),
       highWaterMark: (realmId) =>
         Effect.sync(() => {
           for (let i = log.length - 1; i >= 0; i--) if (log[i]!.realm_id === realmId) return log[i]!.id

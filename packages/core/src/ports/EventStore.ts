@@ -29,7 +29,9 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type { NewLoggedEvent, LoggedEvent, QueueRecord } from "../domain/Event.ts"
-import type { RealmId, UserId } from "../domain/Ids.ts"
+import type { MessageId, RealmId, UserId } from "../domain/Ids.ts"
+import type { Message } from "../domain/Message.ts"
+import type { Insert } from "./Repositories.ts"
 
 /**
  * A wake-up: new events for some users of an organization (`users` null:
@@ -57,6 +59,20 @@ export class EventStore extends Context.Service<EventStore, {
    * opened when there is none); waiters are signalled after it commits.
    */
   append(realmId: RealmId, events: ReadonlyArray<NewLoggedEvent>): Effect.Effect<void>
+  /**
+   * A new message with its rows (as `MessageRepo.insert`) and the events
+   * announcing it (as `append`), written as one atomic unit: part of the
+   * current transaction, or on its own when there is none (on SQL one
+   * statement, so a send needs no explicit transaction and its round
+   * trips). Every event whose payload has a `message` object gets the new
+   * message's id as that object's `id`. Waiters are signalled after commit.
+   */
+  appendMessage(
+    realmId: RealmId,
+    message: Insert<Message>,
+    recipients: ReadonlyArray<{ readonly user_id: UserId; readonly flags: number }>,
+    events: ReadonlyArray<NewLoggedEvent>
+  ): Effect.Effect<MessageId>
   /** The newest event id of the organization visible now (0 when none). */
   highWaterMark(realmId: RealmId): Effect.Effect<number>
   /**
@@ -136,6 +152,18 @@ export const decodeSignal = (payload: string): Signal | undefined => {
     // Not ours.
   }
   return undefined
+}
+
+/**
+ * The event with `id` as its payload's `message.id` (when it has a
+ * `message` object), as `appendMessage` stores it.
+ *
+ * @internal
+ */
+export const withMessageId = (event: NewLoggedEvent, id: MessageId): NewLoggedEvent => {
+  const message = (event.payload as { readonly message?: unknown }).message
+  if (typeof message !== "object" || message === null) return event
+  return { ...event, payload: { ...event.payload, message: { ...message, id } } }
 }
 
 /** The wake-up for appended events. @internal */

@@ -456,20 +456,14 @@ const makeMessages = Effect.gen(function*() {
     return yield* validateIn(yield* contextOf(principal), principal, request, options)
   })
 
-  /**
-   * Writes validated messages of one organization: one read of it, one
-   * alert-word query, one insert of messages and of rows, one batch of events.
-   */
-  const write = Effect.fnUntraced(function*(
-    ctx: AccessContext,
-    items: ReadonlyArray<{ readonly validated: ValidatedMessage; readonly request: SendRequest; readonly options: SendOptions | undefined }>
-  ) {
+  type Item = { readonly validated: ValidatedMessage; readonly request: SendRequest; readonly options: SendOptions | undefined }
+  type Prepared = { readonly flags: Map<UserId, number>; readonly row: Insert<Message> }
+
+  /** Renders each message and works out its recipients' flags: everything a write needs but the id. */
+  const prepare = Effect.fnUntraced(function*(ctx: AccessContext, items: ReadonlyArray<Item>) {
     const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
     const words = ctx.alertWords
-    const prepared: Array<{
-      readonly flags: Map<UserId, number>
-      readonly row: Insert<Message>
-    }> = []
+    const prepared: Array<Prepared> = []
     for (const { options, validated } of items) {
       const { destination, sender } = validated
       const rendered = render(validated.content, renderContextFor(ctx, sender))
@@ -499,10 +493,44 @@ const makeMessages = Effect.gen(function*() {
         }
       })
     }
-    const inserted = yield* messages.insertMany(prepared.map((p) => ({
-      message: p.row,
-      recipients: Array.from(p.flags, ([user_id, f]) => ({ user_id, flags: f }))
-    })))
+    return prepared
+  })
+
+  const recipientRows = (flags: Map<UserId, number>) => Array.from(flags, ([user_id, f]) => ({ user_id, flags: f }))
+
+  /** A message's `message` events: one per distinct flags value, to the users with those flags. */
+  const publicationsOf = (view: MessageViewContext, message: Message, item: Item, flags: Map<UserId, number>) => {
+    const { request, validated } = item
+    const api = toApiMessage(message, view, { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true })
+    const byFlags = new Map<number, Array<UserId>>()
+    for (const [id, f] of flags) {
+      let list = byFlags.get(f)
+      if (list === undefined) byFlags.set(f, list = [])
+      list.push(id)
+    }
+    const publications: Array<Publication> = []
+    for (const [f, userIds] of byFlags) {
+      const toSender = userIds.includes(validated.sender.id)
+      publications.push({
+        event: messageEvent(api as unknown as Record<string, unknown>, f, {
+          rawContent: message.content,
+          gravatarNullable: gravatarNullable(validated.sender),
+          queueId: toSender ? request.queue_id : undefined,
+          localId: toSender ? request.local_id : undefined
+        }),
+        audience: Audience.users(userIds)
+      })
+    }
+    return publications
+  }
+
+  /**
+   * Writes validated messages of one organization: one read of it, one
+   * alert-word query, one insert of messages and of rows, one batch of events.
+   */
+  const write = Effect.fnUntraced(function*(ctx: AccessContext, items: ReadonlyArray<Item>) {
+    const prepared = yield* prepare(ctx, items)
+    const inserted = yield* messages.insertMany(prepared.map((p) => ({ message: p.row, recipients: recipientRows(p.flags) })))
     // Zulip records a channel's first message without an event.
     const firsts = new Map<ChannelId, Message>()
     for (const message of inserted) {
@@ -514,44 +542,55 @@ const makeMessages = Effect.gen(function*() {
         yield* channels.update({ ...channel, first_message_id: message.id })
       }
     }
-    const publications: Array<Publication> = []
     const view = viewContext(ctx)
-    inserted.forEach((message, i) => {
-      const { request, validated } = items[i]!
-      const api = toApiMessage(message, view, { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true })
-      const byFlags = new Map<number, Array<UserId>>()
-      for (const [id, f] of prepared[i]!.flags) {
-        let list = byFlags.get(f)
-        if (list === undefined) byFlags.set(f, list = [])
-        list.push(id)
-      }
-      for (const [f, userIds] of byFlags) {
-        const toSender = userIds.includes(validated.sender.id)
-        publications.push({
-          event: messageEvent(api as unknown as Record<string, unknown>, f, {
-            rawContent: message.content,
-            gravatarNullable: gravatarNullable(validated.sender),
-            queueId: toSender ? request.queue_id : undefined,
-            localId: toSender ? request.local_id : undefined
-          }),
-          audience: Audience.users(userIds)
-        })
-      }
-    })
+    const publications = inserted.flatMap((message, i) => publicationsOf(view, message, items[i]!, prepared[i]!.flags))
     yield* events.publishAll(ctx.state.realm.id, publications)
     return inserted
   })
 
+  /**
+   * One message whose write is only the message, its rows and its events
+   * (not a channel's first message, which also updates the channel): one
+   * atomic write (`Events.publishMessage`), without a transaction around it.
+   * Its events are built before the id exists; the write fills it in.
+   */
+  const writeOne = Effect.fnUntraced(function*(ctx: AccessContext, item: Item) {
+    const [prepared] = yield* prepare(ctx, [item])
+    const { flags, row } = prepared!
+    const publications = publicationsOf(viewContext(ctx), { ...row, id: MessageId.make(1) }, item, flags)
+    const id = yield* events.publishMessage(ctx.state.realm.id, row, recipientRows(flags), publications)
+    return { ...row, id } satisfies Message
+  })
+
+  /** Whether `writeOne` does all `write` would. */
+  const writesAlone = (ctx: AccessContext, validated: ValidatedMessage): boolean => {
+    if (validated.destination._tag === "direct") return true
+    return ctx.channelsById.get(validated.destination.channel.id)?.first_message_id !== null
+  }
+
   const sendMany = Effect.fn("Messages.sendMany")(function*(items: ReadonlyArray<BatchItem>) {
+    // Each organization is read before any transaction begins: nothing is
+    // written before the read, so inside it would be no fresher, and outside
+    // one an unchanged organization costs no query on PGlite (`AccessCache`).
+    if (items.length === 1) {
+      // A send: checked first, as the checks read nothing but the
+      // organization, then written on its own when it can be.
+      const item = items[0]!
+      const ctx = yield* contextOf(item.principal)
+      const checked = yield* Effect.result(validateIn(ctx, item.principal, item.request, item.options))
+      if (checked._tag === "Failure") return [Result.fail(checked.failure)]
+      const one = { validated: checked.success, request: item.request, options: item.options }
+      const message = writesAlone(ctx, checked.success)
+        ? yield* writeOne(ctx, one)
+        : (yield* tx.withTransaction(write(ctx, [one])))[0]!
+      return [Result.succeed({ id: message.id, message })]
+    }
     const byRealm = new Map<RealmId, Array<number>>()
     items.forEach((item, i) => {
       let list = byRealm.get(item.principal.realm.id)
       if (list === undefined) byRealm.set(item.principal.realm.id, list = [])
       list.push(i)
     })
-    // Each organization is read before the transaction begins: nothing is
-    // written before the read, so inside it would be no fresher, and outside
-    // one an unchanged organization costs no query on PGlite (`AccessCache`).
     const batches: Array<{ readonly ctx: AccessContext; readonly indexes: ReadonlyArray<number> }> = []
     for (const indexes of byRealm.values()) {
       batches.push({ ctx: yield* contextOf(items[indexes[0]!]!.principal), indexes })
@@ -559,7 +598,7 @@ const makeMessages = Effect.gen(function*() {
     return yield* tx.withTransaction(Effect.gen(function*() {
       const results: Array<Result.Result<{ readonly id: MessageId; readonly message: Message }, SendError>> = new Array(items.length)
       for (const { ctx, indexes } of batches) {
-        const valid: Array<{ index: number; validated: ValidatedMessage; request: SendRequest; options: SendOptions | undefined }> = []
+        const valid: Array<Item & { index: number }> = []
         for (const index of indexes) {
           const item = items[index]!
           const checked = yield* Effect.result(validateIn(ctx, item.principal, item.request, item.options))

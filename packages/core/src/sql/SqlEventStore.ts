@@ -17,12 +17,15 @@ import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import type { CapabilityCondition, EventPayload, LoggedEvent, NewLoggedEvent, QueueOptions, QueueRecord } from "../domain/Event.ts"
 import { internOptions } from "../domain/Event.ts"
-import { realmId as toRealmId, userId as toUserId } from "../domain/Ids.ts"
-import type { RealmId } from "../domain/Ids.ts"
+import { messageId as toMessageId, realmId as toRealmId, userId as toUserId } from "../domain/Ids.ts"
+import type { RealmId, UserId } from "../domain/Ids.ts"
+import type { Message } from "../domain/Message.ts"
+import type { Insert } from "../ports/Repositories.ts"
 import { decodeSignal, encodeSignal, EventStore, eventsSignal, makeCallbacks } from "../ports/EventStore.ts"
 import type { Signal } from "../ports/EventStore.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import { PgliteClient } from "./PgliteClient.ts"
+import { messageColumns } from "./SqlRepositories.ts"
 
 /** The NOTIFY channel shared by every process. @category constants */
 export const NotifyChannel = "teamchat_events"
@@ -195,8 +198,82 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
         }
       }).pipe(Effect.orDie)
 
+    // A message's events name it in `message.id`, which the statement that
+    // inserts the message fills in (`appendMessage`).
+    const withNewId = (payload: string) =>
+      sql.literal(
+        `CASE WHEN jsonb_typeof(${payload}->'message') = 'object' ` +
+          `THEN jsonb_set(${payload}, '{message,id}', to_jsonb(m.id)) ELSE ${payload} END`
+      )
+    /**
+     * The message, its rows and its events in one statement: alone it is its
+     * own transaction, so a send needs no BEGIN and COMMIT around it (three
+     * round trips fewer on PostgreSQL, two statements fewer on PGlite). The
+     * events' part is `insertRows` reading the message's id from `m`.
+     */
+    const insertMessage = (
+      realmId: RealmId,
+      now: number,
+      row: Insert<Message>,
+      recipients: ReadonlyArray<{ readonly user_id: UserId; readonly flags: number }>,
+      events: ReadonlyArray<NewLoggedEvent>,
+      notice: string | undefined
+    ) => {
+      const logged = events.length === 0
+        ? sql.literal("")
+        : isPglite && events.length <= fewRows
+        ? sql`,
+          l AS (
+            INSERT INTO events (realm_id, created_at, event_type, payload, user_ids, requires)
+            SELECT ${realmId}, ${now}, e.t, ${withNewId("e.p")}, e.u, e.r
+            FROM m, (VALUES ${
+          sql.join(",", false)(events.map((event, i) =>
+            sql`(${event.payload.type}, ${JSON.stringify(event.payload)}::jsonb,
+                ${jsonOrNull(event.user_ids)}::jsonb, ${jsonOrNull(event.requires)}::jsonb, ${i}::int)`
+          ))
+        }) AS e(t, p, u, r, n)
+            ORDER BY e.n
+          )`
+        : sql`,
+          ${isPglite ? sql.literal("") : sql`locked AS (SELECT pg_advisory_xact_lock(${lockKey(realmId)}::bigint)),`}
+          ${notice === undefined ? sql.literal("") : sql`notified AS (SELECT pg_notify(${NotifyChannel}, ${notice})),`}
+          l AS (
+            INSERT INTO events (realm_id, created_at, event_type, payload, user_ids, requires)
+            SELECT ${realmId}, ${now}, e.v->>'t', ${withNewId("(e.v->'p')")}, NULLIF(e.v->'u', 'null'::jsonb),
+              NULLIF(e.v->'r', 'null'::jsonb)
+            FROM ${isPglite ? sql.literal("") : sql.literal("locked,")} ${notice === undefined ? sql.literal("") : sql.literal("notified,")}
+              m, jsonb_array_elements(${
+          JSON.stringify(events.map((event) => ({ t: event.payload.type, p: event.payload, u: event.user_ids, r: event.requires })))
+        }::jsonb) WITH ORDINALITY AS e(v, n)
+            ORDER BY e.n
+          )`
+      return sql<{ id: unknown }>`
+        WITH m AS (INSERT INTO messages ${sql.insert(messageColumns(row))} RETURNING id),
+        r AS (
+          INSERT INTO user_messages (user_id, message_id, flags)
+          SELECT (e->>0)::bigint, m.id, (e->>1)::int
+          FROM m, jsonb_array_elements(${JSON.stringify(recipients.map((r) => [r.user_id, r.flags]))}::jsonb) AS e
+        )${logged}
+        SELECT id FROM m`
+    }
+
+    const appendMessage = (
+      realmId: RealmId,
+      row: Insert<Message>,
+      recipients: ReadonlyArray<{ readonly user_id: UserId; readonly flags: number }>,
+      events: ReadonlyArray<NewLoggedEvent>
+    ) =>
+      Effect.gen(function*() {
+        const signal = eventsSignal(realmId, events)
+        const notice = notifiesInStatement && events.length > 0 ? encodeSignal(signal) : undefined
+        const [inserted] = yield* insertMessage(realmId, yield* Clock.currentTimeMillis, row, recipients, events, notice)
+        if (events.length > 0) yield* tx.afterCommit(notifiesInStatement ? Effect.sync(() => dispatch(signal)) : broadcast(signal))
+        return toMessageId(Number(inserted!.id))
+      }).pipe(Effect.orDie)
+
     return EventStore.of({
       append,
+      appendMessage,
       highWaterMark: (realmId) =>
         sql<{ id: unknown }>`SELECT COALESCE(MAX(id), 0) AS id FROM events WHERE realm_id = ${realmId}`.pipe(
           Effect.map((rows) => Number(rows[0]?.id ?? 0)),

@@ -558,8 +558,13 @@ export const alertWordRepo = Layer.effect(
 // ---------------------------------------------------------------------------
 // Messages
 
-/** Every column but the generated `search_tsv`, which must never be written. */
-const messageColumns = (message: Insert<Message>) => ({
+/**
+ * Every column but the generated `search_tsv`, which must never be written.
+ * Also the event log's `appendMessage` (SqlEventStore) writes messages with it.
+ *
+ * @internal
+ */
+export const messageColumns = (message: Insert<Message>) => ({
   realm_id: message.realm_id,
   sender_id: message.sender_id,
   type: message.type,

@@ -14,15 +14,20 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as TestClock from "effect/testing/TestClock"
 import type { NewLoggedEvent } from "../../src/domain/Event.ts"
 import { realmId, userId } from "../../src/domain/Ids.ts"
-import type { RealmId } from "../../src/domain/Ids.ts"
+import type { RealmId, UserId } from "../../src/domain/Ids.ts"
+import type { Message } from "../../src/domain/Message.ts"
 import { MemoryDatabase } from "../../src/memory/MemoryDatabase.ts"
 import * as MemoryEventStore from "../../src/memory/MemoryEventStore.ts"
+import * as MemoryRepositories from "../../src/memory/MemoryRepositories.ts"
 import * as MemoryTransactor from "../../src/memory/MemoryTransactor.ts"
 import { decodeSignal, EventStore } from "../../src/ports/EventStore.ts"
 import type { Signal } from "../../src/ports/EventStore.ts"
+import { MessageRepo } from "../../src/ports/Repositories.ts"
+import type { Insert } from "../../src/ports/Repositories.ts"
 import { Transactor } from "../../src/ports/Transactor.ts"
 import * as Migrations from "../../src/sql/Migrations.ts"
 import * as SqlEventStore from "../../src/sql/SqlEventStore.ts"
+import * as SqlRepositories from "../../src/sql/SqlRepositories.ts"
 import * as SqlTransactor from "../../src/sql/SqlTransactor.ts"
 import * as TestDatabase from "../../src/testing/TestDatabase.ts"
 
@@ -58,12 +63,31 @@ const newRealm = Effect.gen(function*() {
   return realmId(Number(row!.id))
 }).pipe(Effect.orDie)
 
+/** Users of `realm` to send and receive messages (SQL's `user_messages.user_id` references `users`). */
+const newUsers = (realm: RealmId, count: number) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const ids: Array<UserId> = []
+    for (let i = 0; i < count; i++) {
+      const email = `u${i}@${realm}.test`
+      const [row] = yield* sql<{ id: unknown }>`
+        INSERT INTO users (realm_id, delivery_email, email, full_name, role, is_bot, bot_type, bot_owner_id, is_active,
+          timezone, avatar_source, avatar_version, date_joined, email_address_visibility, api_key, password_hash)
+        VALUES (${realm}, ${email}, ${email}, ${`U${i}`}, 400, false, NULL, NULL, true, '', 'G', 1, 0, 1,
+          ${`key${realm}x${i}`}, NULL)
+        RETURNING id`
+      ids.push(userId(Number(row!.id)))
+    }
+    return ids
+  }).pipe(Effect.orDie)
+
 let memoryRealms = 0
 
 const backends = {
   memory: {
     layer: () =>
       MemoryEventStore.layer.pipe(
+        Layer.provideMerge(MemoryRepositories.messageRepo),
         Layer.provideMerge(countingTransactor),
         Layer.provide(MemoryTransactor.layer),
         Layer.provideMerge(counter),
@@ -71,16 +95,21 @@ const backends = {
       ),
     // The in-memory log has no foreign keys: any fresh id.
     realm: Effect.sync(() => realmId(++memoryRealms)) as Effect.Effect<RealmId>,
+    // Nor do its rows: any ids.
+    users: (_realm: RealmId, count: number) =>
+      Effect.succeed(Array.from({ length: count }, (_, i) => userId(i + 1))) as Effect.Effect<Array<UserId>>,
     sql: false
   },
   PGlite: {
     layer: () => sqlStack(TestDatabase.pgliteLayer()),
     realm: newRealm,
+    users: newUsers,
     sql: true
   },
   PostgreSQL: {
     layer: () => sqlStack(TestDatabase.postgresLayer()),
     realm: newRealm,
+    users: newUsers,
     sql: true
   }
 }
@@ -88,6 +117,7 @@ const backends = {
 function sqlStack<E>(database: Layer.Layer<SqlClient.SqlClient, E>) {
   const transactor = countingTransactor.pipe(Layer.provide(SqlTransactor.layer))
   return SqlEventStore.layer.pipe(
+    Layer.provideMerge(SqlRepositories.messageRepo),
     Layer.provideMerge(transactor),
     Layer.provideMerge(counter),
     Layer.provide(Migrations.layer),
@@ -114,9 +144,34 @@ const listening = <A, E, R>(realm: RealmId, f: (heard: ReadonlyArray<Signal>) =>
     return yield* f(heard)
   }))
 
+/** A direct message from `sender` to `to`. */
+const directMessage = (realm: RealmId, sender: UserId, to: UserId, content: string): Insert<Message> => ({
+  realm_id: realm,
+  sender_id: sender,
+  type: "private",
+  channel_id: null,
+  topic: "",
+  dm_user_ids: [sender, to].sort((a, b) => a - b),
+  content,
+  rendered_content: `<p>${content}</p>`,
+  date_sent: 1_700_000_000,
+  client: "test",
+  has_attachment: false,
+  has_image: false,
+  has_link: false,
+  last_edit_time: null
+})
+
+/** A `message` event as a send builds it, before the message has an id. */
+const messageEventOf = (user: UserId, flags: ReadonlyArray<string>): NewLoggedEvent => ({
+  payload: { type: "message", message: { id: 0, content: "<p>hi</p>", type: "private" }, flags: [...flags] },
+  user_ids: [user],
+  requires: null
+})
+
 for (const [name, backend] of Object.entries(backends)) {
   describe(`event log and transactions on ${name}`, () => {
-    layer(backend.layer() as Layer.Layer<EventStore | Transactor | AfterCommitCount | SqlClient.SqlClient>, {
+    layer(backend.layer() as Layer.Layer<EventStore | MessageRepo | Transactor | AfterCommitCount | SqlClient.SqlClient>, {
       timeout: "120 seconds"
     })((it) => {
       it.effect("append registers its wake-up with Transactor.afterCommit and signals only after the commit", () =>
@@ -154,6 +209,66 @@ for (const [name, backend] of Object.entries(backends)) {
             assert.deepStrictEqual(yield* store.read(realm, userId(1), after), [])
           })
         )))
+
+      // A send's write: 2 events go as plain VALUES on PGlite, 12 as the JSON
+      // array every append of many rows uses.
+      for (const count of [2, 12]) {
+        it.effect(`appendMessage writes the message, its rows and its ${count} events at once, the events naming the new id`, () =>
+          Effect.gen(function*() {
+            const realm = yield* backend.realm
+            const [sender, to] = yield* backend.users(realm, 2)
+            return yield* listening(realm, (heard) =>
+              Effect.gen(function*() {
+                const store = yield* EventStore
+                const messages = yield* MessageRepo
+                const count_ = yield* AfterCommitCount
+                const before = count_.registered
+                const events = Array.from({ length: count }, (_, i) =>
+                  i % 3 === 2 ? ping(i) : messageEventOf(i % 2 === 0 ? sender! : to!, i % 2 === 0 ? ["read"] : []))
+                const row = directMessage(realm, sender!, to!, `hi ${count}`)
+                const id = yield* store.appendMessage(realm, row, [{ user_id: sender!, flags: 1 }, { user_id: to!, flags: 0 }], events)
+                assert.deepStrictEqual(yield* messages.findById(id), { ...row, id })
+                assert.deepStrictEqual(
+                  (yield* messages.recipients(id)).map((r) => [r.user_id, r.flags]),
+                  [[sender, 1], [to, 0]].sort((a, b) => a[0]! - b[0]!)
+                )
+                // Events in the order given; only `message` objects get the id.
+                const logged = [...(yield* store.read(realm, sender!, 0)), ...(yield* store.read(realm, to!, 0))]
+                  .sort((a, b) => a.id - b.id)
+                const expected = events.filter((e) => e.user_ids!.includes(sender!) || e.user_ids!.includes(to!))
+                  .map((e) => e.payload.type === "message" ? { ...e.payload, message: { ...(e.payload as any).message, id } } : e.payload)
+                assert.deepStrictEqual(logged.map((e) => e.payload), expected)
+                assert.strictEqual(count_.registered - before, 1)
+                assert.isTrue(heard.length >= 1, "waiters hear of it")
+              })
+            )
+          }))
+      }
+
+      it.effect("appendMessage in a transaction that rolls back leaves neither the message nor its events", () =>
+        Effect.gen(function*() {
+          const realm = yield* backend.realm
+          const [sender, to] = yield* backend.users(realm, 2)
+          return yield* listening(realm, (heard) =>
+            Effect.gen(function*() {
+              const store = yield* EventStore
+              const messages = yield* MessageRepo
+              const tx = yield* Transactor
+              let written: number | undefined
+              const failed = yield* Effect.flip(tx.withTransaction(Effect.gen(function*() {
+                written = yield* store.appendMessage(realm, directMessage(realm, sender!, to!, "gone"), [
+                  { user_id: to!, flags: 0 }
+                ], [messageEventOf(to!, [])])
+                return yield* Effect.fail("rolled back" as const)
+              })))
+              assert.strictEqual(failed, "rolled back")
+              assert.isDefined(written)
+              assert.isUndefined(yield* messages.findById(written as never))
+              assert.deepStrictEqual(yield* store.read(realm, to!, 0), [])
+              assert.deepStrictEqual(heard, [])
+            })
+          )
+        }))
 
       if (name === "PostgreSQL") {
         it.effect("other processes hear a transaction's appends once it commits, in commit order, and never a rolled-back one", () =>

@@ -10,10 +10,12 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type { RealmId, UserId } from "../../domain/Ids.ts"
+import type { MessageId, RealmId, UserId } from "../../domain/Ids.ts"
+import type { Message } from "../../domain/Message.ts"
 import { makeAccessLoader, metadataViewers, subscribersOf, usersWhoCanAccess } from "../internal/access.ts"
 import type { AccessContext } from "../internal/access.ts"
 import { RealmRepo } from "../../ports/Repositories.ts"
+import type { Insert } from "../../ports/Repositories.ts"
 import type { Audience, CapabilityCondition, EventPayload, NewLoggedEvent } from "../../domain/Event.ts"
 import { EventStore } from "../../ports/EventStore.ts"
 
@@ -31,6 +33,17 @@ export class Events extends Context.Service<Events, {
   publish(realmId: RealmId, event: EventPayload, audience: Audience, requires?: CapabilityCondition): Effect.Effect<void>
   /** Publishes several events in order, resolving audiences against one read of the organization. */
   publishAll(realmId: RealmId, publications: ReadonlyArray<Publication>): Effect.Effect<void>
+  /**
+   * Inserts a new message with its rows and publishes the events announcing
+   * it, as one atomic write (`EventStore.appendMessage`: each event's
+   * `message.id` becomes the new message's id); answers that id.
+   */
+  publishMessage(
+    realmId: RealmId,
+    message: Insert<Message>,
+    recipients: ReadonlyArray<{ readonly user_id: UserId; readonly flags: number }>,
+    publications: ReadonlyArray<Publication>
+  ): Effect.Effect<MessageId>
 }>()("teamchat/core/services/events/Events") {
   static readonly layer = Layer.effect(
     Events,
@@ -70,10 +83,7 @@ export class Events extends Context.Service<Events, {
           }
         })
 
-      const publishAll = Effect.fn("Events.publishAll")(function*(
-        realmId: RealmId,
-        publications: ReadonlyArray<Publication>
-      ) {
+      const resolveAll = Effect.fnUntraced(function*(realmId: RealmId, publications: ReadonlyArray<Publication>) {
         let cached: AccessContext | undefined
         const ctx = (): Effect.Effect<AccessContext> =>
           cached !== undefined ? Effect.succeed(cached) : Effect.map(load(realmId), (c) => (cached = c))
@@ -83,12 +93,29 @@ export class Events extends Context.Service<Events, {
           if (userIds !== null && userIds.length === 0) continue
           resolved.push({ payload: publication.event, user_ids: userIds, requires: publication.requires ?? null })
         }
-        yield* store.append(realmId, resolved)
+        return resolved
+      })
+
+      const publishAll = Effect.fn("Events.publishAll")(function*(
+        realmId: RealmId,
+        publications: ReadonlyArray<Publication>
+      ) {
+        yield* store.append(realmId, yield* resolveAll(realmId, publications))
+      })
+
+      const publishMessage = Effect.fn("Events.publishMessage")(function*(
+        realmId: RealmId,
+        message: Insert<Message>,
+        recipients: ReadonlyArray<{ readonly user_id: UserId; readonly flags: number }>,
+        publications: ReadonlyArray<Publication>
+      ) {
+        return yield* store.appendMessage(realmId, message, recipients, yield* resolveAll(realmId, publications))
       })
 
       return Events.of({
         publish: (realmId, event, audience, requires) => publishAll(realmId, [{ event, audience, requires }]),
-        publishAll
+        publishAll,
+        publishMessage
       })
     })
   )
