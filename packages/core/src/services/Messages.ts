@@ -13,7 +13,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import type { Channel } from "../domain/Channel.ts"
-import { ChannelId, MessageId, UserId } from "../domain/Ids.ts"
+import { messageId, MessageId } from "../domain/Ids.ts"
+import type { ChannelId, UserId } from "../domain/Ids.ts"
 import type { RealmId } from "../domain/Ids.ts"
 import type { Message } from "../domain/Message.ts"
 import {
@@ -390,8 +391,9 @@ const makeMessages = Effect.gen(function*() {
     if (request.type === "stream" || request.type === "channel") {
       if (request.topic === undefined) return yield* new Errors.BadRequest({ msg: "Missing topic" })
       const target = yield* channelTarget(request.to)
+      // Only ids are keys of the map, so any other number finds nothing, as an invalid id should.
       const channel = typeof target === "number"
-        ? ChannelId.makeOption(target).pipe(Option.flatMapNullishOr((id) => ctx.channelsById.get(id)), Option.getOrUndefined)
+        ? ctx.channelsById.get(target as ChannelId)
         : ctx.channels.find((c) => c.name.toLowerCase() === target.trim().toLowerCase())
       if (channel === undefined) {
         return yield* (typeof target === "number"
@@ -418,7 +420,7 @@ const makeMessages = Effect.gen(function*() {
       const recipients: Array<User> = []
       for (const target of targets) {
         const user = typeof target === "number"
-          ? UserId.makeOption(target).pipe(Option.flatMapNullishOr((id) => ctx.state.usersById.get(id)), Option.getOrUndefined)
+          ? ctx.state.usersById.get(target as UserId)
           : ctx.state.users.find((u) =>
             // The API email, as Zulip: a real address hidden from the sender does not match.
             u.email.toLowerCase() === target.trim().toLowerCase()
@@ -548,6 +550,9 @@ const makeMessages = Effect.gen(function*() {
     return inserted
   })
 
+  /** Stands for the id in a message's events until `appendMessage` writes the real one. */
+  const idFilledInByTheWrite = messageId(1)
+
   /**
    * One message whose write is only the message, its rows and its events
    * (not a channel's first message, which also updates the channel): one
@@ -557,7 +562,7 @@ const makeMessages = Effect.gen(function*() {
   const writeOne = Effect.fnUntraced(function*(ctx: AccessContext, item: Item) {
     const [prepared] = yield* prepare(ctx, [item])
     const { flags, row } = prepared!
-    const publications = publicationsOf(viewContext(ctx), { ...row, id: MessageId.make(1) }, item, flags)
+    const publications = publicationsOf(viewContext(ctx), { ...row, id: idFilledInByTheWrite }, item, flags)
     const id = yield* events.publishMessage(ctx.state.realm.id, row, recipientRows(flags), publications)
     return { ...row, id } satisfies Message
   })
@@ -568,29 +573,32 @@ const makeMessages = Effect.gen(function*() {
     return ctx.channelsById.get(validated.destination.channel.id)?.first_message_id !== null
   }
 
+  /**
+   * One send: checked first, as the checks read nothing but the
+   * organization, then written on its own when it can be. The organization
+   * is read before any transaction begins: nothing is written before the
+   * read, so inside it would be no fresher, and outside one an unchanged
+   * organization costs no query on PGlite (`AccessCache`).
+   */
+  const sendOne = Effect.fnUntraced(function*(item: BatchItem) {
+    const ctx = yield* contextOf(item.principal)
+    const validated = yield* validateIn(ctx, item.principal, item.request, item.options)
+    const one = { validated, request: item.request, options: item.options }
+    const message = writesAlone(ctx, validated)
+      ? yield* writeOne(ctx, one)
+      : (yield* tx.withTransaction(write(ctx, [one])))[0]!
+    return { id: message.id, message }
+  })
+
   const sendMany = Effect.fn("Messages.sendMany")(function*(items: ReadonlyArray<BatchItem>) {
-    // Each organization is read before any transaction begins: nothing is
-    // written before the read, so inside it would be no fresher, and outside
-    // one an unchanged organization costs no query on PGlite (`AccessCache`).
-    if (items.length === 1) {
-      // A send: checked first, as the checks read nothing but the
-      // organization, then written on its own when it can be.
-      const item = items[0]!
-      const ctx = yield* contextOf(item.principal)
-      const checked = yield* Effect.result(validateIn(ctx, item.principal, item.request, item.options))
-      if (checked._tag === "Failure") return [Result.fail(checked.failure)]
-      const one = { validated: checked.success, request: item.request, options: item.options }
-      const message = writesAlone(ctx, checked.success)
-        ? yield* writeOne(ctx, one)
-        : (yield* tx.withTransaction(write(ctx, [one])))[0]!
-      return [Result.succeed({ id: message.id, message })]
-    }
+    if (items.length === 1) return [yield* Effect.result(sendOne(items[0]!))]
     const byRealm = new Map<RealmId, Array<number>>()
     items.forEach((item, i) => {
       let list = byRealm.get(item.principal.realm.id)
       if (list === undefined) byRealm.set(item.principal.realm.id, list = [])
       list.push(i)
     })
+    // Each organization is read before the transaction begins (see `sendOne`).
     const batches: Array<{ readonly ctx: AccessContext; readonly indexes: ReadonlyArray<number> }> = []
     for (const indexes of byRealm.values()) {
       batches.push({ ctx: yield* contextOf(items[indexes[0]!]!.principal), indexes })
@@ -615,9 +623,7 @@ const makeMessages = Effect.gen(function*() {
   })
 
   const send = Effect.fn("Messages.send")(function*(principal: Principal, request: SendRequest, options?: SendOptions) {
-    const [result] = yield* sendMany([{ principal, request, options }])
-    if (result!._tag === "Failure") return yield* Effect.fail(result!.failure)
-    return result!.success
+    return yield* sendOne({ principal, request, options })
   })
 
   const fetch = Effect.fn("Messages.fetch")(function*(principal: Principal, request: FetchRequest) {

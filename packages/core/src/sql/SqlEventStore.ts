@@ -17,7 +17,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import type { CapabilityCondition, EventPayload, LoggedEvent, NewLoggedEvent, QueueOptions, QueueRecord } from "../domain/Event.ts"
 import { internOptions } from "../domain/Event.ts"
-import { messageId as toMessageId, realmId as toRealmId, userId as toUserId } from "../domain/Ids.ts"
+import { fromRow, realmId as toRealmId, userId as toUserId } from "../domain/Ids.ts"
 import type { RealmId, UserId } from "../domain/Ids.ts"
 import type { Message } from "../domain/Message.ts"
 import type { Insert } from "../ports/Repositories.ts"
@@ -268,7 +268,7 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
         const notice = notifiesInStatement && events.length > 0 ? encodeSignal(signal) : undefined
         const [inserted] = yield* insertMessage(realmId, yield* Clock.currentTimeMillis, row, recipients, events, notice)
         if (events.length > 0) yield* tx.afterCommit(notifiesInStatement ? Effect.sync(() => dispatch(signal)) : broadcast(signal))
-        return toMessageId(Number(inserted!.id))
+        return fromRow.messageId(Number(inserted!.id))
       }).pipe(Effect.orDie)
 
     return EventStore.of({

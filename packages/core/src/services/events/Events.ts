@@ -103,7 +103,9 @@ export class Events extends Context.Service<Events, {
         yield* store.append(realmId, yield* resolveAll(realmId, publications))
       })
 
-      const publishMessage = Effect.fn("Events.publishMessage")(function*(
+      // A send's one call, inside the span of `Messages.send`: untraced, as
+      // a span's stack capture costs more than the rest of the call.
+      const publishMessage = Effect.fnUntraced(function*(
         realmId: RealmId,
         message: Insert<Message>,
         recipients: ReadonlyArray<{ readonly user_id: UserId; readonly flags: number }>,
