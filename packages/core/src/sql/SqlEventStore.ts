@@ -205,6 +205,10 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
         `CASE WHEN jsonb_typeof(${payload}->'message') = 'object' ` +
           `THEN jsonb_set(${payload}, '{message,id}', to_jsonb(m.id)) ELSE ${payload} END`
       )
+    // The rows' ids and flags as two array literals (integers only): on
+    // PGlite cheaper to read than the pairs of a JSON array (a hundred rows:
+    // about 0.2 ms of the send).
+    const intArray = (values: ReadonlyArray<number>) => `{${values.map((n) => Math.trunc(n)).join(",")}}`
     /**
      * The message, its rows and its events in one statement: alone it is its
      * own transaction, so a send needs no BEGIN and COMMIT around it (three
@@ -251,8 +255,8 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
         WITH m AS (INSERT INTO messages ${sql.insert(messageColumns(row))} RETURNING id),
         r AS (
           INSERT INTO user_messages (user_id, message_id, flags)
-          SELECT (e->>0)::bigint, m.id, (e->>1)::int
-          FROM m, jsonb_array_elements(${JSON.stringify(recipients.map((r) => [r.user_id, r.flags]))}::jsonb) AS e
+          SELECT r.u, m.id, r.f FROM m, unnest(${intArray(recipients.map((r) => r.user_id))}::bigint[],
+            ${intArray(recipients.map((r) => r.flags))}::int[]) AS r(u, f)
         )${logged}
         SELECT id FROM m`
     }
