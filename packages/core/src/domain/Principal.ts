@@ -17,5 +17,14 @@ export interface Principal {
    * send reads it once. Opaque here; `services/internal/access.ts` reads it.
    * Absent for principals not made by authentication.
    */
-  readonly access?: { readonly version: number; readonly value: unknown } | undefined
+  readonly access?: {
+    readonly version: number
+    readonly value: unknown
+    /**
+     * The version was not read for this request (`AccessCache.deferrable`):
+     * the request must check it before answering, and authenticate again
+     * when it moved. Only GET /messages asks for such a principal.
+     */
+    readonly unverified?: true
+  } | undefined
 }

@@ -26,7 +26,8 @@ export const layer: Layer.Layer<AccessCache, never, MemoryDatabase> = Layer.effe
   MemoryDatabase.useSync((db) =>
     AccessCache.of({
       version: (realmId) => Effect.sync(() => db.tables.accessVersions.get(realmId) ?? null),
-      entries: new Map<RealmId, { readonly version: number; readonly value: unknown }>()
+      entries: new Map<RealmId, { readonly version: number; readonly value: unknown }>(),
+      deferrable: false
     })
   )
 )

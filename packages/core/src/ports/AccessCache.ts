@@ -14,6 +14,14 @@
  * commits. Inside a transaction the version is always read, as the
  * transaction's own writes move it before they commit.
  *
+ * On PostgreSQL, where that read is a round trip of its own, GET /messages
+ * skips it: authentication answers from the kept read unchecked (the
+ * principal's access is `unverified`), and the search's first statement
+ * reports the version at its own snapshot. Versions come from a sequence, so
+ * an equal version means nothing changed since the kept read; otherwise the
+ * request is authenticated again, checked, and answered afresh (nothing was
+ * written in between).
+ *
  * The SQL implementation is `sql/SqlAccessCache.ts`; the memory one,
  * `memory/MemoryAccessCache.ts`, keeps the version as a row of its tables,
  * moved by the memory repositories' writes.
@@ -22,6 +30,7 @@
  */
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { RealmId } from "../domain/Ids.ts"
 
 /** @category services */
@@ -30,4 +39,20 @@ export class AccessCache extends Context.Service<AccessCache, {
   readonly version: (realmId: RealmId) => Effect.Effect<number | null>
   /** The last read per organization, with the version it was read at. */
   readonly entries: Map<RealmId, { readonly version: number; readonly value: unknown }>
+  /**
+   * Whether reading the version costs a statement of its own (PostgreSQL):
+   * then a request whose first statement can report the version itself
+   * (GET /messages, `SearchQuery.reportAccessVersion`) may be authenticated
+   * from the kept read without that statement, and checks it there.
+   */
+  readonly deferrable: boolean
 }>()("teamchat/core/ports/AccessCache") {}
+
+/**
+ * A request authenticated from a kept read (`Principal.access.unverified`)
+ * found the organization's access version moved: it is to be authenticated
+ * again and answered afresh. Never an answer of its own.
+ *
+ * @category errors
+ */
+export class StaleAccess extends Schema.TaggedError<StaleAccess>()("StaleAccess", {}) {}

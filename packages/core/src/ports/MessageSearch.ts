@@ -41,6 +41,12 @@ export interface SearchQuery {
    * still supply flags, a missing row means `read | historical`.
    */
   readonly historyChannelIds: ReadonlyArray<ChannelId> | null
+  /**
+   * Report the organization's access version as the range's first statement
+   * sees it (`FetchedRange.accessVersion`), so a request authenticated from
+   * a kept read checks it without a statement of its own (`AccessCache`).
+   */
+  readonly reportAccessVersion?: boolean
 }
 
 /** @category models */
@@ -73,6 +79,12 @@ export interface FetchedRange {
   readonly found_anchor: boolean
   readonly found_oldest: boolean
   readonly found_newest: boolean
+  /**
+   * With `reportAccessVersion`: the version the first statement that
+   * returned rows saw (null: the organization has none); undefined when no
+   * statement reported it (none returned rows, or the backend does not).
+   */
+  readonly accessVersion?: number | null
 }
 
 /** @category services */

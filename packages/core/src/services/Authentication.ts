@@ -58,7 +58,13 @@ export class Authentication extends Context.Service<Authentication, {
   /** Zulip's order: key format, key lookup, email match, organization, then account. */
   basic(
     email: string,
-    apiKey: string
+    apiKey: string,
+    /**
+     * The request checks the organization's access version itself
+     * (`Messages.fetchDeferred`): the principal may come from the kept read
+     * unchecked (`Principal.access.unverified`, see `AccessCache.deferrable`).
+     */
+    options?: { readonly deferAccessCheck?: boolean }
   ): Effect.Effect<Principal, MalformedApiKey | InvalidApiKey | RealmDeactivated | UserDeactivated>
   fetchApiKey(
     realmId: RealmId,
@@ -82,10 +88,10 @@ export class Authentication extends Context.Service<Authentication, {
       const users = yield* Users
       const cache = yield* Effect.serviceOption(AccessCache)
       const cachedKeys = Option.isSome(cache) ? makeCachedKeyLookup(cache.value) : undefined
-      const findByApiKey = cachedKeys === undefined
+      const findByApiKey: (key: string, deferCheck?: boolean) => Effect.Effect<Principal | undefined> = cachedKeys === undefined
         ? userRepo.findByApiKeyWithRealm
-        : (key: string) =>
-          Effect.flatMap(cachedKeys.find(key), (cached) =>
+        : (key: string, deferCheck = false) =>
+          Effect.flatMap(cachedKeys.find(key, deferCheck), (cached) =>
             cached !== undefined ? Effect.succeed(cached) : Effect.map(userRepo.findByApiKeyWithRealm(key), (found) => {
               if (found !== undefined) cachedKeys.remember(found.user.api_key, found.realm.id)
               return found
@@ -95,24 +101,36 @@ export class Authentication extends Context.Service<Authentication, {
       // combinators, no span or generator.
       const basic = (
         email: string,
-        apiKey: string
+        apiKey: string,
+        options?: { readonly deferAccessCheck?: boolean }
       ): Effect.Effect<Principal, MalformedApiKey | InvalidApiKey | RealmDeactivated | UserDeactivated> => {
         const key = apiKey.trim()
         if (!isWellFormedApiKey(key)) return Effect.fail(new MalformedApiKey())
-        return Effect.flatMap(findByApiKey(key), (found): Effect.Effect<
-          Principal,
-          InvalidApiKey | RealmDeactivated | UserDeactivated
-        > => {
-          // Compare again in constant time: the index lookup alone would leak
-          // nothing useful, but a key must never match on a prefix or by case.
-          if (found === undefined || !constantTimeEquals(found.user.api_key, key)) return Effect.fail(new InvalidApiKey())
-          const { realm, user } = found
-          if (user.delivery_email.toLowerCase() !== email.trim().toLowerCase()) return Effect.fail(new InvalidApiKey())
-          if (realm.deactivated) return Effect.fail(new RealmDeactivated())
-          if (!user.is_active) return Effect.fail(new UserDeactivated())
-          // With the access state the cache found current, when it did (see `accessOfRequest`).
-          return Effect.succeed(found)
-        })
+        if (options?.deferAccessCheck === true) {
+          return Effect.flatMap(findByApiKey(key, true), (found) =>
+            found?.access?.unverified === true
+              // Refused by a read nobody checked: asked again with the check,
+              // as the read may be what refuses.
+              ? Effect.catch(check(found, email, key), () => Effect.flatMap(findByApiKey(key), (again) => check(again, email, key)))
+              : check(found, email, key))
+        }
+        return Effect.flatMap(findByApiKey(key), (found) => check(found, email, key))
+      }
+
+      const check = (
+        found: Principal | undefined,
+        email: string,
+        key: string
+      ): Effect.Effect<Principal, InvalidApiKey | RealmDeactivated | UserDeactivated> => {
+        // Compare again in constant time: the index lookup alone would leak
+        // nothing useful, but a key must never match on a prefix or by case.
+        if (found === undefined || !constantTimeEquals(found.user.api_key, key)) return Effect.fail(new InvalidApiKey())
+        const { realm, user } = found
+        if (user.delivery_email.toLowerCase() !== email.trim().toLowerCase()) return Effect.fail(new InvalidApiKey())
+        if (realm.deactivated) return Effect.fail(new RealmDeactivated())
+        if (!user.is_active) return Effect.fail(new UserDeactivated())
+        // With the access state the cache found current, when it did (see `accessOfRequest`).
+        return Effect.succeed(found)
       }
 
       const login = Effect.fnUntraced(function*(realmId: RealmId, username: string) {

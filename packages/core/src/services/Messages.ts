@@ -37,6 +37,7 @@ import { containsWord, render } from "../markdown/Markdown.ts"
 import type { RenderContext } from "../markdown/Markdown.ts"
 import { ChannelRepo, MessageRepo, SubscriptionRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
+import { AccessCache, StaleAccess } from "../ports/AccessCache.ts"
 import type { Insert } from "../ports/Repositories.ts"
 import { gravatarNullable, searchMatches, toApiMessage } from "../views/MessageView.ts"
 import { lexemes } from "../narrow/NarrowPredicate.ts"
@@ -369,6 +370,7 @@ const makeMessages = Effect.gen(function*() {
   const subscriptions = yield* SubscriptionRepo
   const events = yield* Events
   const tx = yield* Transactor
+  const accessCache = yield* Effect.serviceOption(AccessCache)
 
   // The principal's organization was read for this request (authentication, or the delivery worker);
   // a send is a request's first read, so the state authentication verified is reused as is.
@@ -626,15 +628,34 @@ const makeMessages = Effect.gen(function*() {
     return yield* sendOne({ principal, request, options })
   })
 
-  const fetch = Effect.fn("Messages.fetch")(function*(principal: Principal, request: FetchRequest) {
+  /**
+   * Fails with `StaleAccess` when the organization's access version is no
+   * longer `version` (a principal's unchecked read, `AccessCache.deferrable`).
+   */
+  const checkVersion = (realmId: RealmId, version: number, seen: number | null | undefined) =>
+    Effect.flatMap(
+      seen !== undefined || Option.isNone(accessCache) ? Effect.succeed(seen) : accessCache.value.version(realmId),
+      (current) => (current === version ? Effect.void : Effect.fail(new StaleAccess()))
+    )
+
+  const fetchRange = Effect.fn("Messages.fetch")(function*(
+    principal: Principal,
+    request: FetchRequest,
+    unchecked: NonNullable<Principal["access"]> | undefined
+  ) {
     if (request.num_before + request.num_after > MaxMessagesPerFetch) {
       return yield* new Errors.BadRequest({ msg: `Too many messages requested (maximum ${MaxMessagesPerFetch}).` })
     }
     if (request.num_before > 0 && request.num_after > 0 && !request.include_anchor) {
       return yield* new Errors.AnchorExcludedMidRange()
     }
-    const ctx = yield* contextOf(principal)
-    const { narrow, range } = yield* narrowRange(
+    // `unchecked`: authenticated from a kept read nobody checked for this
+    // request. The search's first statement reports the version at its own
+    // snapshot, and a moved version (or a failure that stale state may have
+    // caused) sends the request back to be authenticated again
+    // (`AccessCache.deferrable`).
+    const ctx = unchecked === undefined ? yield* contextOf(principal) : unchecked.value as AccessContext
+    const ranged = narrowRange(
       { messages, subscriptions, search },
       ctx,
       principal.user,
@@ -644,7 +665,12 @@ const makeMessages = Effect.gen(function*() {
         numBefore: request.num_before,
         numAfter: request.num_after,
         includeAnchor: request.include_anchor
-      }
+      },
+      unchecked !== undefined
+    )
+    const { narrow, range } = unchecked === undefined ? yield* ranged : yield* ranged.pipe(
+      Effect.catch((error) => Effect.andThen(checkVersion(principal.realm.id, unchecked.version, undefined), Effect.fail(error))),
+      Effect.tap(({ range }) => checkVersion(principal.realm.id, unchecked.version, range.accessVersion))
     )
     const search_ = narrow.terms.find((t) => t._tag === "Search")
     const searchWords = search_ === undefined ? undefined : lexemes(search_.query)
@@ -665,6 +691,13 @@ const makeMessages = Effect.gen(function*() {
       })
     } satisfies FetchResult
   })
+
+  // A checked principal never meets a moved version here.
+  const fetch = (principal: Principal, request: FetchRequest): Effect.Effect<FetchResult, FetchError> =>
+    fetchRange(principal, request, undefined).pipe(Effect.catchTag("StaleAccess", Effect.die))
+
+  const fetchDeferred = (principal: Principal, request: FetchRequest): Effect.Effect<FetchResult, FetchError | StaleAccess> =>
+    principal.access?.unverified === true ? fetchRange(principal, request, principal.access) : fetch(principal, request)
 
   const getById = Effect.fn("Messages.getById")(function*(
     principal: Principal,
@@ -689,7 +722,7 @@ const makeMessages = Effect.gen(function*() {
     }
   })
 
-  return Messages.of({ validate, send, sendMany, fetch, getById })
+  return Messages.of({ validate, send, sendMany, fetch, fetchDeferred, getById })
 })
 
 /** @category services */
@@ -712,6 +745,12 @@ export class Messages extends Context.Service<Messages, {
   ): Effect.Effect<ReadonlyArray<Result.Result<{ readonly id: MessageId; readonly message: Message }, SendError>>>
   /** GET /messages. */
   fetch(principal: Principal, request: FetchRequest): Effect.Effect<FetchResult, FetchError>
+  /**
+   * GET /messages for a principal that may be authenticated from a kept
+   * read nobody checked (`Principal.access.unverified`): `StaleAccess` when
+   * the organization's access moved since; authenticate again and retry.
+   */
+  fetchDeferred(principal: Principal, request: FetchRequest): Effect.Effect<FetchResult, FetchError | StaleAccess>
   /** GET /messages/{message_id}. */
   getById(
     principal: Principal,

@@ -34,7 +34,7 @@ export const layer: Layer.Layer<AccessCache, never, SqlClient.SqlClient> = Layer
     const entries = new Map<RealmId, { readonly version: number; readonly value: unknown }>()
 
     const pglite = yield* Effect.serviceOption(PgliteClient)
-    if (Option.isNone(pglite)) return AccessCache.of({ version: read, entries })
+    if (Option.isNone(pglite)) return AccessCache.of({ version: read, entries, deferrable: true })
 
     // Versions read outside transactions, dropped by the notices. A notice
     // between a read and its result being kept (another fiber committing
@@ -66,6 +66,6 @@ export const layer: Layer.Layer<AccessCache, never, SqlClient.SqlClient> = Layer
           return value
         })
       })
-    return AccessCache.of({ version, entries })
+    return AccessCache.of({ version, entries, deferrable: false })
   })
 )

@@ -48,54 +48,75 @@ const make = (sql: SqlClient.SqlClient): MessageSearch["Service"] => {
   type Row = Readonly<Record<string, unknown>>
   const decodeRow = (row: Row): MessageRow => ({ message: decodeMessage(row), flags: Number(row.um_flags) })
 
+  /** The version a range's statements reported, while `reportAccessVersion` asks for it. */
+  interface Report {
+    version: number | null | undefined
+  }
+
   const select = (
     query: SearchQuery,
     extra: Statement.Fragment,
     order: "ASC" | "DESC",
     limit: number | null,
-    rowsOnly = false
+    rowsOnly = false,
+    report?: Report
   ) => {
     const { from, flags, where } = source(query, rowsOnly)
     const condition = narrowCondition(sql, query.narrow, flags)
     const orderBy = sql.literal(order === "ASC" ? "ORDER BY m.id ASC" : "ORDER BY m.id DESC")
     const limitClause = limit === null ? sql.literal("") : sql`LIMIT ${limit}`
+    // The access version at this statement's own snapshot, an uncorrelated
+    // subquery PostgreSQL runs once (see `AccessCache.deferrable`); the id
+    // is an integer, written into the text so the parameters stay the same.
+    const reporting = report !== undefined && report.version === undefined
+    const version = reporting
+      ? sql.literal(`, (SELECT version FROM access_versions WHERE realm_id = ${Math.trunc(Number(query.realmId))}) AS access_version`)
+      : sql.literal("")
     return sql<Row>`
-      SELECT ${columns}, ${flags} AS um_flags
+      SELECT ${columns}, ${flags} AS um_flags${version}
       FROM ${from}
       WHERE ${where} AND ${condition} AND ${extra}
       ${orderBy} ${limitClause}`.pipe(
-      Effect.map((rows) => rows.map(decodeRow)),
+      Effect.map((rows) => {
+        if (reporting && rows.length > 0) {
+          const seen = rows[0]!.access_version
+          report.version = seen === null || seen === undefined ? null : Number(seen)
+        }
+        return rows.map(decodeRow)
+      }),
       Effect.orDie
     )
   }
 
-  const firstUnread = Effect.fnUntraced(function*(query: SearchQuery) {
+  const firstUnread = Effect.fnUntraced(function*(query: SearchQuery, report: Report | undefined) {
     const excluded = query.narrow.firstUnreadExcludedChannelIds
     const notExcluded = excluded.length === 0
       ? sql.literal("TRUE")
       : sql`(m.channel_id IS NULL OR NOT ${inIds(sql, "m.channel_id", excluded)})`
     const unread = sql`(um.flags & ${FlagBits.read}::integer) = 0 AND ${notExcluded}`
-    const rows = yield* select(query, unread, "ASC", 1, true)
+    const rows = yield* select(query, unread, "ASC", 1, true, report)
     return rows.length === 0 ? LARGER_THAN_MAX_MESSAGE_ID : rows[0]!.message.id
   })
 
   return {
     fetchRange: Effect.fn("MessageSearch.fetchRange")(function*(query: SearchQuery, options: RangeOptions) {
+      const report: Report | undefined = query.reportAccessVersion === true ? { version: undefined } : undefined
       const anchor = options.anchor._tag === "first_unread"
-        ? yield* firstUnread(query)
+        ? yield* firstUnread(query, report)
         : resolveAnchor(options.anchor, () => LARGER_THAN_MAX_MESSAGE_ID)
       const plan = planRange(anchor, options.numBefore, options.numAfter, options.includeAnchor)
       const fetched: Array<MessageRow> = []
       if (plan.before !== null) {
         const bound = plan.before.upTo === null ? sql.literal("TRUE") : sql`m.id <= ${plan.before.upTo}`
-        fetched.push(...(yield* select(query, bound, "DESC", plan.before.limit)))
+        fetched.push(...(yield* select(query, bound, "DESC", plan.before.limit, false, report)))
       }
       if (plan.after !== null) {
         const bound = plan.after.from === null ? sql.literal("TRUE") : sql`m.id >= ${plan.after.from}`
-        fetched.push(...(yield* select(query, bound, "ASC", plan.after.limit)))
+        fetched.push(...(yield* select(query, bound, "ASC", plan.after.limit, false, report)))
       }
-      if (plan.exact !== null) fetched.push(...(yield* select(query, sql`m.id = ${plan.exact}`, "ASC", null)))
-      return postProcess(fetched.sort(byId), anchor, options.numBefore, options.numAfter)
+      if (plan.exact !== null) fetched.push(...(yield* select(query, sql`m.id = ${plan.exact}`, "ASC", null, false, report)))
+      const range = postProcess(fetched.sort(byId), anchor, options.numBefore, options.numAfter)
+      return report?.version === undefined ? range : { ...range, accessVersion: report.version }
     }),
     fetchIds: Effect.fn("MessageSearch.fetchIds")(function*(query: SearchQuery, ids: ReadonlyArray<number>) {
       const safe = ids.filter((id) => Number.isSafeInteger(id))

@@ -2,7 +2,9 @@
  * The organization's access state is read once per request: a send after
  * authentication reuses the read authentication found current, instead of
  * checking the organization's access version again (on PostgreSQL, one
- * query per send).
+ * query per send). A GET /messages authenticated with the check deferred
+ * (`AccessCache.deferrable`, PostgreSQL) reads it in its search instead, and
+ * answers afresh when it moved.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -13,6 +15,9 @@ import { AccessCache } from "../../src/ports/AccessCache.ts"
 import * as Persistence from "../../src/Persistence.ts"
 import { Authentication } from "../../src/services/Authentication.ts"
 import { Messages } from "../../src/services/Messages.ts"
+import type { FetchRequest } from "../../src/services/Messages.ts"
+import { ChannelRepo } from "../../src/ports/Repositories.ts"
+import { Channels } from "../../src/services/Channels.ts"
 import * as SqlAccessCache from "../../src/sql/SqlAccessCache.ts"
 import * as Teamchat from "../../src/Teamchat.ts"
 import * as TestDatabase from "../../src/testing/TestDatabase.ts"
@@ -29,6 +34,7 @@ const countingCache = Layer.effect(
     const reads = yield* VersionReads
     return AccessCache.of({
       entries: inner.entries,
+      deferrable: inner.deferrable,
       version: (realmId) => Effect.suspend(() => {
         reads.count++
         return inner.version(realmId)
@@ -75,6 +81,56 @@ for (const [name, make] of Object.entries(backends)) {
           const again = reads.count
           yield* messages.send(org.member, { type: "private", to: [org.other.user.id], content: "again" })
           assert.strictEqual(reads.count - again, 1)
+        }))
+
+      it.effect("a GET /messages authenticated with the check deferred reads the version in its search, and fails stale when it moved", () =>
+        Effect.gen(function*() {
+          const org = yield* makeOrg
+          const auth = yield* Authentication
+          const messages = yield* Messages
+          const channels = yield* Channels
+          const reads = yield* VersionReads
+          const member = org.member.user
+          const channel = yield* channels.create(org.realm.id, { name: "deferred" })
+          yield* channels.subscribe(channel.id, [member.id])
+          const principal = yield* auth.basic(member.delivery_email, member.api_key)
+          yield* messages.send(principal, { type: "stream", to: channel.id, topic: "t", content: "hello" })
+          const request: FetchRequest = {
+            anchor: { _tag: "newest" },
+            include_anchor: true,
+            num_before: 10,
+            num_after: 0,
+            narrow: [{ operator: "channel", operand: channel.id }],
+            apply_markdown: true,
+            client_gravatar: false,
+            allow_empty_topic_name: false
+          }
+          const deferred = auth.basic(member.delivery_email, member.api_key, { deferAccessCheck: true })
+          yield* messages.fetch(yield* auth.basic(member.delivery_email, member.api_key), request)
+          const before = reads.count
+          const first = yield* deferred
+          assert.strictEqual(first.access?.unverified, name === "PostgreSQL" ? true : undefined)
+          const page = yield* messages.fetchDeferred(first, request)
+          assert.deepStrictEqual(page.messages.map((m) => m.display_recipient), ["deferred"])
+          // PostgreSQL: no read of its own; PGlite: authentication's, which costs no statement there.
+          assert.strictEqual(reads.count - before, name === "PostgreSQL" ? 0 : 1)
+
+          // Renamed behind the services' back: the kept read is stale.
+          const repo = yield* ChannelRepo
+          yield* repo.update({ ...(yield* repo.findById(channel.id))!, name: "deferred, renamed" })
+          const second = yield* deferred
+          const result = yield* Effect.result(messages.fetchDeferred(second, request))
+          if (name === "PostgreSQL") {
+            assert.strictEqual(result._tag, "Failure")
+            assert.strictEqual(result._tag === "Failure" ? result.failure._tag : undefined, "StaleAccess")
+          }
+          // Authenticated again with the check, the read is the new one.
+          const again = yield* messages.fetchDeferred(yield* auth.basic(member.delivery_email, member.api_key), request)
+          assert.deepStrictEqual(again.messages.map((m) => m.display_recipient), ["deferred, renamed"])
+          if (name !== "PostgreSQL") {
+            assert.strictEqual(result._tag, "Success")
+            assert.deepStrictEqual(result._tag === "Success" ? result.success.messages.map((m) => m.display_recipient) : [], ["deferred, renamed"])
+          }
         }))
     })
   })

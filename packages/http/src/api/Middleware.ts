@@ -6,8 +6,9 @@
  *
  * @since 0.1.0
  */
-import type { Principal, Realm, User } from "@teamchat/core"
+import type { Principal, Realm, User, ZulipError } from "@teamchat/core"
 import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
 import { ErrorResponses } from "../internal/Errors.ts"
@@ -16,6 +17,17 @@ import type * as IgnoredParameters from "../internal/IgnoredParameters.ts"
 /** The authenticated caller. @category services */
 export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal.Principal>()(
   "@teamchat/http/middleware/Authentication/CurrentPrincipal"
+) {}
+
+/**
+ * Authenticates the current request again, with the organization's access
+ * version checked: for a handler whose principal came from a kept read
+ * nobody checked (`Principal.access.unverified`, GET /messages) and that
+ * found the version moved (`StaleAccess`). Provided with such principals
+ * only. @category services
+ */
+export class Reauthenticate extends Context.Service<Reauthenticate, Effect.Effect<Principal.Principal, ZulipError.ZulipError>>()(
+  "@teamchat/http/middleware/Authentication/Reauthenticate"
 ) {}
 
 /** Who reads: an authenticated user, or a spectator (`user` undefined) of `realm`. @category models */

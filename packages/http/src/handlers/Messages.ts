@@ -6,12 +6,13 @@
  */
 import { Errors, MessageFlags, Messages, Topics } from "@teamchat/core"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Api } from "../api/Api.ts"
 import * as Envelope from "../internal/Envelope.ts"
 import * as Params from "../internal/Params.ts"
-import { CurrentPrincipal } from "../api/Middleware.ts"
+import { CurrentPrincipal, Reauthenticate } from "../api/Middleware.ts"
 
 /** A JSON value sent as text (absent: null). */
 const jsonValue = (name: string, text: string | undefined) =>
@@ -94,7 +95,7 @@ export const layer = HttpApiBuilder.group(
           const anchorText = query.use_first_unread_anchor ? "first_unread" : query.anchor
           if (anchorText === undefined) return yield* new Errors.RequestVariableMissing({ var_name: "anchor" })
           const anchor = yield* Messages.parseAnchor(anchorText)
-          return yield* messages.fetch(principal, {
+          const request = {
             anchor,
             include_anchor: query.include_anchor,
             num_before: query.num_before,
@@ -103,7 +104,17 @@ export const layer = HttpApiBuilder.group(
             apply_markdown: query.apply_markdown,
             client_gravatar: query.client_gravatar,
             allow_empty_topic_name: query.allow_empty_topic_name
-          })
+          }
+          // The principal may come from a kept read the search checks itself
+          // (one statement fewer); when that read was stale, the request is
+          // authenticated again, with the check, and answered afresh.
+          return yield* messages.fetchDeferred(principal, request).pipe(
+            Effect.catchTag("StaleAccess", () =>
+              Effect.flatMap(Effect.serviceOption(Reauthenticate), (again) =>
+                Option.isNone(again)
+                  ? Effect.die(new Error("GET /messages: a stale principal without Reauthenticate"))
+                  : Effect.flatMap(again.value, (checked) => messages.fetch(checked, request))))
+          )
         }).pipe(Effect.flatMap(respondList)),
       get: ({ params, query }) =>
         Effect.gen(function*() {

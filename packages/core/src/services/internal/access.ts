@@ -146,7 +146,14 @@ export const accessOfRequest = (
   load: (realm: Realm) => Effect.Effect<AccessContext>,
   principal: Principal
 ): Effect.Effect<AccessContext> => {
-  const verified = principal.access?.value as AccessContext | undefined
+  const access = principal.access
+  if (access?.unverified === true) {
+    // Only a request that checks the version itself asks for such a
+    // principal (`Messages.fetch`); anywhere else it would act on a user
+    // nobody checked, so it is refused loudly rather than read again.
+    return Effect.die(new Error("accessOfRequest: an unverified principal outside GET /messages"))
+  }
+  const verified = access?.value as AccessContext | undefined
   return verified !== undefined && verified.state.realm.id === principal.realm.id
     ? Effect.succeed(verified)
     : load(principal.realm)
@@ -172,21 +179,37 @@ export const makeCachedKeyLookup = (cache: Context.Service.Shape<typeof AccessCa
     if (realmOfKey.size >= rememberedKeys) realmOfKey.clear()
     realmOfKey.set(apiKey, realmId)
   }
-  const find = (apiKey: string): Effect.Effect<Principal | undefined> => {
+  const principalOf = (
+    apiKey: string,
+    hit: { readonly version: number; readonly value: unknown },
+    access: NonNullable<Principal["access"]>
+  ): Principal | undefined => {
+    const ctx = hit.value as AccessContext
+    let index = usersByKey.get(ctx)
+    if (index === undefined) {
+      index = new Map(ctx.state.users.map((u) => [u.api_key, u]))
+      usersByKey.set(ctx, index)
+    }
+    const user = index.get(apiKey)
+    return user === undefined ? undefined : { user, realm: ctx.state.realm, access }
+  }
+  const find = (apiKey: string, deferCheck = false): Effect.Effect<Principal | undefined> => {
     const realmId = realmOfKey.get(apiKey)
     // Nothing cached for the organization: the version would be read for nothing.
     if (realmId === undefined || !cache.entries.has(realmId)) return Effect.undefined
+    // The request checks the version in its own first statement (see `AccessCache.deferrable`).
+    if (deferCheck && cache.deferrable) {
+      return Effect.sync(() => {
+        const hit = cache.entries.get(realmId)
+        return hit === undefined
+          ? undefined
+          : principalOf(apiKey, hit, { version: hit.version, value: hit.value, unverified: true })
+      })
+    }
     return Effect.map(cache.version(realmId), (current) => {
       const hit = cache.entries.get(realmId)
       if (current === null || hit === undefined || hit.version !== current) return undefined
-      const ctx = hit.value as AccessContext
-      let index = usersByKey.get(ctx)
-      if (index === undefined) {
-        index = new Map(ctx.state.users.map((u) => [u.api_key, u]))
-        usersByKey.set(ctx, index)
-      }
-      const user = index.get(apiKey)
-      return user === undefined ? undefined : { user, realm: ctx.state.realm, access: hit }
+      return principalOf(apiKey, hit, hit)
     })
   }
   return { find, remember }

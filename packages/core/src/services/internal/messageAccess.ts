@@ -100,12 +100,13 @@ export const narrowRange = Effect.fnUntraced(function*(
   ctx: AccessContext,
   user: User,
   rawNarrow: unknown,
-  range: RangeOptions
+  range: RangeOptions,
+  reportAccessVersion = false
 ) {
   const terms = yield* parseNarrow(rawNarrow)
   const narrow = yield* resolveNarrow(terms, yield* narrowContext(ctx, user, repos, readsMutedChannels(terms)))
   const fetched = yield* repos.search.fetchRange(
-    { realmId: ctx.state.realm.id, viewerId: user.id, narrow, historyChannelIds: narrow.historyChannelIds },
+    { realmId: ctx.state.realm.id, viewerId: user.id, narrow, historyChannelIds: narrow.historyChannelIds, reportAccessVersion },
     range
   )
   return { narrow, range: fetched }

@@ -3,6 +3,11 @@ import { assert } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type { Credentials, Reply } from "../Harness.ts"
 import { Server } from "../Harness.ts"
+import { channelId, userId } from "@teamchat/core/domain/Ids"
+import { ChannelRepo, RealmRepo, UserRepo } from "@teamchat/core/ports/Repositories"
+import { Channels } from "@teamchat/core/services/Channels"
+import { Users } from "@teamchat/core/services/Users"
+import type { User } from "@teamchat/core/domain/User"
 import type { Vitest } from "@effect/vitest"
 import { success, badRequest, badNarrow, invalidMessages, newestAnchor, person, as, channels, sent, getMessage, read, list, flags, expectReply, narrowOf } from "./fixtures.ts"
 
@@ -420,5 +425,56 @@ export const listTests = (it: Vitest.MethodsNonLive<Server>): void => {
         narrow: narrowOf([["channel", "core team"]])
       })
       assert.deepStrictEqual(core.json.messages, [])
+    }))
+
+  it.effect("GET /messages: the organization as it is at the read, after writes made outside the API (renamed channel, new key, deactivation)", () =>
+    Effect.gen(function*() {
+      const server = yield* Server
+      const iago = yield* as("admin")
+      // Its own channel and people: the server is shared with the other tests.
+      const made = yield* server.core(Effect.gen(function*() {
+        const realm = (yield* (yield* RealmRepo).findByStringId("zulip"))!
+        const users = yield* Users
+        const reader = yield* users.create(realm.id, { email: "fresh-reader@zulip.com", full_name: "Fresh Reader", role: 400 })
+        const leaver = yield* users.create(realm.id, { email: "fresh-leaver@zulip.com", full_name: "Fresh Leaver", role: 400 })
+        const channels = yield* Channels
+        const channel = yield* channels.create(realm.id, { name: "fresh access" })
+        yield* channels.subscribe(channel.id, [reader.id, leaver.id, userId(iago.userId)])
+        return { channel: channel.id, reader: reader.id, leaver: leaver.id }
+      }))
+      const reader = yield* server.login("fresh-reader@zulip.com")
+      const leaver = yield* server.login("fresh-leaver@zulip.com")
+      const id = yield* sent(iago, { type: "stream", to: String(made.channel), topic: "fresh", content: "fresh" })
+      const narrow = narrowOf([{ operator: "channel", operand: made.channel }, { operator: "topic", operand: "fresh" }])
+      const get = (who: Credentials) => list(who, { anchor: "newest", num_before: "10", num_after: "0", narrow })
+      const page = yield* get(reader)
+      assert.strictEqual(page.status, 200, page.text)
+      assert.deepStrictEqual(page.json.messages.map((m: Record<string, unknown>) => [m.id, m.display_recipient]), [[id, "fresh access"]])
+      assert.strictEqual((yield* get(leaver)).status, 200)
+
+      // Written through the repositories, as another process would: nothing
+      // but the organization's access version tells the server.
+      yield* server.core(Effect.gen(function*() {
+        const repo = yield* ChannelRepo
+        const channel = (yield* repo.findById(channelId(made.channel)))!
+        yield* repo.update({ ...channel, name: "fresh access, renamed" })
+      }))
+      const renamed = yield* get(reader)
+      assert.strictEqual(renamed.status, 200, renamed.text)
+      assert.deepStrictEqual(
+        renamed.json.messages.map((m: Record<string, unknown>) => [m.id, m.display_recipient]),
+        [[id, "fresh access, renamed"]]
+      )
+
+      const changeUser = (id: number, change: (user: User) => User) =>
+        server.core(Effect.gen(function*() {
+          const repo = yield* UserRepo
+          yield* repo.update(change((yield* repo.findById(userId(id)))!))
+        }))
+      yield* changeUser(made.reader, (user) => ({ ...user, api_key: "A".repeat(32) }))
+      expectReply(yield* get(reader), 401, { result: "error", msg: "Invalid API key", code: "INVALID_API_KEY" })
+
+      yield* changeUser(made.leaver, (user) => ({ ...user, is_active: false }))
+      expectReply(yield* get(leaver), 401, { result: "error", msg: "Account is deactivated", code: "USER_DEACTIVATED" })
     }))
 }
