@@ -56,11 +56,35 @@ if (kind === "teamchat") {
   process.exit(2)
 }
 
+// `BENCH_SERVER_CPU_PROFILE=<dir>`: a V8 CPU profile of the whole server
+// process (start-up and warm-up included), written to
+// `<dir>/server-<kind>-<pid>.cpuprofile` when it stops.
+const profileDir = process.env.BENCH_SERVER_CPU_PROFILE
+const profiling = profileDir === undefined || profileDir === "" ? undefined : await (async () => {
+  const { Session } = await import("node:inspector/promises")
+  const session = new Session()
+  session.connect()
+  await session.post("Profiler.enable")
+  await session.post("Profiler.setSamplingInterval", { interval: 100 })
+  await session.post("Profiler.start")
+  return async () => {
+    const { profile } = await session.post("Profiler.stop")
+    session.disconnect()
+    const { mkdirSync, writeFileSync } = await import("node:fs")
+    mkdirSync(profileDir!, { recursive: true })
+    writeFileSync(`${profileDir}/server-${kind}-${process.pid}.cpuprofile`, JSON.stringify(profile))
+  }
+})()
+
 let stopping = false
 const shutdown = () => {
   if (stopping) return
   stopping = true
-  stop().then(() => process.exit(0), () => process.exit(1))
+  const done = (code: number) => () => {
+    if (profiling === undefined) process.exit(code)
+    else profiling().finally(() => process.exit(code))
+  }
+  stop().then(done(0), done(1))
 }
 process.on("SIGTERM", shutdown)
 process.on("SIGINT", shutdown)

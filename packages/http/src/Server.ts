@@ -39,6 +39,7 @@ import * as path from "node:path"
 import type { Database, ServerConfig } from "./Config.ts"
 import type * as Config from "./Config.ts"
 import { defaultExternalUrl, describeDatabase, describeRateLimitStore, redactUrl, resolveRateLimit } from "./Config.ts"
+import * as FastPaths from "./FastPaths.ts"
 import { defaultHttpOptions, layerRoutes } from "./Http.ts"
 import * as PushBouncerClient from "./internal/PushBouncerClient.ts"
 import type { HttpOptions } from "./Http.ts"
@@ -68,6 +69,12 @@ export interface Options {
    * workers of a cluster leave it to the primary.
    */
   readonly seed?: boolean | undefined
+  /**
+   * Whether the node:http shortcuts of `FastPaths.ts` answer their plain
+   * requests before the routes (default true; they apply only with rate
+   * limiting and request logging off). Tests turn them off to compare.
+   */
+  readonly fastPaths?: boolean | undefined
   /** Called once the server is serving, with its address (the workers of a cluster tell the primary). */
   readonly onListening?: ((url: string) => void) | undefined
 }
@@ -479,12 +486,34 @@ export const layer = (config: ServerConfig, options: Options = {}) =>
       // the server's context merged with its route's, and the merge copies
       // both, so the server's own context is kept small.
       const store = layerRateLimitStore(config.rateLimitStore, config.database)
-      const routes = HttpRouter.serve(layerRoutes(httpOptions(config, options.http)).pipe(Layer.provide(store), Layer.provide(ready)), {
+      const served = httpOptions(config, options.http)
+      const routes = HttpRouter.serve(layerRoutes(served).pipe(Layer.provide(store), Layer.provide(ready)), {
         disableLogger: true,
         disableListenLog: true
       })
+      // The same `ready` (one build: layers are memoized by reference).
+      const fastPaths = options.fastPaths === false
+        ? Layer.succeed(FastPaths.FastPaths, undefined)
+        : FastPaths.layer(served).pipe(Layer.provide(ready))
       const announce = Layer.effectDiscard(Effect.gen(function*() {
         server.off("request", starting)
+        // The shortcuts go in front of the routes' listener (attached by
+        // `serve`), which is put back first thing at shutdown, for `serve`
+        // to remove it.
+        const wrap = yield* FastPaths.FastPaths
+        const listeners = server.listeners("request") as Array<FastPaths.Handler>
+        if (wrap !== undefined && listeners.length === 1) {
+          const routesListener = listeners[0]!
+          const wrapped = wrap(routesListener)
+          server.off("request", routesListener)
+          server.on("request", wrapped)
+          yield* Effect.addFinalizer(() =>
+            Effect.sync(() => {
+              server.off("request", wrapped)
+              server.on("request", routesListener)
+            })
+          )
+        }
         const base = HttpServer.formatAddress(address)
         output(`teamchat listening on ${base} (${describeServing(config)})\n`)
         if (config.demo) {
@@ -503,7 +532,7 @@ export const layer = (config: ServerConfig, options: Options = {}) =>
           })
         )
       }))
-      return announce.pipe(Layer.provide(routes))
+      return announce.pipe(Layer.provide(routes), Layer.provide(fastPaths))
     }))
     return app.pipe(
       Layer.provideMerge(nodeServer),

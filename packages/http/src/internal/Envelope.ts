@@ -370,18 +370,21 @@ const jsonText = (ast: SchemaAST.Objects): ((value: object) => string | undefine
 }
 
 type Respond = (value: object) => HttpServerResponse.HttpServerResponse | undefined
+type Text = (value: object) => string | undefined
 
+const texts = new WeakMap<HttpApiEndpoint.Top, Text | null>()
 const responders = new WeakMap<HttpApiEndpoint.Top, Respond | null>()
 
 /**
- * The response HttpApi would encode for a success value of `endpoint`,
- * built directly when the endpoint has one plain JSON success schema
- * (status 200) the value certainly encodes to itself; `undefined` otherwise.
+ * The JSON text HttpApi would send for a success value of `endpoint` (with
+ * status 200 and `Content-Type: application/json`), when the endpoint has
+ * one plain JSON success schema the value certainly encodes to itself;
+ * `undefined` otherwise. `undefined` for an endpoint without such a schema.
  */
-const responder = (endpoint: HttpApiEndpoint.Top): Respond | undefined => {
-  let respond = responders.get(endpoint)
-  if (respond === undefined) {
-    respond = null
+export const successText = (endpoint: HttpApiEndpoint.Top): Text | undefined => {
+  let text = texts.get(endpoint)
+  if (text === undefined) {
+    text = null
     const schemas = Array.from(endpoint.success as Iterable<Schema.Top>)
     const schema = schemas.length === 1 ? schemas[0]! : undefined
     // A plain struct without annotations (so no status, encoding, headers or
@@ -390,12 +393,26 @@ const responder = (endpoint: HttpApiEndpoint.Top): Respond | undefined => {
       schema !== undefined && !HttpApiSchema.isWithHeaders(schema) && schema.ast._tag === "Objects" &&
       schema.ast.annotations === undefined && schema.ast.context === undefined
     ) {
-      const encode = jsonText(schema.ast)
-      if (encode !== undefined) {
-        respond = (value) => {
-          const text = encode(value)
-          return text === undefined ? undefined : HttpServerResponse.text(text, { status: 200, contentType: "application/json" })
-        }
+      text = jsonText(schema.ast) ?? null
+    }
+    texts.set(endpoint, text)
+  }
+  return text ?? undefined
+}
+
+/**
+ * The response HttpApi would encode for a success value of `endpoint`,
+ * built directly from `successText`; `undefined` when there is none.
+ */
+const responder = (endpoint: HttpApiEndpoint.Top): Respond | undefined => {
+  let respond = responders.get(endpoint)
+  if (respond === undefined) {
+    respond = null
+    const encode = successText(endpoint)
+    if (encode !== undefined) {
+      respond = (value) => {
+        const text = encode(value)
+        return text === undefined ? undefined : HttpServerResponse.text(text, { status: 200, contentType: "application/json" })
       }
     }
     responders.set(endpoint, respond)

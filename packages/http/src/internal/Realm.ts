@@ -52,10 +52,13 @@ export const hostOfUrl = memo((url: string): string | undefined => {
 const absoluteUrl = /^[a-z][a-z0-9+.-]*:\/\//i
 
 /** The request's host: the `Host` header, else the host of an absolute request URL. */
-export const requestHost = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
-  const header = request.headers.host
+export const requestHost = (request: HttpServerRequest.HttpServerRequest): string | undefined =>
+  hostOf(request.headers.host, request.originalUrl)
+
+/** `requestHost` from the `Host` header and the request URL as sent (node:http's `headers.host` and `url`). */
+export const hostOf = (header: string | undefined, url: string): string | undefined => {
   if (header !== undefined && header !== "") return normalizeHost(header)
-  return absoluteUrl.test(request.originalUrl) ? hostOfUrl(request.originalUrl) : undefined
+  return absoluteUrl.test(url) ? hostOfUrl(url) : undefined
 }
 
 const anyUser = { clientGravatar: true, includeCustomProfileFields: false } as const

@@ -40,7 +40,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true })
 /** The common shape, `Basic <base64>`, which needs no trimming or splitting. */
 const plainBasic = /^Basic [A-Za-z0-9+/]+={0,2}$/
 
-interface Credentials {
+export interface Credentials {
   readonly email: string
   readonly apiKey: string
 }
@@ -53,7 +53,7 @@ const parsed = new Map<string, Credentials>()
  * The credentials of an `Authorization` header, `undefined` when the request
  * carries none at all, or the error to answer with.
  */
-const parseAuthorization = (header: string | undefined): Credentials | ZulipError.ZulipError | undefined => {
+export const parseAuthorization = (header: string | undefined): Credentials | ZulipError.ZulipError | undefined => {
   if (header === undefined || header === "") return undefined
   const known = parsed.get(header)
   if (known !== undefined) return known
@@ -89,26 +89,33 @@ const parseHeader = (header: string): Credentials | ZulipError.ZulipError => {
   return { email: decoded.slice(0, colon), apiKey: decoded.slice(colon + 1) }
 }
 
-const isCredentials = (parsed: Credentials | ZulipError.ZulipError): parsed is Credentials => "apiKey" in parsed
+export const isCredentials = (parsed: Credentials | ZulipError.ZulipError): parsed is Credentials => "apiKey" in parsed
 
-const makeAuthenticate = Effect.gen(function*() {
-  const core = yield* CoreAuthentication.Authentication
-  const limiter = yield* RateLimiter
+/**
+ * Zulip's validate_account_and_subdomain: the principal, unless the request's
+ * host (`RealmResolution.requestHost`) names another organization.
+ */
+export const makeHomeCheck = Effect.gen(function*() {
   const organizations = yield* Organizations.Organizations
   // Read only when the host is not the account's own (clients of a single
   // organization at another name, e.g. 127.0.0.1, on every request): kept a
   // few seconds, as organizations are added by the CLI in another process.
   const recentOrganizations = yield* Effect.cachedWithTTL(organizations.list, "10 seconds")
-  // Zulip's validate_account_and_subdomain.
-  const atHome = (request: HttpServerRequest.HttpServerRequest) =>
+  return (host: string | undefined) =>
   (principal: Principal.Principal): Effect.Effect<Principal.Principal, Errors.AccountNotInSubdomain> => {
-    const host = RealmResolution.requestHost(request)
     if (host === undefined || host === RealmResolution.hostOfUrl(principal.realm.url)) return Effect.succeed(principal)
     return Effect.flatMap(recentOrganizations, (realms) =>
       realms.some((realm) => realm.id !== principal.realm.id && RealmResolution.hostOfUrl(realm.url) === host)
         ? Effect.fail(new Errors.AccountNotInSubdomain())
         : Effect.succeed(principal))
   }
+})
+
+const makeAuthenticate = Effect.gen(function*() {
+  const core = yield* CoreAuthentication.Authentication
+  const limiter = yield* RateLimiter
+  const homeCheck = yield* makeHomeCheck
+  const atHome = (request: HttpServerRequest.HttpServerRequest) => homeCheck(RealmResolution.requestHost(request))
   const recorded = (loggedUser: LoggedUserCell) => (principal: Principal.Principal) => {
     RequestLog.recordUser(loggedUser, principal.user.id)
     return principal
