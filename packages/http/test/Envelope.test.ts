@@ -179,6 +179,30 @@ describe("Envelope.respond keeps the text of record entries frozen all the way d
     }))
 })
 
+describe("Envelope.respond writes small records with the rest of the value, large ones entry by entry", () => {
+  const entries = (n: number, entry: (i: number) => object) =>
+    Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, entry(i)]))
+
+  it.effect("either way, the text is the encoder's", () =>
+    Effect.gen(function*() {
+      for (const n of [0, 1, 16, 17, 40]) {
+        const open = entries(n, (i) => (i % 2 === 0 ? { a: i, b: 2 } : { a: i, c: "z" }))
+        const frozen = entries(n, (i) => Object.freeze({ a: i, b: 2 }))
+        for (const value of [open, frozen, frozen]) {
+          assert.strictEqual(yield* unionText(value), yield* encoderText(value), `${n} entries`)
+        }
+      }
+    }))
+
+  it.effect("either way, one entry the schema refuses sends the value to the encoder", () =>
+    Effect.gen(function*() {
+      for (const n of [1, 16, 17, 40]) {
+        const value = entries(n, (i) => (i === n - 1 ? { a: 1.5, b: 2 } : { a: i, b: 2 }))
+        assert.isUndefined(yield* unionText(value), `${n} entries`)
+      }
+    }))
+})
+
 describe("GET /messages, GET /messages/{id} and POST /messages answer without HttpApi's encoder", () => {
   const channelMessage = {
     id: 12, sender_id: 4, sender_email: "iago@zulip.test", sender_full_name: "Iago", sender_realm_str: "zulip",
