@@ -16,12 +16,17 @@ import { Users } from "@teamchat/core/services/Users"
 import { Authentication as CoreAuthentication } from "@teamchat/core/services/Authentication"
 import { userId } from "@teamchat/core/domain/Ids"
 import * as Teamchat from "@teamchat/core/Teamchat"
+import * as TestDatabase from "@teamchat/core/testing/TestDatabase"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as HttpServer from "effect/http/HttpServer"
+import type * as Scope from "effect/Scope"
+import * as fs from "node:fs"
 import * as http from "node:http"
+import * as os from "node:os"
+import * as path from "node:path"
 import type { AddressInfo } from "node:net"
 import * as net from "node:net"
 import type { ServerConfig } from "../src/Config.ts"
@@ -176,40 +181,64 @@ const requests = (keys: { readonly iago: string; readonly hamlet: string; readon
   ]
 }
 
+/** A database of its own for each server, removed with the scope. */
+const databases: ReadonlyArray<readonly [string, Effect.Effect<ServerConfig["database"], never, Scope.Scope>]> = [
+  ["memory", Effect.succeed({ _tag: "Memory" } as const)],
+  [
+    "PGlite",
+    Effect.acquireRelease(
+      Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "teamchat-fastpaths-"))),
+      (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+    ).pipe(Effect.map((dataDir) => ({ _tag: "Pglite", dataDir }) as const))
+  ],
+  [
+    "PostgreSQL",
+    Layer.build(TestDatabase.postgresLayer()).pipe(
+      Effect.map((context) => ({ _tag: "Postgres", url: Context.get(context, TestDatabase.TestDatabase).url }) as const),
+      Effect.orDie
+    )
+  ]
+]
+
 describe("GET /users/me shortcut", () => {
-  it.live("answers every request with the very bytes of the routes", () =>
-    Effect.scoped(Effect.gen(function*() {
-      const ports = { fast: yield* start({ fastPaths: true }), routes: yield* start({ fastPaths: false }) }
-      const answers: Record<string, ReadonlyArray<string>> = {}
-      for (const [name, port] of Object.entries(ports)) {
-        const iago = yield* devKey(port, "iago@zulip.com")
-        const hamlet = yield* devKey(port, "hamlet@zulip.com")
-        const bot = yield* devKey(port, "default-bot@zulip.com")
-        const deactivate = yield* Effect.promise(() =>
-          fetch(`http://127.0.0.1:${port}/api/v1/users/${hamlet.user_id}`, {
-            method: "DELETE",
-            headers: { host, authorization: basic("iago@zulip.com", iago.api_key) }
-          })
-        )
-        assert.strictEqual(deactivate.status, 200)
-        const list = requests({ iago: iago.api_key, hamlet: hamlet.api_key, bot: bot.api_key })
-        // Each request on a connection of its own, then all of them on one.
-        const alone: Array<string> = []
-        for (const request of list) alone.push(...yield* exchange(port, [request]))
-        const together = yield* exchange(port, list.filter((r) => !r.includes("HTTP/1.0") && !r.startsWith("HEAD ")))
-        answers[name] = [...alone, ...together].map(withoutDate)
-      }
-      const [fast, routes] = [answers.fast!, answers.routes!]
-      assert.strictEqual(fast.length, routes.length)
-      for (let i = 0; i < fast.length; i++) assert.strictEqual(fast[i], routes[i], `response ${i}`)
-      // The comparison covers successes and failures alike.
-      assert.match(fast[0]!, /^HTTP\/1\.1 200 OK\r\n/)
-      assert.match(fast[0]!, /"full_name":"Iago"/)
-      assert.isTrue(fast.some((r) => r.startsWith("HTTP/1.1 401 ")))
-      assert.isTrue(fast.some((r) => r.startsWith("HTTP/1.1 400 ")))
-      assert.isTrue(fast.some((r) => r.includes("\"code\":\"USER_DEACTIVATED\"")))
-      assert.isTrue(fast.some((r) => r.includes("\"ignored_parameters_unsupported\":[\"unknown\"]")))
-    })), 60_000)
+  for (const [name, database] of databases) {
+    it.live(`answers every request with the very bytes of the routes, on ${name}`, () =>
+      Effect.scoped(Effect.gen(function*() {
+        const ports = {
+          fast: yield* start({ fastPaths: true }, { database: yield* database }),
+          routes: yield* start({ fastPaths: false }, { database: yield* database })
+        }
+        const answers: Record<string, ReadonlyArray<string>> = {}
+        for (const [name, port] of Object.entries(ports)) {
+          const iago = yield* devKey(port, "iago@zulip.com")
+          const hamlet = yield* devKey(port, "hamlet@zulip.com")
+          const bot = yield* devKey(port, "default-bot@zulip.com")
+          const deactivate = yield* Effect.promise(() =>
+            fetch(`http://127.0.0.1:${port}/api/v1/users/${hamlet.user_id}`, {
+              method: "DELETE",
+              headers: { host, authorization: basic("iago@zulip.com", iago.api_key) }
+            })
+          )
+          assert.strictEqual(deactivate.status, 200)
+          const list = requests({ iago: iago.api_key, hamlet: hamlet.api_key, bot: bot.api_key })
+          // Each request on a connection of its own, then all of them on one.
+          const alone: Array<string> = []
+          for (const request of list) alone.push(...yield* exchange(port, [request]))
+          const together = yield* exchange(port, list.filter((r) => !r.includes("HTTP/1.0") && !r.startsWith("HEAD ")))
+          answers[name] = [...alone, ...together].map(withoutDate)
+        }
+        const [fast, routes] = [answers.fast!, answers.routes!]
+        assert.strictEqual(fast.length, routes.length)
+        for (let i = 0; i < fast.length; i++) assert.strictEqual(fast[i], routes[i], `response ${i}`)
+        // The comparison covers successes and failures alike.
+        assert.match(fast[0]!, /^HTTP\/1\.1 200 OK\r\n/)
+        assert.match(fast[0]!, /"full_name":"Iago"/)
+        assert.isTrue(fast.some((r) => r.startsWith("HTTP/1.1 401 ")))
+        assert.isTrue(fast.some((r) => r.startsWith("HTTP/1.1 400 ")))
+        assert.isTrue(fast.some((r) => r.includes("\"code\":\"USER_DEACTIVATED\"")))
+        assert.isTrue(fast.some((r) => r.includes("\"ignored_parameters_unsupported\":[\"unknown\"]")))
+      })), 240_000)
+  }
 
   it.live("rate limiting on: GET /users/me counts and carries the rate limit headers", () =>
     Effect.scoped(Effect.gen(function*() {
