@@ -11,17 +11,27 @@
  * `Users.me`) and the JSON text `Envelope.respond` writes, with the status
  * and headers the routes send for it, byte for byte.
  *
+ * What the routes' middleware does to such a request is done here by the
+ * same code: the per-user rate limit counts the request in the routes' own
+ * `RateLimiter` (`Http.layerRateLimiter`, over the same store) and the
+ * answer carries its X-RateLimit-* headers; the request log gets the line
+ * `RequestLog.logRequest` writes for the routes.
+ *
  * Anything but the plain case falls through to the routes, untouched:
  * another method or path (a query string, a trailing slash), a request
  * body, no or unparsable credentials, any failure of the core (unknown
  * key, deactivated account or organization, another organization's host),
- * an answer `Envelope` cannot write. The shortcut is off when rate
- * limiting or request logging is on: the routes count and log requests.
- * A failure is then answered by the routes, which run the checks again.
+ * an answer `Envelope` cannot write, a user over the rate limit. A failure
+ * is then answered by the routes, which run the checks again. The rate
+ * limit is counted last, once the answer is written: a request that falls
+ * through before is counted by the routes alone, and one over the limit
+ * was not counted (a refused request does not count), so the routes' count
+ * refuses it again (or, had the window moved meanwhile, counts it once).
  *
  * @since 0.1.0
  */
 import { Authentication as CoreAuthentication, Organizations, Users } from "@teamchat/core"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
@@ -30,8 +40,11 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { Api } from "./api/Api.ts"
 import type { HttpOptions } from "./internal/Config.ts"
 import * as Envelope from "./internal/Envelope.ts"
+import { RateLimiter, resetSeconds } from "./internal/RateLimiter.ts"
+import type { Decision } from "./internal/RateLimiter.ts"
 import * as RealmResolution from "./internal/Realm.ts"
 import * as AuthenticationMiddleware from "./middleware/Authentication.ts"
+import * as RequestLog from "./middleware/RequestLog.ts"
 
 /** A node:http `request` listener. @category models */
 export type Handler = (request: IncomingMessage, response: ServerResponse) => void
@@ -41,7 +54,7 @@ export type Wrap = (next: Handler) => Handler
 
 /**
  * The shortcuts for the routes served with these options; `undefined` when
- * none apply (rate limiting or request logging on).
+ * none apply (the success text of GET /users/me cannot be written).
  *
  * @category services
  */
@@ -49,40 +62,88 @@ export class FastPaths extends Context.Service<FastPaths, Wrap | undefined>()("@
 
 const mePath = "/api/v1/users/me"
 
+/** A shortcut's answer: the body, and the rate limit decision whose headers it carries. */
+interface Answer {
+  readonly body: string
+  readonly decision: Decision | undefined
+}
+
 /** @category constructors */
 export const make = (
-  options: Pick<HttpOptions, "rateLimit" | "log">
-): Effect.Effect<Wrap | undefined, never, CoreAuthentication.Authentication | Users.Users | Organizations.Organizations> =>
+  options: Pick<HttpOptions, "log">
+): Effect.Effect<
+  Wrap | undefined,
+  never,
+  CoreAuthentication.Authentication | Users.Users | Organizations.Organizations | RateLimiter
+> =>
   Effect.gen(function*() {
-    if (options.rateLimit !== false || options.log === true) return undefined
     const core = yield* CoreAuthentication.Authentication
     const users = yield* Users.Users
+    const limiter = yield* RateLimiter
     const atHome = yield* AuthenticationMiddleware.makeHomeCheck
     const text = Envelope.successText(Api.groups.users.endpoints.me)
     if (text === undefined) return undefined
+    const log = options.log === true
     // The services of the build (logger, clock...), as the routes' fibers have them.
     const run = Effect.runForkWith(yield* Effect.context<never>())
 
-    /** The answer's JSON text, `undefined` (or a failure) to fall through. */
-    const me = (credentials: AuthenticationMiddleware.Credentials, host: string | undefined) =>
+    /** The answer, `undefined` (or a failure) to fall through. */
+    const me = (credentials: AuthenticationMiddleware.Credentials, host: string | undefined, start: number) =>
       core.basic(credentials.email, credentials.apiKey).pipe(
         Effect.flatMap(atHome(host)),
-        Effect.flatMap(users.me),
-        Effect.map((user) => text(Envelope.envelope(user, [])))
+        Effect.flatMap((principal) =>
+          Effect.flatMap(users.me(principal), (user): Effect.Effect<Answer | undefined> => {
+            const body = text(Envelope.envelope(user, []))
+            if (body === undefined) return Effect.undefined
+            // Counted last, when nothing can fall through any more but a refusal (which is not counted).
+            const counted = limiter.limitsUsers ? limiter.countUser(principal.user.id) : Effect.undefined
+            return Effect.flatMap(counted, (decision) => {
+              if (decision?.limited === true) return Effect.undefined
+              const answer: Answer = { body, decision }
+              if (!log) return Effect.succeed(answer)
+              return Effect.flatMap(Clock.currentTimeMillis, (end) =>
+                Effect.as(
+                  RequestLog.logRequest({
+                    method: "GET",
+                    url: mePath,
+                    status: 200,
+                    durationMs: end - start,
+                    userId: principal.user.id
+                  }),
+                  answer
+                ))
+            })
+          })
+        )
       )
+    const started = log ? Clock.currentTimeMillis : Effect.succeed(0)
+    const answer = (credentials: AuthenticationMiddleware.Credentials, host: string | undefined) =>
+      Effect.flatMap(started, (start) => me(credentials, host, start))
 
     return (next: Handler): Handler => {
       const finish = (
-        exit: Exit.Exit<string | undefined, unknown>,
+        exit: Exit.Exit<Answer | undefined, unknown>,
         request: IncomingMessage,
         response: ServerResponse
       ) => {
         if (exit._tag === "Failure" || exit.value === undefined) return next(request, response)
         // Nobody to answer (the routes' adapter writes nothing then either).
         if (response.destroyed) return
-        const body = exit.value
+        const { body, decision } = exit.value
+        const length = String(Buffer.byteLength(body))
         // The routes' headers, in their order; node adds Date and Connection alike.
-        response.writeHead(200, { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) })
+        response.writeHead(
+          200,
+          decision === undefined
+            ? { "content-type": "application/json", "content-length": length }
+            : {
+              "content-type": "application/json",
+              "content-length": length,
+              "x-ratelimit-limit": String(decision.limit),
+              "x-ratelimit-remaining": String(decision.remaining),
+              "x-ratelimit-reset": String(resetSeconds(decision))
+            }
+        )
         response.end(body)
       }
       return (request, response) => {
@@ -97,7 +158,7 @@ export const make = (
         if (credentials === undefined || !AuthenticationMiddleware.isCredentials(credentials)) {
           return next(request, response)
         }
-        const fiber = run(me(credentials, RealmResolution.hostOf(headers.host, mePath)))
+        const fiber = run(answer(credentials, RealmResolution.hostOf(headers.host, mePath)))
         const exit = fiber.pollUnsafe()
         if (exit !== undefined) return finish(exit, request, response)
         fiber.addObserver((exit) => finish(exit, request, response))
@@ -107,6 +168,9 @@ export const make = (
 
 /** @category layers */
 export const layer = (
-  options: Pick<HttpOptions, "rateLimit" | "log">
-): Layer.Layer<FastPaths, never, CoreAuthentication.Authentication | Users.Users | Organizations.Organizations> =>
-  Layer.effect(FastPaths, make(options))
+  options: Pick<HttpOptions, "log">
+): Layer.Layer<
+  FastPaths,
+  never,
+  CoreAuthentication.Authentication | Users.Users | Organizations.Organizations | RateLimiter
+> => Layer.effect(FastPaths, make(options))

@@ -68,6 +68,7 @@ import * as EmojiData from "./internal/EmojiData.ts"
 import type { HttpOptions } from "./internal/Config.ts"
 import { notFound, toResponse } from "./internal/Errors.ts"
 import * as JoinPage from "./internal/JoinPage.ts"
+import type { RateLimiter } from "./internal/RateLimiter.ts"
 import * as RootPage from "./internal/RootPage.ts"
 import * as AuthenticationMiddleware from "./middleware/Authentication.ts"
 import * as RateLimitMiddleware from "./middleware/RateLimit.ts"
@@ -122,14 +123,21 @@ const handlers = Layer.mergeAll(
 
 const notFoundRoute = HttpRouter.add("*", "*", toResponse(notFound()))
 
+const limiters = new WeakMap<HttpOptions, Layer.Layer<RateLimiter, never, RateLimitStore.RateLimitStore>>()
+
 /**
- * Every route of the API, the OpenAPI document and the catch-all 404.
+ * The rate limiter of the routes served with `options`. One layer per
+ * options object: a build that uses it besides `layerRoutes(options)` (the
+ * shortcuts of `FastPaths.ts`, in Server.ts) gets the routes' very limiter
+ * (layers are memoized by reference), counting in the same store.
  *
  * @category layers
  */
-export const layerRoutes = (
+export const layerRateLimiter = (
   options: HttpOptions
-): Layer.Layer<never, never, Teamchat.Services | RateLimitStore.RateLimitStore | HttpRouter.HttpRouter> => {
+): Layer.Layer<RateLimiter, never, RateLimitStore.RateLimitStore> => {
+  const known = limiters.get(options)
+  if (known !== undefined) return known
   const limiter = RateLimitMiddleware.limiterLayer(
     options.rateLimit === false
       ? { user: false, anonymous: false }
@@ -139,6 +147,19 @@ export const layerRoutes = (
         authentication: options.authenticationRateLimit ?? defaultHttpOptions.authenticationRateLimit ?? false
       }
   )
+  limiters.set(options, limiter)
+  return limiter
+}
+
+/**
+ * Every route of the API, the OpenAPI document and the catch-all 404.
+ *
+ * @category layers
+ */
+export const layerRoutes = (
+  options: HttpOptions
+): Layer.Layer<never, never, Teamchat.Services | RateLimitStore.RateLimitStore | HttpRouter.HttpRouter> => {
+  const limiter = layerRateLimiter(options)
   const middleware = Layer.mergeAll(
     ZulipErrorsMiddleware.layer,
     RequestParamsMiddleware.layer(options),

@@ -40,7 +40,7 @@ import type { Database, ServerConfig } from "./Config.ts"
 import type * as Config from "./Config.ts"
 import { defaultExternalUrl, describeDatabase, describeRateLimitStore, redactUrl, resolveRateLimit } from "./Config.ts"
 import * as FastPaths from "./FastPaths.ts"
-import { defaultHttpOptions, layerRoutes } from "./Http.ts"
+import { defaultHttpOptions, layerRateLimiter, layerRoutes } from "./Http.ts"
 import * as PushBouncerClient from "./internal/PushBouncerClient.ts"
 import type { HttpOptions } from "./Http.ts"
 
@@ -71,8 +71,8 @@ export interface Options {
   readonly seed?: boolean | undefined
   /**
    * Whether the node:http shortcuts of `FastPaths.ts` answer their plain
-   * requests before the routes (default true; they apply only with rate
-   * limiting and request logging off). Tests turn them off to compare.
+   * requests before the routes (default true; they count rate limits and
+   * log requests as the routes do). Tests turn them off to compare.
    */
   readonly fastPaths?: boolean | undefined
   /** Called once the server is serving, with its address (the workers of a cluster tell the primary). */
@@ -445,7 +445,9 @@ export const httpOptions = (config: ServerConfig, overrides: Partial<HttpOptions
 
 /**
  * The whole server as a layer: listening when built, shut down gracefully
- * when its scope closes. Provides the `HttpServer` (for its bound address).
+ * when its scope closes. Provides the `HttpServer` (for its bound address)
+ * and `FastPaths` (the shortcuts put in front of the routes; `undefined`
+ * when off).
  *
  * @category layers
  */
@@ -491,10 +493,14 @@ export const layer = (config: ServerConfig, options: Options = {}) =>
         disableLogger: true,
         disableListenLog: true
       })
-      // The same `ready` (one build: layers are memoized by reference).
+      // The same `ready` and rate limiter as the routes' (one build: layers
+      // are memoized by reference).
       const fastPaths = options.fastPaths === false
         ? Layer.succeed(FastPaths.FastPaths, undefined)
-        : FastPaths.layer(served).pipe(Layer.provide(ready))
+        : FastPaths.layer(served).pipe(
+          Layer.provide(layerRateLimiter(served).pipe(Layer.provide(store))),
+          Layer.provide(ready)
+        )
       const announce = Layer.effectDiscard(Effect.gen(function*() {
         server.off("request", starting)
         // The shortcuts go in front of the routes' listener (attached by
@@ -532,7 +538,8 @@ export const layer = (config: ServerConfig, options: Options = {}) =>
           })
         )
       }))
-      return announce.pipe(Layer.provide(routes), Layer.provide(fastPaths))
+      // The shortcuts stay in the output: whether they are on can be read.
+      return announce.pipe(Layer.provide(routes), Layer.provideMerge(fastPaths))
     }))
     return app.pipe(
       Layer.provideMerge(nodeServer),

@@ -4,11 +4,18 @@
  * - on started servers, one with the shortcut and one without, seeded alike
  *   (test secrets, a frozen clock): every request, the plain success case
  *   and every case that falls through, gets the very same bytes from both
- *   (the Date header aside, which says when);
+ *   (the Date header aside, which says when), and the request log gets the
+ *   same lines (the duration and fiber aside), with request logging and
+ *   rate limiting off (the benchmark's configuration) and on (the standalone
+ *   server's), in memory, on PGlite and on PostgreSQL (where the core, and
+ *   there the rate limit store, answer asynchronously);
+ * - with rate limiting on, the limit is reached at the same request, with
+ *   the same 429, requests answered by the shortcut and by the routes
+ *   counting in the same window;
  * - on the shortcut alone, in front of a stand-in for the routes: it answers
- *   the plain case itself and hands every other request on untouched;
- * - it is off when rate limiting or request logging is on, and a server
- *   with rate limiting answers GET /users/me with its rate limit headers.
+ *   the plain case itself (counting it and logging it when asked) and hands
+ *   every other request on untouched, uncounted and unlogged, a user over
+ *   the limit too.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Organizations } from "@teamchat/core/services/Organizations"
@@ -17,11 +24,17 @@ import { Authentication as CoreAuthentication } from "@teamchat/core/services/Au
 import { userId } from "@teamchat/core/domain/Ids"
 import * as Teamchat from "@teamchat/core/Teamchat"
 import * as TestDatabase from "@teamchat/core/testing/TestDatabase"
+import { layerRateLimitsMemory } from "@teamchat/core/Persistence"
+import { RateLimitStore, RateLimitStoreUnavailable } from "@teamchat/core/ports/RateLimitStore"
 import * as Clock from "effect/Clock"
+import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as References from "effect/References"
 import * as HttpServer from "effect/http/HttpServer"
+import * as TestConsole from "effect/testing/TestConsole"
 import type * as Scope from "effect/Scope"
 import * as fs from "node:fs"
 import * as http from "node:http"
@@ -31,6 +44,7 @@ import type { AddressInfo } from "node:net"
 import * as net from "node:net"
 import type { ServerConfig } from "../src/Config.ts"
 import * as FastPaths from "../src/FastPaths.ts"
+import * as RateLimitMiddleware from "../src/middleware/RateLimit.ts"
 import * as Server from "../src/Server.ts"
 
 const externalUrl = "http://chat.example"
@@ -58,20 +72,28 @@ const frozenClock = Effect.clockWith((real) => Effect.succeed<Clock.Clock>({
   sleep: (duration) => real.sleep(duration)
 }))
 
+/** A started server: its port and the lines its loggers wrote. */
 const start = (options: Server.Options, overrides: Partial<ServerConfig> = {}) =>
   Effect.gen(function*() {
     const clock = yield* frozenClock
+    const console = yield* TestConsole.make
     const context = yield* Layer.build(
       Server.layer({ ...config, ...overrides }, {
         secrets: Teamchat.layerSecretsTest,
         output: () => {},
-        http: { log: false },
-        ...options
+        ...options,
+        http: { log: false, ...options.http }
       })
-    ).pipe(Effect.provideService(Clock.Clock, clock))
+    ).pipe(Effect.provideService(Clock.Clock, clock), Effect.provideService(Console.Console, console))
     const address = Context.get(context, HttpServer.HttpServer).address
-    return "port" in address ? address.port : 0
+    // Whether the shortcut is on: the comparisons would pass with it off.
+    assert.strictEqual(Context.get(context, FastPaths.FastPaths) !== undefined, options.fastPaths !== false)
+    return { port: "port" in address ? address.port : 0, logLines: console.logLines }
   })
+
+/** A log line, but for what differs between any two runs: the duration and the fiber. */
+const logLine = (line: unknown) =>
+  String(line).replace(/ duration_ms=\d+/, " duration_ms=-").replace(/ fiber=#\d+/, " fiber=#-")
 
 /** The raw bytes of one response read off `socket` (no body after HEAD). */
 const readResponse = (socket: net.Socket, head: boolean) =>
@@ -181,46 +203,110 @@ const requests = (keys: { readonly iago: string; readonly hamlet: string; readon
   ]
 }
 
-/** A database of its own for each server, removed with the scope. */
-const databases: ReadonlyArray<readonly [string, Effect.Effect<ServerConfig["database"], never, Scope.Scope>]> = [
-  ["memory", Effect.succeed({ _tag: "Memory" } as const)],
-  [
-    "PGlite",
-    Effect.acquireRelease(
-      Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "teamchat-fastpaths-"))),
-      (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
-    ).pipe(Effect.map((dataDir) => ({ _tag: "Pglite", dataDir }) as const))
-  ],
-  [
-    "PostgreSQL",
-    Layer.build(TestDatabase.postgresLayer()).pipe(
-      Effect.map((context) => ({ _tag: "Postgres", url: Context.get(context, TestDatabase.TestDatabase).url }) as const),
-      Effect.orDie
-    )
+/**
+ * Fewer requests, for PGlite (whose servers are slow to start): the plain
+ * case, answered asynchronously, and failures of the core, falling through
+ * asynchronously.
+ */
+const fewRequests = (keys: { readonly iago: string; readonly hamlet: string; readonly bot: string }) => {
+  const plain = { host, authorization: basic("iago@zulip.com", keys.iago) }
+  return [
+    get(plain),
+    get({ host: "127.0.0.1:9", authorization: plain.authorization }),
+    get({ host, authorization: basic("default-bot@zulip.com", keys.bot) }),
+    get({ host, authorization: basic("iago@zulip.com", "a".repeat(32)) }),
+    get({ host, authorization: basic("hamlet@zulip.com", keys.hamlet) }),
+    get(plain, "/api/v1/users/me?unknown=1"),
+    get(plain)
   ]
+}
+
+type Database = Effect.Effect<ServerConfig["database"], never, Scope.Scope>
+
+const memory: Database = Effect.succeed({ _tag: "Memory" } as const)
+
+/** A data directory of its own for each server, removed with the scope. */
+const pglite: Database = Effect.acquireRelease(
+  Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "teamchat-fastpaths-"))),
+  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+).pipe(Effect.map((dataDir) => ({ _tag: "Pglite", dataDir }) as const))
+
+/** A database of its own for each server, dropped with the scope. */
+const postgres: Database = Layer.build(TestDatabase.postgresLayer()).pipe(
+  Effect.map((context) => ({ _tag: "Postgres", url: Context.get(context, TestDatabase.TestDatabase).url }) as const),
+  Effect.orDie
+)
+
+/** Request logging and rate limiting as the standalone server has them (a larger limit: no request is refused). */
+const production = (overrides: Partial<ServerConfig> = {}) => ({
+  log: true,
+  overrides: { logLevel: "Info", rateLimit: { requests: 1000, windowSeconds: 60 }, ...overrides } as Partial<ServerConfig>
+})
+
+const variants: ReadonlyArray<{
+  readonly name: string
+  readonly database: Database
+  readonly log: boolean
+  readonly overrides: Partial<ServerConfig>
+  readonly requests: typeof requests
+}> = [
+  { name: "in memory, rate limiting and request logging off", database: memory, log: false, overrides: {}, requests },
+  { name: "in memory, rate limiting and request logging on", database: memory, ...production(), requests },
+  // One pair of PGlite servers, with fewer requests: each server takes seconds to start.
+  { name: "on PGlite, rate limiting and request logging on", database: pglite, ...production(), requests: fewRequests },
+  {
+    name: "on PostgreSQL, rate limits counted there, request logging on",
+    database: postgres,
+    ...production({ rateLimitStore: { _tag: "Postgres" } }),
+    requests
+  }
 ]
 
+/** Starts a server with the shortcut and one without, alike, each with the database `database` makes. */
+const startPair = (database: Database, log: boolean, overrides: Partial<ServerConfig>) =>
+  Effect.gen(function*() {
+    const fast = yield* start({ fastPaths: true, http: { log } }, { ...overrides, database: yield* database })
+    const routes = yield* start({ fastPaths: false, http: { log } }, { ...overrides, database: yield* database })
+    return { fast, routes }
+  })
+
+/** The keys of the test accounts, after Hamlet's deactivation. */
+const setUp = (port: number) =>
+  Effect.gen(function*() {
+    const iago = yield* devKey(port, "iago@zulip.com")
+    const hamlet = yield* devKey(port, "hamlet@zulip.com")
+    const bot = yield* devKey(port, "default-bot@zulip.com")
+    const deactivate = yield* Effect.promise(() =>
+      fetch(`http://127.0.0.1:${port}/api/v1/users/${hamlet.user_id}`, {
+        method: "DELETE",
+        headers: { host, authorization: basic("iago@zulip.com", iago.api_key) }
+      })
+    )
+    assert.strictEqual(deactivate.status, 200)
+    return { iago: iago.api_key, hamlet: hamlet.api_key, bot: bot.api_key }
+  })
+
+/** Asserts the two servers wrote the same log lines (and some, when `log`). */
+const sameLogLines = (
+  servers: { readonly fast: { readonly logLines: Effect.Effect<ReadonlyArray<unknown>> }; readonly routes: { readonly logLines: Effect.Effect<ReadonlyArray<unknown>> } },
+  log: boolean
+) =>
+  Effect.gen(function*() {
+    const fast = (yield* servers.fast.logLines).map(logLine)
+    const routes = (yield* servers.routes.logLines).map(logLine)
+    assert.deepStrictEqual(fast, routes)
+    if (log) assert.isTrue(fast.some((line) => line.includes(" path=/api/v1/users/me status=200 ")), fast.join("\n"))
+    return fast
+  })
+
 describe("GET /users/me shortcut", () => {
-  for (const [name, database] of databases) {
-    it.live(`answers every request with the very bytes of the routes, on ${name}`, () =>
+  for (const variant of variants) {
+    it.live(`answers every request with the very bytes of the routes, ${variant.name}`, () =>
       Effect.scoped(Effect.gen(function*() {
-        const ports = {
-          fast: yield* start({ fastPaths: true }, { database: yield* database }),
-          routes: yield* start({ fastPaths: false }, { database: yield* database })
-        }
+        const servers = yield* startPair(variant.database, variant.log, variant.overrides)
         const answers: Record<string, ReadonlyArray<string>> = {}
-        for (const [name, port] of Object.entries(ports)) {
-          const iago = yield* devKey(port, "iago@zulip.com")
-          const hamlet = yield* devKey(port, "hamlet@zulip.com")
-          const bot = yield* devKey(port, "default-bot@zulip.com")
-          const deactivate = yield* Effect.promise(() =>
-            fetch(`http://127.0.0.1:${port}/api/v1/users/${hamlet.user_id}`, {
-              method: "DELETE",
-              headers: { host, authorization: basic("iago@zulip.com", iago.api_key) }
-            })
-          )
-          assert.strictEqual(deactivate.status, 200)
-          const list = requests({ iago: iago.api_key, hamlet: hamlet.api_key, bot: bot.api_key })
+        for (const [name, { port }] of Object.entries(servers)) {
+          const list = variant.requests(yield* setUp(port))
           // Each request on a connection of its own, then all of them on one.
           const alone: Array<string> = []
           for (const request of list) alone.push(...yield* exchange(port, [request]))
@@ -234,51 +320,84 @@ describe("GET /users/me shortcut", () => {
         assert.match(fast[0]!, /^HTTP\/1\.1 200 OK\r\n/)
         assert.match(fast[0]!, /"full_name":"Iago"/)
         assert.isTrue(fast.some((r) => r.startsWith("HTTP/1.1 401 ")))
-        assert.isTrue(fast.some((r) => r.startsWith("HTTP/1.1 400 ")))
         assert.isTrue(fast.some((r) => r.includes("\"code\":\"USER_DEACTIVATED\"")))
         assert.isTrue(fast.some((r) => r.includes("\"ignored_parameters_unsupported\":[\"unknown\"]")))
+        if (variant.overrides.rateLimit !== undefined) assert.match(fast[0]!, /\r\nX-RateLimit-Remaining: \d+\r\n/i)
+        else assert.notMatch(fast[0]!, /X-RateLimit/i)
+        yield* sameLogLines(servers, variant.log)
       })), 240_000)
   }
 
-  it.live("rate limiting on: GET /users/me counts and carries the rate limit headers", () =>
+  it.live("rate limiting on: the limit is reached at the same request, shortcut and routes counting together", () =>
     Effect.scoped(Effect.gen(function*() {
-      const port = yield* start({}, { rateLimit: { requests: 3, windowSeconds: 60 } })
-      const iago = yield* devKey(port, "iago@zulip.com")
-      const plain = { host, authorization: basic("iago@zulip.com", iago.api_key) }
-      const responses = yield* exchange(port, [get(plain), get(plain), get(plain), get(plain)])
+      const servers = yield* startPair(memory, true, { logLevel: "Info", rateLimit: { requests: 5, windowSeconds: 60 } })
+      const answers: Record<string, ReadonlyArray<string>> = {}
+      for (const [name, { port }] of Object.entries(servers)) {
+        const iago = yield* devKey(port, "iago@zulip.com")
+        const plain = { host, authorization: basic("iago@zulip.com", iago.api_key) }
+        // "?" takes the routes, the plain path the shortcut (on its server).
+        const list = [
+          get(plain),
+          get(plain, "/api/v1/users/me?"),
+          get(plain),
+          get(plain),
+          get(plain, "/api/v1/users/me?"),
+          get(plain),
+          get(plain, "/api/v1/users/me?"),
+          get(plain)
+        ]
+        answers[name] = (yield* exchange(port, list)).map(withoutDate)
+      }
+      const [fast, routes] = [answers.fast!, answers.routes!]
+      for (let i = 0; i < fast.length; i++) assert.strictEqual(fast[i], routes[i], `response ${i}`)
+      // The counts in the window, request after request, are the remainders.
       assert.deepStrictEqual(
-        responses.map((r) => [r.slice(0, 12), /x-ratelimit-remaining: (\d+)/i.exec(r)?.[1]]),
-        [["HTTP/1.1 200", "2"], ["HTTP/1.1 200", "1"], ["HTTP/1.1 200", "0"], ["HTTP/1.1 429", "0"]]
+        fast.map((r) => [r.slice(0, 12), /x-ratelimit-remaining: (\d+)/i.exec(r)?.[1]]),
+        [
+          ["HTTP/1.1 200", "4"],
+          ["HTTP/1.1 200", "3"],
+          ["HTTP/1.1 200", "2"],
+          ["HTTP/1.1 200", "1"],
+          ["HTTP/1.1 200", "0"],
+          ["HTTP/1.1 429", "0"],
+          ["HTTP/1.1 429", "0"],
+          ["HTTP/1.1 429", "0"]
+        ]
       )
+      assert.include(fast[5]!, "\"code\":\"RATE_LIMIT_HIT\"")
+      const lines = yield* sameLogLines(servers, true)
+      // One line per request: the shortcut's answers and the refusals it handed on alike.
+      assert.strictEqual(lines.filter((line) => line.includes(" path=/api/v1/users/me ")).length, 8)
     })), 60_000)
 })
 
 describe("FastPaths.make", () => {
   const core = Teamchat.layerMemory(Teamchat.layerSecretsTest)
+  const noLimits = RateLimitMiddleware.limiterLayer({ user: false, anonymous: false }).pipe(
+    Layer.provide(layerRateLimitsMemory)
+  )
 
-  it.effect("off when rate limiting or request logging is on", () =>
+  /** The demo organization and another, Hamlet deactivated: Iago's and Hamlet's keys. */
+  const seeded = Effect.gen(function*() {
+    yield* Server.seedDemo(externalUrl, () => {})
+    const organizations = yield* Organizations
+    yield* organizations.create({
+      string_id: "lear",
+      name: "Lear & Co.",
+      url: "http://lear.example",
+      owner: { email: "king@lear.example", full_name: "King Lear", password: "a password" }
+    })
+    const realm = (yield* organizations.list).find((r) => r.url === externalUrl)!
+    const auth = yield* CoreAuthentication
+    const iago = yield* auth.devFetchApiKey(realm.id, "iago@zulip.com")
+    const hamlet = yield* auth.devFetchApiKey(realm.id, "hamlet@zulip.com")
+    yield* (yield* Users).deactivate(userId(hamlet.user_id))
+    return { iago, hamlet }
+  })
+
+  /** A server of the shortcut in front of a stand-in for the routes, which answers 599 and records what it got. */
+  const standIn = (wrap: FastPaths.Wrap) =>
     Effect.gen(function*() {
-      assert.isUndefined(yield* FastPaths.make({ rateLimit: { requests: 200, windowSeconds: 60 }, log: false }))
-      assert.isUndefined(yield* FastPaths.make({ rateLimit: false, log: true }))
-      assert.isDefined(yield* FastPaths.make({ rateLimit: false, log: false }))
-    }).pipe(Effect.provide(core)))
-
-  it.live("answers the plain case itself and hands every other request to the routes", () =>
-    Effect.scoped(Effect.gen(function*() {
-      yield* Server.seedDemo(externalUrl, () => {})
-      const organizations = yield* Organizations
-      yield* organizations.create({
-        string_id: "lear",
-        name: "Lear & Co.",
-        url: "http://lear.example",
-        owner: { email: "king@lear.example", full_name: "King Lear", password: "a password" }
-      })
-      const realm = (yield* organizations.list).find((r) => r.url === externalUrl)!
-      const auth = yield* CoreAuthentication
-      const iago = yield* auth.devFetchApiKey(realm.id, "iago@zulip.com")
-      const hamlet = yield* auth.devFetchApiKey(realm.id, "hamlet@zulip.com")
-      yield* (yield* Users).deactivate(userId(hamlet.user_id))
-      const wrap = (yield* FastPaths.make({ rateLimit: false, log: false }))!
       const passed: Array<string> = []
       const server = http.createServer(wrap((request, response) => {
         passed.push(`${request.method} ${request.url}`)
@@ -292,7 +411,14 @@ describe("FastPaths.make", () => {
           server.closeAllConnections()
         }))
       )
-      const port = (server.address() as AddressInfo).port
+      return { port: (server.address() as AddressInfo).port, passed }
+    })
+
+  it.live("answers the plain case itself and hands every other request to the routes", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { hamlet, iago } = yield* seeded
+      const wrap = (yield* FastPaths.make({ log: false }))!
+      const { passed, port } = yield* standIn(wrap)
       const plain = { host, authorization: basic("iago@zulip.com", iago.api_key) }
       const status = (request: string) => Effect.map(exchange(port, [request]), ([r]) => r!.slice(9, 12))
 
@@ -325,6 +451,76 @@ describe("FastPaths.make", () => {
       ]
       for (const request of fallThrough) assert.strictEqual(yield* status(request), "599", request)
       assert.strictEqual(passed.length, fallThrough.length)
-    }).pipe(Effect.provide(core)))
+    }).pipe(Effect.provide(Layer.merge(noLimits, core))))
   , 60_000)
+
+  it.live("with rate limiting and request logging: counts and logs its answers; hands on a user over the limit, uncounted, unlogged", () => {
+    const lines: Array<{ readonly message: unknown; readonly annotations: Record<string, unknown> }> = []
+    const capture = Logger.layer([
+      Logger.make((options) =>
+        void lines.push({
+          message: options.message,
+          annotations: { ...options.fiber.getRef(References.CurrentLogAnnotations) }
+        })
+      )
+    ])
+    const limits = RateLimitMiddleware.limiterLayer({ user: { requests: 3, windowSeconds: 60 }, anonymous: false }).pipe(
+      Layer.provideMerge(layerRateLimitsMemory)
+    )
+    return Effect.scoped(Effect.gen(function*() {
+      const { iago } = yield* seeded
+      const wrap = (yield* FastPaths.make({ log: true }))!
+      const { passed, port } = yield* standIn(wrap)
+      const plain = { host, authorization: basic("iago@zulip.com", iago.api_key) }
+      lines.length = 0
+      const responses = yield* exchange(port, [get(plain), get(plain), get(plain), get(plain), get({ host, authorization: basic("iago@zulip.com", "a".repeat(32)) })])
+      assert.deepStrictEqual(
+        responses.map((r) => [r.slice(9, 12), /\r\nx-ratelimit-remaining: (\d+)\r\n/.exec(r)?.[1]]),
+        [["200", "2"], ["200", "1"], ["200", "0"], ["599", undefined], ["599", undefined]]
+      )
+      assert.match(responses[0]!, /^HTTP\/1\.1 200 OK\r\ncontent-type: application\/json\r\ncontent-length: \d+\r\nx-ratelimit-limit: 3\r\nx-ratelimit-remaining: 2\r\nx-ratelimit-reset: \d+\r\n/)
+      assert.deepStrictEqual(passed, ["GET /api/v1/users/me", "GET /api/v1/users/me"])
+      // Three counted, the refused fourth not: a fourth fits under a limit of 4.
+      const store = yield* RateLimitStore
+      const now = yield* Clock.currentTimeMillis
+      const hit = yield* store.hit(`user:${iago.user_id}`, 4, 60_000, now)
+      assert.deepStrictEqual([hit.accepted, hit.count], [true, 4])
+      // The answers' lines, as the routes' middleware writes them; none for what was handed on.
+      assert.deepStrictEqual(
+        lines.map((line) => {
+          const { duration_ms, ...rest } = line.annotations
+          assert.isNumber(duration_ms)
+          return [line.message, rest]
+        }),
+        Array.from({ length: 3 }, () => [
+          ["request"],
+          { method: "GET", path: "/api/v1/users/me", status: 200, user_id: iago.user_id }
+        ])
+      )
+    }).pipe(Effect.provide(Layer.mergeAll(limits, core, capture))))
+  }, 60_000)
+
+  it.live("a rate limit store that fails: the answer goes out without headers, a warning logged, as from the routes", () => {
+    const lines: Array<unknown> = []
+    const capture = Logger.layer([Logger.make((options) => void lines.push([options.logLevel, options.message]))])
+    const failing = Layer.succeed(RateLimitStore)({
+      hit: () => Effect.fail(new RateLimitStoreUnavailable({ store: "test", cause: new Error("down") })),
+      uncount: () => Effect.void,
+      clear: () => Effect.void
+    })
+    const limits = RateLimitMiddleware.limiterLayer({ user: { requests: 3, windowSeconds: 60 }, anonymous: false }).pipe(
+      Layer.provide(failing)
+    )
+    return Effect.scoped(Effect.gen(function*() {
+      const { iago } = yield* seeded
+      const wrap = (yield* FastPaths.make({ log: false }))!
+      const { passed, port } = yield* standIn(wrap)
+      lines.length = 0
+      const [response] = yield* exchange(port, [get({ host, authorization: basic("iago@zulip.com", iago.api_key) })])
+      assert.match(response!, /^HTTP\/1\.1 200 OK\r\ncontent-type: application\/json\r\n/)
+      assert.notMatch(response!, /x-ratelimit/i)
+      assert.deepStrictEqual(passed, [])
+      assert.deepStrictEqual(lines, [["Warn", ["rate limit not applied", "the test rate-limit store failed: down"]]])
+    }).pipe(Effect.provide(Layer.mergeAll(limits, core, capture))))
+  }, 60_000)
 })

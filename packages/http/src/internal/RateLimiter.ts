@@ -28,12 +28,22 @@ export interface Decision {
   readonly now: number
 }
 
+/** `X-RateLimit-Reset` of a decision: when the window has room again, Unix seconds. */
+export const resetSeconds = (decision: Decision): number => Math.floor(decision.now / 1000 + decision.secondsToFreedom)
+
 /** The limiter. @category services */
 export class RateLimiter extends Context.Service<RateLimiter, {
   /** Counts a request of `key` against `rule`, unless it is over the limit. */
   check(key: string, rule: Rule): Effect.Effect<Decision>
   /** Applies the user rule to an authenticated user; sets the headers; fails when over. */
   user(userId: number): Effect.Effect<void, Errors.RateLimitHit, HttpServerRequest.HttpServerRequest>
+  /**
+   * What `user` does, as a value: the request counted under the user rule
+   * (unless over it) and the decision; `undefined` when the rule is off or
+   * the store failed (a warning logged: the request goes through, without
+   * headers).
+   */
+  countUser(userId: number): Effect.Effect<Decision | undefined>
   /** Applies the address rule to the current (unauthenticated) request. */
   address: Effect.Effect<void, Errors.RateLimitHit, HttpServerRequest.HttpServerRequest>
   /**

@@ -41,7 +41,7 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Option from "effect/Option"
 import { RateLimit } from "../api/Middleware.ts"
-import { RateLimiter } from "../internal/RateLimiter.ts"
+import { RateLimiter, resetSeconds } from "../internal/RateLimiter.ts"
 import type { Decision, Rule } from "../internal/RateLimiter.ts"
 
 /**
@@ -106,7 +106,7 @@ export const limiterLayer = (rules: {
        */
       const headers = (decision: Decision) =>
         HttpEffect.appendPreResponseHandler((_request, response) => {
-          const reset = Math.floor(decision.now / 1000 + decision.secondsToFreedom)
+          const reset = resetSeconds(decision)
           const before = response.headers
           const earlier = (name: string) => {
             const value = before[name]
@@ -124,18 +124,19 @@ export const limiterLayer = (rules: {
           }))
         })
 
+      /** Counts a request under `rule`: its decision, `undefined` when the store failed. */
+      const count = (key: string, rule: Rule): Effect.Effect<Decision | undefined> =>
+        failOpen(Effect.map(hit(key, rule), ({ decision }) => decision), undefined)
+
       const enforce = (key: string, rule: Rule | false) =>
-        rule === false ? Effect.void : failOpen(
-          Effect.flatMap(hit(key, rule), ({ decision }) =>
-            headers(decision).pipe(
-              Effect.andThen(
-                decision.limited
-                  ? Effect.fail(new Errors.RateLimitHit({ retry_after_seconds: decision.secondsToFreedom }))
-                  : Effect.void
-              )
-            )),
-          undefined
-        )
+        rule === false ? Effect.void : Effect.flatMap(count(key, rule), (decision) =>
+          decision === undefined ? Effect.void : headers(decision).pipe(
+            Effect.andThen(
+              decision.limited
+                ? Effect.fail(new Errors.RateLimitHit({ retry_after_seconds: decision.secondsToFreedom }))
+                : Effect.void
+            )
+          ))
 
       const authenticate = <A, E, R>(
         username: string,
@@ -186,6 +187,7 @@ export const limiterLayer = (rules: {
       return RateLimiter.of({
         check,
         user: userRule === false ? () => Effect.void : (userId) => enforce(`user:${userId}`, userRule),
+        countUser: userRule === false ? () => Effect.undefined : (userId) => count(`user:${userId}`, userRule),
         address: addressRule === false
           ? Effect.void
           : Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
