@@ -14,8 +14,10 @@
  * What the routes' middleware does to such a request is done here by the
  * same code: the per-user rate limit counts the request in the routes' own
  * `RateLimiter` (`Http.layerRateLimiter`, over the same store) and the
- * answer carries its X-RateLimit-* headers; the request log gets the line
- * `RequestLog.logRequest` writes for the routes.
+ * answer carries its X-RateLimit-* headers (none when the store failed:
+ * the limiter logged a warning and let the request through, as for the
+ * routes); the request log gets the line `RequestLog.logRequest` writes for
+ * the routes, its duration from the listener's call to the answer.
  *
  * Anything but the plain case falls through to the routes, untouched:
  * another method or path (a query string, a trailing slash), a request
@@ -23,7 +25,7 @@
  * key, deactivated account or organization, another organization's host),
  * an answer `Envelope` cannot write, a user over the rate limit. A failure
  * is then answered by the routes, which run the checks again. The rate
- * limit is counted last, once the answer is written: a request that falls
+ * limit is counted last, once the answer's text is ready: a request that falls
  * through before is counted by the routes alone, and one over the limit
  * was not counted (a refused request does not count), so the routes' count
  * refuses it again (or, had the window moved meanwhile, counts it once).
