@@ -23,7 +23,7 @@ export interface Principal {
     /**
      * The version was not read for this request (`AccessCache.deferrable`):
      * the request must check it before answering, and authenticate again
-     * when it moved. Only GET /messages asks for such a principal.
+     * when it moved. Only GET and POST /messages ask for such a principal.
      */
     readonly unverified?: true
   } | undefined

@@ -14,13 +14,14 @@
  * commits. Inside a transaction the version is always read, as the
  * transaction's own writes move it before they commit.
  *
- * On PostgreSQL, where that read is a round trip of its own, GET /messages
- * skips it: authentication answers from the kept read unchecked (the
- * principal's access is `unverified`), and the search's first statement
- * reports the version at its own snapshot. Versions come from a sequence, so
- * an equal version means nothing changed since the kept read; otherwise the
- * request is authenticated again, checked, and answered afresh (nothing was
- * written in between).
+ * On PostgreSQL, where that read is a round trip of its own, GET and POST
+ * /messages skip it: authentication answers from the kept read unchecked
+ * (the principal's access is `unverified`); the search's first statement
+ * reports the version at its own snapshot, and a send's one statement
+ * writes only while the version is still the read's. Versions come from a
+ * sequence, so an equal version means nothing changed since the kept read;
+ * otherwise the request is authenticated again, checked, and answered
+ * afresh (nothing was written in between).
  *
  * The SQL implementation is `sql/SqlAccessCache.ts`; the memory one,
  * `memory/MemoryAccessCache.ts`, keeps the version as a row of its tables,
@@ -42,7 +43,8 @@ export class AccessCache extends Context.Service<AccessCache, {
   /**
    * Whether reading the version costs a statement of its own (PostgreSQL):
    * then a request whose first statement can report the version itself
-   * (GET /messages, `SearchQuery.reportAccessVersion`) may be authenticated
+   * (GET /messages, `SearchQuery.reportAccessVersion`; POST /messages,
+   * `EventStore.appendMessage`'s `accessVersion`) may be authenticated
    * from the kept read without that statement, and checks it there.
    */
   readonly deferrable: boolean

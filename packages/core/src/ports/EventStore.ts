@@ -31,6 +31,7 @@ import * as Effect from "effect/Effect"
 import type { NewLoggedEvent, LoggedEvent, QueueRecord } from "../domain/Event.ts"
 import type { MessageId, RealmId, UserId } from "../domain/Ids.ts"
 import type { Message } from "../domain/Message.ts"
+import type { StaleAccess } from "./AccessCache.ts"
 import type { Insert } from "./Repositories.ts"
 
 /**
@@ -66,13 +67,19 @@ export class EventStore extends Context.Service<EventStore, {
    * statement, so a send needs no explicit transaction and its round
    * trips). Every event whose payload has a `message` object gets the new
    * message's id as that object's `id`. Waiters are signalled after commit.
+   *
+   * With `accessVersion` (a send authenticated from a kept read nobody
+   * checked, `AccessCache.deferrable`), the write checks the organization's
+   * access version as part of itself and fails with `StaleAccess`, having
+   * written nothing, when the version is no longer that one.
    */
   appendMessage(
     realmId: RealmId,
     message: Insert<Message>,
     recipients: ReadonlyArray<{ readonly user_id: UserId; readonly flags: number }>,
-    events: ReadonlyArray<NewLoggedEvent>
-  ): Effect.Effect<MessageId>
+    events: ReadonlyArray<NewLoggedEvent>,
+    options?: { readonly accessVersion?: number }
+  ): Effect.Effect<MessageId, StaleAccess>
   /** The newest event id of the organization visible now (0 when none). */
   highWaterMark(realmId: RealmId): Effect.Effect<number>
   /**

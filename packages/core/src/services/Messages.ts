@@ -561,11 +561,17 @@ const makeMessages = Effect.gen(function*() {
    * atomic write (`Events.publishMessage`), without a transaction around it.
    * Its events are built before the id exists; the write fills it in.
    */
-  const writeOne = Effect.fnUntraced(function*(ctx: AccessContext, item: Item) {
+  const writeOne = Effect.fnUntraced(function*(ctx: AccessContext, item: Item, accessVersion?: number) {
     const [prepared] = yield* prepare(ctx, [item])
     const { flags, row } = prepared!
     const publications = publicationsOf(viewContext(ctx), { ...row, id: idFilledInByTheWrite }, item, flags)
-    const id = yield* events.publishMessage(ctx.state.realm.id, row, recipientRows(flags), publications)
+    const id = yield* events.publishMessage(
+      ctx.state.realm.id,
+      row,
+      recipientRows(flags),
+      publications,
+      accessVersion === undefined ? undefined : { accessVersion }
+    )
     return { ...row, id } satisfies Message
   })
 
@@ -587,8 +593,35 @@ const makeMessages = Effect.gen(function*() {
     const validated = yield* validateIn(ctx, item.principal, item.request, item.options)
     const one = { validated, request: item.request, options: item.options }
     const message = writesAlone(ctx, validated)
-      ? yield* writeOne(ctx, one)
+      // Checked before: no version given, so the write never finds it moved.
+      ? yield* writeOne(ctx, one).pipe(Effect.catchTag("StaleAccess", Effect.die))
       : (yield* tx.withTransaction(write(ctx, [one])))[0]!
+    return { id: message.id, message }
+  })
+
+  /**
+   * A send by a principal authenticated from a kept read nobody checked
+   * (`Principal.access.unverified`, POST /messages on PostgreSQL): checked
+   * against that read and written by one statement that also checks the
+   * organization's access version is still the read's, so the send costs
+   * no statement of its own for the version. `StaleAccess` when it moved
+   * (nothing written), also for a refusal the stale read may have caused.
+   */
+  const sendUnchecked = Effect.fnUntraced(function*(item: BatchItem, unchecked: NonNullable<Principal["access"]>) {
+    const realmId = item.principal.realm.id
+    const ctx = unchecked.value as AccessContext
+    const validated = yield* validateIn(ctx, item.principal, item.request, item.options).pipe(
+      Effect.catch((error) => Effect.andThen(checkVersion(realmId, unchecked.version, undefined), Effect.fail(error)))
+    )
+    const one = { validated, request: item.request, options: item.options }
+    if (writesAlone(ctx, validated)) {
+      const message = yield* writeOne(ctx, one, unchecked.version)
+      return { id: message.id, message }
+    }
+    // A channel's first message also updates the channel, in a transaction:
+    // the version is read first, as a checked send reads it.
+    yield* checkVersion(realmId, unchecked.version, undefined)
+    const message = (yield* tx.withTransaction(write(ctx, [one])))[0]!
     return { id: message.id, message }
   })
 
@@ -626,6 +659,13 @@ const makeMessages = Effect.gen(function*() {
 
   const send = Effect.fn("Messages.send")(function*(principal: Principal, request: SendRequest, options?: SendOptions) {
     return yield* sendOne({ principal, request, options })
+  })
+
+  const sendDeferred = Effect.fn("Messages.send")(function*(principal: Principal, request: SendRequest, options?: SendOptions) {
+    const access = principal.access
+    return access?.unverified === true
+      ? yield* sendUnchecked({ principal, request, options }, access)
+      : yield* sendOne({ principal, request, options })
   })
 
   /**
@@ -722,7 +762,7 @@ const makeMessages = Effect.gen(function*() {
     }
   })
 
-  return Messages.of({ validate, send, sendMany, fetch, fetchDeferred, getById })
+  return Messages.of({ validate, send, sendDeferred, sendMany, fetch, fetchDeferred, getById })
 })
 
 /** @category services */
@@ -735,6 +775,17 @@ export class Messages extends Context.Service<Messages, {
     request: SendRequest,
     options?: SendOptions
   ): Effect.Effect<{ readonly id: MessageId; readonly message: Message }, SendError>
+  /**
+   * POST /messages for a principal that may be authenticated from a kept
+   * read nobody checked (`Principal.access.unverified`): `StaleAccess`,
+   * with nothing written, when the organization's access moved since;
+   * authenticate again and send with `send`.
+   */
+  sendDeferred(
+    principal: Principal,
+    request: SendRequest,
+    options?: SendOptions
+  ): Effect.Effect<{ readonly id: MessageId; readonly message: Message }, SendError | StaleAccess>
   /**
    * Several sends in one transaction (the scheduled-message worker's
    * batches): each item is validated on its own and fails alone; the valid

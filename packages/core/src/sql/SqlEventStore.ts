@@ -25,7 +25,8 @@ import { decodeSignal, encodeSignal, EventStore, eventsSignal, makeCallbacks } f
 import type { Signal } from "../ports/EventStore.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import { PgliteClient } from "./PgliteClient.ts"
-import { messageColumns } from "./SqlRepositories.ts"
+import { StaleAccess } from "../ports/AccessCache.ts"
+import { messageColumnNames, messageColumns } from "./SqlRepositories.ts"
 
 /** The NOTIFY channel shared by every process. @category constants */
 export const NotifyChannel = "teamchat_events"
@@ -221,8 +222,14 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
       row: Insert<Message>,
       recipients: ReadonlyArray<{ readonly user_id: UserId; readonly flags: number }>,
       events: ReadonlyArray<NewLoggedEvent>,
-      notice: string | undefined
+      notice: string | undefined,
+      accessVersion: number | undefined
     ) => {
+      // Every part of the write reads `ok`'s one row, or none when the
+      // organization's access moved since `accessVersion`: then the
+      // statement writes, locks and notifies nothing (one snapshot for the
+      // check and the write).
+      const ok = accessVersion === undefined ? "" : " FROM ok"
       const logged = events.length === 0
         ? sql.literal("")
         : isPglite && events.length <= fewRows
@@ -239,8 +246,8 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
             ORDER BY e.n
           )`
         : sql`,
-          ${isPglite ? sql.literal("") : sql`locked AS (SELECT pg_advisory_xact_lock(${lockKey(realmId)}::bigint)),`}
-          ${notice === undefined ? sql.literal("") : sql`notified AS (SELECT pg_notify(${NotifyChannel}, ${notice})),`}
+          ${isPglite ? sql.literal("") : sql`locked AS (SELECT pg_advisory_xact_lock(${lockKey(realmId)}::bigint)${sql.literal(ok)}),`}
+          ${notice === undefined ? sql.literal("") : sql`notified AS (SELECT pg_notify(${NotifyChannel}, ${notice})${sql.literal(ok)}),`}
           l AS (
             INSERT INTO events (realm_id, created_at, event_type, payload, user_ids, requires)
             SELECT ${realmId}, ${now}, e.v->>'t', ${withNewId("(e.v->'p')")}, NULLIF(e.v->'u', 'null'::jsonb),
@@ -251,8 +258,18 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
         }::jsonb) WITH ORDINALITY AS e(v, n)
             ORDER BY e.n
           )`
+      const columns = messageColumns(row)
+      const inserted = accessVersion === undefined
+        ? sql`INSERT INTO messages ${sql.insert(columns)} RETURNING id`
+        : sql`INSERT INTO messages (${sql.literal(messageColumnNames.join(", "))})
+            SELECT ${sql.join(", ", false)(messageColumnNames.map((name) => sql`${columns[name]}`))} FROM ok RETURNING id`
       return sql<{ id: unknown }>`
-        WITH m AS (INSERT INTO messages ${sql.insert(messageColumns(row))} RETURNING id),
+        WITH ${
+        accessVersion === undefined
+          ? sql.literal("")
+          : sql`ok AS (SELECT 1 FROM access_versions WHERE realm_id = ${realmId} AND version = ${accessVersion}),`
+      }
+        m AS (${inserted}),
         r AS (
           INSERT INTO user_messages (user_id, message_id, flags)
           SELECT r.u, m.id, r.f FROM m, unnest(${intArray(recipients.map((r) => r.user_id))}::bigint[],
@@ -265,15 +282,25 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
       realmId: RealmId,
       row: Insert<Message>,
       recipients: ReadonlyArray<{ readonly user_id: UserId; readonly flags: number }>,
-      events: ReadonlyArray<NewLoggedEvent>
+      events: ReadonlyArray<NewLoggedEvent>,
+      options?: { readonly accessVersion?: number }
     ) =>
       Effect.gen(function*() {
         const signal = eventsSignal(realmId, events)
         const notice = notifiesInStatement && events.length > 0 ? encodeSignal(signal) : undefined
-        const [inserted] = yield* insertMessage(realmId, yield* Clock.currentTimeMillis, row, recipients, events, notice)
+        const [inserted] = yield* insertMessage(
+          realmId,
+          yield* Clock.currentTimeMillis,
+          row,
+          recipients,
+          events,
+          notice,
+          options?.accessVersion
+        ).pipe(Effect.orDie)
+        if (inserted === undefined) return yield* new StaleAccess()
         if (events.length > 0) yield* tx.afterCommit(notifiesInStatement ? Effect.sync(() => dispatch(signal)) : broadcast(signal))
-        return fromRow.messageId(Number(inserted!.id))
-      }).pipe(Effect.orDie)
+        return fromRow.messageId(Number(inserted.id))
+      })
 
     return EventStore.of({
       append,

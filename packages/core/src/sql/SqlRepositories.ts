@@ -583,7 +583,7 @@ export const messageColumns = (message: Insert<Message>) => ({
 })
 
 /** The names `messageColumns` writes. */
-const messageColumnNames: ReadonlyArray<keyof ReturnType<typeof messageColumns>> = [
+export const messageColumnNames: ReadonlyArray<keyof ReturnType<typeof messageColumns>> = [
   "realm_id",
   "sender_id",
   "type",

@@ -17,15 +17,18 @@ import { realmId, userId } from "../../src/domain/Ids.ts"
 import type { RealmId, UserId } from "../../src/domain/Ids.ts"
 import type { Message } from "../../src/domain/Message.ts"
 import { MemoryDatabase } from "../../src/memory/MemoryDatabase.ts"
+import * as MemoryAccessCache from "../../src/memory/MemoryAccessCache.ts"
 import * as MemoryEventStore from "../../src/memory/MemoryEventStore.ts"
 import * as MemoryRepositories from "../../src/memory/MemoryRepositories.ts"
 import * as MemoryTransactor from "../../src/memory/MemoryTransactor.ts"
+import { AccessCache } from "../../src/ports/AccessCache.ts"
 import { decodeSignal, EventStore } from "../../src/ports/EventStore.ts"
 import type { Signal } from "../../src/ports/EventStore.ts"
 import { MessageRepo } from "../../src/ports/Repositories.ts"
 import type { Insert } from "../../src/ports/Repositories.ts"
 import { Transactor } from "../../src/ports/Transactor.ts"
 import * as Migrations from "../../src/sql/Migrations.ts"
+import * as SqlAccessCache from "../../src/sql/SqlAccessCache.ts"
 import * as SqlEventStore from "../../src/sql/SqlEventStore.ts"
 import * as SqlRepositories from "../../src/sql/SqlRepositories.ts"
 import * as SqlTransactor from "../../src/sql/SqlTransactor.ts"
@@ -83,33 +86,48 @@ const newUsers = (realm: RealmId, count: number) =>
 
 let memoryRealms = 0
 
+/** What the triggers of the organization's access tables do on a write to them. */
+const moveAccessVersion = (realm: RealmId) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`UPDATE access_versions SET version = nextval('access_version_seq') WHERE realm_id = ${realm}`
+  }).pipe(Effect.orDie)
+
 const backends = {
   memory: {
     layer: () =>
       MemoryEventStore.layer.pipe(
         Layer.provideMerge(MemoryRepositories.messageRepo),
+        Layer.provideMerge(MemoryAccessCache.layer),
         Layer.provideMerge(countingTransactor),
         Layer.provide(MemoryTransactor.layer),
         Layer.provideMerge(counter),
-        Layer.provide(MemoryDatabase.layer)
+        Layer.provideMerge(MemoryDatabase.layer)
       ),
     // The in-memory log has no foreign keys: any fresh id.
     realm: Effect.sync(() => realmId(++memoryRealms)) as Effect.Effect<RealmId>,
     // Nor do its rows: any ids.
     users: (_realm: RealmId, count: number) =>
       Effect.succeed(Array.from({ length: count }, (_, i) => userId(i + 1))) as Effect.Effect<Array<UserId>>,
+    // What a memory write to the organization's access tables does.
+    moveAccessVersion: (realm: RealmId) =>
+      MemoryDatabase.useSync((db) => {
+        db.tables.accessVersions.set(realm, (db.tables.accessVersions.get(realm) ?? 0) + 1)
+      }) as Effect.Effect<void>,
     sql: false
   },
   PGlite: {
     layer: () => sqlStack(TestDatabase.pgliteLayer()),
     realm: newRealm,
     users: newUsers,
+    moveAccessVersion,
     sql: true
   },
   PostgreSQL: {
     layer: () => sqlStack(TestDatabase.postgresLayer()),
     realm: newRealm,
     users: newUsers,
+    moveAccessVersion,
     sql: true
   }
 }
@@ -118,6 +136,7 @@ function sqlStack<E>(database: Layer.Layer<SqlClient.SqlClient, E>) {
   const transactor = countingTransactor.pipe(Layer.provide(SqlTransactor.layer))
   return SqlEventStore.layer.pipe(
     Layer.provideMerge(SqlRepositories.messageRepo),
+    Layer.provideMerge(SqlAccessCache.layer),
     Layer.provideMerge(transactor),
     Layer.provideMerge(counter),
     Layer.provide(Migrations.layer),
@@ -171,7 +190,7 @@ const messageEventOf = (user: UserId, flags: ReadonlyArray<string>): NewLoggedEv
 
 for (const [name, backend] of Object.entries(backends)) {
   describe(`event log and transactions on ${name}`, () => {
-    layer(backend.layer() as Layer.Layer<EventStore | MessageRepo | Transactor | AfterCommitCount | SqlClient.SqlClient>, {
+    layer(backend.layer() as Layer.Layer<EventStore | MessageRepo | Transactor | AfterCommitCount | AccessCache | SqlClient.SqlClient>, {
       timeout: "120 seconds"
     })((it) => {
       it.effect("append registers its wake-up with Transactor.afterCommit and signals only after the commit", () =>
@@ -244,6 +263,49 @@ for (const [name, backend] of Object.entries(backends)) {
             )
           }))
       }
+
+      it.effect("appendMessage with an access version writes while it is current; once it moved, nothing at all (StaleAccess)", () =>
+        Effect.gen(function*() {
+          const realm = yield* backend.realm
+          const [sender, to] = yield* backend.users(realm, 2)
+          const access = yield* AccessCache
+          // A fresh memory organization has no version until something writes to it.
+          if ((yield* access.version(realm)) === null) yield* backend.moveAccessVersion(realm)
+          const version = (yield* access.version(realm))!
+          return yield* listening(realm, (heard) =>
+            Effect.gen(function*() {
+              const store = yield* EventStore
+              const messages = yield* MessageRepo
+              const rows = [{ user_id: to!, flags: 0 }]
+              // Many events too: on PostgreSQL they take the form that locks and notifies.
+              for (const events of [[messageEventOf(to!, [])], Array.from({ length: 12 }, () => messageEventOf(to!, []))]) {
+                const row = directMessage(realm, sender!, to!, `current ${events.length}`)
+                const id = yield* store.appendMessage(realm, row, rows, events, { accessVersion: version })
+                assert.deepStrictEqual(yield* messages.findById(id), { ...row, id })
+              }
+              const logged = yield* store.read(realm, to!, 0)
+              assert.strictEqual(logged.length, 13)
+              const mark = yield* store.highWaterMark(realm)
+              const newest = yield* messages.maxUserMessageId(to!)
+              const heardBefore = heard.length
+
+              yield* backend.moveAccessVersion(realm)
+              for (const events of [[messageEventOf(to!, [])], Array.from({ length: 12 }, () => messageEventOf(to!, []))]) {
+                const stale = yield* Effect.flip(
+                  store.appendMessage(realm, directMessage(realm, sender!, to!, "stale"), rows, events, { accessVersion: version })
+                )
+                assert.strictEqual(stale._tag, "StaleAccess")
+              }
+              assert.strictEqual(yield* store.highWaterMark(realm), mark)
+              assert.deepStrictEqual(yield* store.read(realm, to!, mark), [])
+              assert.strictEqual(yield* messages.maxUserMessageId(to!), newest)
+              // No waiter woken for the write that did not happen (PostgreSQL
+              // hears its own NOTIFY late: real time for it to arrive).
+              yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 100)))
+              assert.strictEqual(heard.length, heardBefore)
+            })
+          )
+        }))
 
       it.effect("appendMessage in a transaction that rolls back leaves neither the message nor its events", () =>
         Effect.gen(function*() {

@@ -4,7 +4,8 @@
  * checking the organization's access version again (on PostgreSQL, one
  * query per send). A GET /messages authenticated with the check deferred
  * (`AccessCache.deferrable`, PostgreSQL) reads it in its search instead, and
- * answers afresh when it moved.
+ * answers afresh when it moved; a POST /messages checks it in its write,
+ * which writes nothing when it moved.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -131,6 +132,76 @@ for (const [name, make] of Object.entries(backends)) {
             assert.strictEqual(result._tag, "Success")
             assert.deepStrictEqual(result._tag === "Success" ? result.success.messages.map((m) => m.display_recipient) : [], ["deferred, renamed"])
           }
+        }))
+      it.effect("a POST /messages authenticated with the check deferred checks the version in its write, and writes nothing when it moved", () =>
+        Effect.gen(function*() {
+          const org = yield* makeOrg
+          const auth = yield* Authentication
+          const messages = yield* Messages
+          const channels = yield* Channels
+          const repo = yield* ChannelRepo
+          const reads = yield* VersionReads
+          const member = org.member.user
+          const postgres = name === "PostgreSQL"
+          const channel = yield* channels.create(org.realm.id, { name: "deferred sends" })
+          yield* channels.subscribe(channel.id, [member.id])
+          const deferred = auth.basic(member.delivery_email, member.api_key, { deferAccessCheck: true })
+          const to = (content: string, topic = "t") => ({ type: "stream", to: channel.id, topic, content } as const)
+          const inTopic = Effect.gen(function*() {
+            const principal = yield* auth.basic(member.delivery_email, member.api_key)
+            const page = yield* messages.fetch(principal, {
+              anchor: { _tag: "newest" },
+              include_anchor: true,
+              num_before: 20,
+              num_after: 0,
+              narrow: [{ operator: "channel", operand: channel.id }],
+              apply_markdown: false,
+              client_gravatar: false,
+              allow_empty_topic_name: false
+            })
+            return page.messages.map((m) => m.content)
+          })
+
+          // A checked read first: the organization as it is now is kept.
+          assert.deepStrictEqual(yield* inTopic, [])
+          // The channel's first message updates the channel too: its version is read first.
+          const before = reads.count
+          const first = yield* deferred
+          assert.strictEqual(first.access?.unverified, postgres ? true : undefined)
+          yield* messages.sendDeferred(first, to("first"))
+          // PostgreSQL: the send's; PGlite: authentication's, which costs no statement there.
+          assert.strictEqual(reads.count - before, 1)
+          // Which moved the version (the channel's first message id): read again, checked.
+          assert.deepStrictEqual(yield* inTopic, ["first"])
+          // Any later one: no read at all on PostgreSQL.
+          const beforeSecond = reads.count
+          const second = yield* deferred
+          const sent = yield* messages.sendDeferred(second, to("second"))
+          assert.strictEqual(reads.count - beforeSecond, postgres ? 0 : 1)
+          assert.strictEqual(sent.message.content, "second")
+          // A refusal with the version unchanged is the refusal (the version read to tell).
+          const refused = yield* Effect.flip(messages.sendDeferred(yield* deferred, { ...to("x"), to: 999_999 }))
+          assert.strictEqual(refused._tag, "StreamDoesNotExist")
+
+          // Renamed behind the services' back: the kept read is stale.
+          const stored = (yield* repo.findById(channel.id))!
+          yield* repo.update({ ...stored, name: "deferred sends, renamed" })
+          const stale = yield* deferred
+          const result = yield* Effect.result(messages.sendDeferred(stale, to("stale")))
+          // And a refusal the stale read may have caused is stale too.
+          const staleRefusal = yield* Effect.result(messages.sendDeferred(stale, { ...to("x"), to: 999_999 }))
+          if (postgres) {
+            assert.strictEqual(result._tag === "Failure" ? result.failure._tag : result._tag, "StaleAccess")
+            assert.strictEqual(staleRefusal._tag === "Failure" ? staleRefusal.failure._tag : staleRefusal._tag, "StaleAccess")
+            assert.deepStrictEqual(yield* inTopic, ["first", "second"])
+          } else {
+            assert.strictEqual(result._tag, "Success")
+            assert.strictEqual(staleRefusal._tag === "Failure" ? staleRefusal.failure._tag : staleRefusal._tag, "StreamDoesNotExist")
+            assert.deepStrictEqual(yield* inTopic, ["first", "second", "stale"])
+          }
+          // Authenticated again with the check, the send goes through.
+          yield* messages.sendDeferred(yield* auth.basic(member.delivery_email, member.api_key), to("again"))
+          assert.strictEqual((yield* inTopic).at(-1), "again")
         }))
     })
   })

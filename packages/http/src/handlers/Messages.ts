@@ -5,8 +5,10 @@
  * @since 0.1.0
  */
 import { Errors, MessageFlags, Messages, Topics } from "@teamchat/core"
+import type { Principal, ZulipError } from "@teamchat/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Api } from "../api/Api.ts"
@@ -50,6 +52,27 @@ const sendTarget = (type: string, text: string) => {
     : target(value, "to")
 }
 
+/**
+ * `deferred` for a principal that may come from a kept read the core checks
+ * itself, in the same statement as its work (one statement fewer); when that
+ * read was stale (`StaleAccess`, nothing written), the request is
+ * authenticated again, with the check, and `checked` answers it afresh.
+ */
+type Stale = { readonly _tag: "StaleAccess" }
+
+const withCheckedRetry = <A, E, R>(
+  deferred: Effect.Effect<A, E, R>,
+  checked: (principal: Principal.Principal) => Effect.Effect<A, Exclude<E, Stale>, R>,
+  endpoint: string
+): Effect.Effect<A, Exclude<E, Stale> | ZulipError.ZulipError, R> =>
+  Effect.catch(deferred, (error) =>
+    Predicate.isTagged(error, "StaleAccess")
+      ? Effect.flatMap(Effect.serviceOption(Reauthenticate), (again) =>
+        Option.isNone(again)
+          ? Effect.die(new Error(`${endpoint}: a stale principal without Reauthenticate`))
+          : Effect.flatMap(again.value, checked))
+      : Effect.fail(error as Exclude<E, Stale>))
+
 const sendingClient = Effect.map(
   HttpServerRequest.HttpServerRequest,
   (request) => Messages.clientName(request.headers["user-agent"])
@@ -77,7 +100,7 @@ export const layer = HttpApiBuilder.group(
           }
           const principal = yield* CurrentPrincipal
           const client = yield* sendingClient
-          const sent = yield* messages.send(principal, {
+          const request = {
             type: query.type,
             to: yield* sendTarget(query.type, query.to),
             topic: query.topic ?? query.subject,
@@ -85,7 +108,12 @@ export const layer = HttpApiBuilder.group(
             read_by_sender: query.read_by_sender,
             queue_id: query.queue_id,
             local_id: query.local_id
-          }, { client })
+          }
+          const sent = yield* withCheckedRetry(
+            messages.sendDeferred(principal, request, { client }),
+            (checked) => messages.send(checked, request, { client }),
+            "POST /messages"
+          )
           return { id: sent.id }
         }).pipe(Effect.flatMap(respondSend)),
       list: ({ query }) =>
@@ -105,15 +133,10 @@ export const layer = HttpApiBuilder.group(
             client_gravatar: query.client_gravatar,
             allow_empty_topic_name: query.allow_empty_topic_name
           }
-          // The principal may come from a kept read the search checks itself
-          // (one statement fewer); when that read was stale, the request is
-          // authenticated again, with the check, and answered afresh.
-          return yield* messages.fetchDeferred(principal, request).pipe(
-            Effect.catchTag("StaleAccess", () =>
-              Effect.flatMap(Effect.serviceOption(Reauthenticate), (again) =>
-                Option.isNone(again)
-                  ? Effect.die(new Error("GET /messages: a stale principal without Reauthenticate"))
-                  : Effect.flatMap(again.value, (checked) => messages.fetch(checked, request))))
+          return yield* withCheckedRetry(
+            messages.fetchDeferred(principal, request),
+            (checked) => messages.fetch(checked, request),
+            "GET /messages"
           )
         }).pipe(Effect.flatMap(respondList)),
       get: ({ params, query }) =>

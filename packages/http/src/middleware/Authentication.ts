@@ -148,13 +148,13 @@ const makeAuthenticate = Effect.gen(function*() {
 
 /**
  * GET /messages checks the organization's access version in its search's
- * own statement (`Messages.fetchDeferred`, `AccessCache.deferrable`), so
- * its authentication may skip the statement that reads it. Known by its
- * method and path: the middleware runs before the router's endpoint is known
- * to it.
+ * own statement (`Messages.fetchDeferred`), POST /messages in its write's
+ * (`Messages.sendDeferred`; `AccessCache.deferrable`), so their
+ * authentication may skip the statement that reads it. Known by method and
+ * path: the middleware runs before the router's endpoint is known to it.
  */
 const checksAccessItself = (request: HttpServerRequest.HttpServerRequest): boolean => {
-  if (request.method !== "GET") return false
+  if (request.method !== "GET" && request.method !== "POST") return false
   const url = request.url
   const path = "/api/v1/messages"
   return url.startsWith(path) && (url.length === path.length || url[path.length] === "?")

@@ -17,6 +17,7 @@ import type { AccessContext } from "../internal/access.ts"
 import { RealmRepo } from "../../ports/Repositories.ts"
 import type { Insert } from "../../ports/Repositories.ts"
 import type { Audience, CapabilityCondition, EventPayload, NewLoggedEvent } from "../../domain/Event.ts"
+import type { StaleAccess } from "../../ports/AccessCache.ts"
 import { EventStore } from "../../ports/EventStore.ts"
 
 /** One event and who gets it. @category models */
@@ -36,14 +37,17 @@ export class Events extends Context.Service<Events, {
   /**
    * Inserts a new message with its rows and publishes the events announcing
    * it, as one atomic write (`EventStore.appendMessage`: each event's
-   * `message.id` becomes the new message's id); answers that id.
+   * `message.id` becomes the new message's id); answers that id. With
+   * `accessVersion`, writes only while the organization's access version
+   * is still that one (`StaleAccess` otherwise, nothing written).
    */
   publishMessage(
     realmId: RealmId,
     message: Insert<Message>,
     recipients: ReadonlyArray<{ readonly user_id: UserId; readonly flags: number }>,
-    publications: ReadonlyArray<Publication>
-  ): Effect.Effect<MessageId>
+    publications: ReadonlyArray<Publication>,
+    options?: { readonly accessVersion?: number }
+  ): Effect.Effect<MessageId, StaleAccess>
 }>()("teamchat/core/services/events/Events") {
   static readonly layer = Layer.effect(
     Events,
@@ -109,9 +113,10 @@ export class Events extends Context.Service<Events, {
         realmId: RealmId,
         message: Insert<Message>,
         recipients: ReadonlyArray<{ readonly user_id: UserId; readonly flags: number }>,
-        publications: ReadonlyArray<Publication>
+        publications: ReadonlyArray<Publication>,
+        options?: { readonly accessVersion?: number }
       ) {
-        return yield* store.appendMessage(realmId, message, recipients, yield* resolveAll(realmId, publications))
+        return yield* store.appendMessage(realmId, message, recipients, yield* resolveAll(realmId, publications), options)
       })
 
       return Events.of({

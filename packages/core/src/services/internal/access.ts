@@ -149,9 +149,9 @@ export const accessOfRequest = (
   const access = principal.access
   if (access?.unverified === true) {
     // Only a request that checks the version itself asks for such a
-    // principal (`Messages.fetch`); anywhere else it would act on a user
+    // principal (`Messages.fetchDeferred`, `Messages.sendDeferred`); anywhere else it would act on a user
     // nobody checked, so it is refused loudly rather than read again.
-    return Effect.die(new Error("accessOfRequest: an unverified principal outside GET /messages"))
+    return Effect.die(new Error("accessOfRequest: an unverified principal outside GET and POST /messages"))
   }
   const verified = access?.value as AccessContext | undefined
   return verified !== undefined && verified.state.realm.id === principal.realm.id
@@ -193,7 +193,8 @@ export const makeCachedKeyLookup = (cache: Context.Service.Shape<typeof AccessCa
     const user = index.get(apiKey)
     return user === undefined ? undefined : { user, realm: ctx.state.realm, access }
   }
-  const find = (apiKey: string, deferCheck = false): Effect.Effect<Principal | undefined> => {
+  // Suspended: the maps are read when the lookup runs, not when it is built.
+  const find = (apiKey: string, deferCheck = false): Effect.Effect<Principal | undefined> => Effect.suspend(() => {
     const realmId = realmOfKey.get(apiKey)
     // Nothing cached for the organization: the version would be read for nothing.
     if (realmId === undefined || !cache.entries.has(realmId)) return Effect.undefined
@@ -211,6 +212,6 @@ export const makeCachedKeyLookup = (cache: Context.Service.Shape<typeof AccessCa
       if (current === null || hit === undefined || hit.version !== current) return undefined
       return principalOf(apiKey, hit, hit)
     })
-  }
+  })
   return { find, remember }
 }
