@@ -49,7 +49,8 @@ const make = (db: MemoryDatabase["Service"]): MessageSearch["Service"] => {
   }
 
   return {
-    fetchRange: Effect.fn("MessageSearch.fetchRange")(function*(query: SearchQuery, options: RangeOptions) {
+    // Untraced, as the SQL one: inside the span of `Messages.fetch` (or of `MessageFlags`).
+    fetchRange: Effect.fnUntraced(function*(query: SearchQuery, options: RangeOptions) {
       const anchor = resolveAnchor(options.anchor, () => firstUnread(query))
       const plan = planRange(anchor, options.numBefore, options.numAfter, options.includeAnchor)
       const rows = matching(query, false)

@@ -99,7 +99,10 @@ const make = (sql: SqlClient.SqlClient): MessageSearch["Service"] => {
   })
 
   return {
-    fetchRange: Effect.fn("MessageSearch.fetchRange")(function*(query: SearchQuery, options: RangeOptions) {
+    // Every read's one call, inside the span of `Messages.fetch` (or of
+    // `MessageFlags`): untraced, as a span's stack capture costs more than
+    // the call's own work.
+    fetchRange: Effect.fnUntraced(function*(query: SearchQuery, options: RangeOptions) {
       const report: Report | undefined = query.reportAccessVersion === true ? { version: undefined } : undefined
       const anchor = options.anchor._tag === "first_unread"
         ? yield* firstUnread(query, report)
