@@ -70,9 +70,10 @@ export interface Options {
    */
   readonly seed?: boolean | undefined
   /**
-   * Whether the node:http shortcuts of `FastPaths.ts` answer their plain
-   * requests before the routes (default true; they count rate limits and
-   * log requests as the routes do). Tests turn them off to compare.
+   * Whether the shortcuts of `FastPaths.ts` (GET /users/me, GET /messages)
+   * answer their plain requests before the routes (default true; they count
+   * rate limits and log requests as the routes do). Tests turn them off to
+   * compare.
    */
   readonly fastPaths?: boolean | undefined
   /** Called once the server is serving, with its address (the workers of a cluster tell the primary). */
@@ -510,7 +511,7 @@ export const layer = (config: ServerConfig, options: Options = {}) =>
         const listeners = server.listeners("request") as Array<FastPaths.Handler>
         if (wrap !== undefined && listeners.length === 1) {
           const routesListener = listeners[0]!
-          const wrapped = wrap(routesListener)
+          const wrapped = wrap.node(routesListener)
           server.off("request", routesListener)
           server.on("request", wrapped)
           yield* Effect.addFinalizer(() =>

@@ -1,5 +1,6 @@
 /**
- * The node:http shortcut of GET /api/v1/users/me (src/FastPaths.ts):
+ * The shortcuts of GET /api/v1/users/me and GET /api/v1/messages
+ * (src/FastPaths.ts), in front of node:http and of a web handler:
  *
  * - on started servers, one with the shortcut and one without, seeded alike
  *   (test secrets, a frozen clock): every request, the plain success case
@@ -15,7 +16,9 @@
  * - on the shortcut alone, in front of a stand-in for the routes: it answers
  *   the plain case itself (counting it and logging it when asked) and hands
  *   every other request on untouched, uncounted and unlogged, a user over
- *   the limit too.
+ *   the limit too; in front of a web handler as well;
+ * - `Http.makeWebHandler` with them answers as without them, counting in
+ *   the routes' limiter.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Organizations } from "@teamchat/core/services/Organizations"
@@ -44,6 +47,7 @@ import type { AddressInfo } from "node:net"
 import * as net from "node:net"
 import type { ServerConfig } from "../src/Config.ts"
 import * as FastPaths from "../src/FastPaths.ts"
+import * as Http from "../src/Http.ts"
 import * as RateLimitMiddleware from "../src/middleware/RateLimit.ts"
 import * as Server from "../src/Server.ts"
 
@@ -199,7 +203,51 @@ const requests = (keys: { readonly iago: string; readonly hamlet: string; readon
     `content-type: application/x-www-form-urlencoded\r\ncontent-length: 5\r\n\r\nfoo=1`,
     `GET /api/v1/users/me HTTP/1.1\r\nhost: ${host}\r\nauthorization: ${iago}\r\n` +
     `transfer-encoding: chunked\r\n\r\n0\r\n\r\n`,
-    get(plain)
+    get(plain),
+    ...messagesRequests(keys)
+  ]
+}
+
+/** A page of Verona's messages, GET /messages's plain case. */
+const page = `/api/v1/messages?anchor=newest&num_before=5&num_after=0&narrow=${
+  encodeURIComponent(JSON.stringify([{ operator: "channel", operand: "Verona" }]))
+}`
+
+/** GET /messages: its plain cases (the shortcut's), then every case around them, which falls through. */
+const messagesRequests = (keys: Keys) => {
+  const iago = basic("iago@zulip.com", keys.iago)
+  const plain = { host, authorization: iago }
+  const range = "num_before=1&num_after=0"
+  return [
+    get(plain, page),
+    get(plain, "/api/v1/messages?anchor=newest&num_before=3&num_after=0"),
+    get(plain, "/api/v1/messages?anchor=oldest&num_before=0&num_after=2&apply_markdown=false&client_gravatar=false"),
+    get(plain, "/api/v1/messages?anchor=first_unread&num_before=1&num_after=1&include_anchor=true"),
+    get(plain, "/api/v1/messages?use_first_unread_anchor=true&anchor=0&num_before=1&num_after=1"),
+    get(plain, `/api/v1/messages?anchor=newest&${range}&narrow=%5B%5D&allow_empty_topic_name=true`),
+    // No query string, no anchor, bad values of each kind.
+    get(plain, "/api/v1/messages"),
+    get(plain, "/api/v1/messages?"),
+    get(plain, `/api/v1/messages?${range}`),
+    get(plain, `/api/v1/messages?anchor=banana&${range}`),
+    get(plain, "/api/v1/messages?anchor=newest&num_before=-1&num_after=0"),
+    get(plain, "/api/v1/messages?anchor=newest&num_before=x&num_after=0"),
+    get(plain, "/api/v1/messages?anchor=newest&num_before=5000&num_after=5000"),
+    get(plain, "/api/v1/messages?anchor=10&num_before=1&num_after=1&include_anchor=false"),
+    get(plain, `/api/v1/messages?anchor=newest&${range}&narrow=%5B`),
+    get(plain, `/api/v1/messages?anchor=newest&${range}&narrow=${encodeURIComponent("[{\"operator\":\"bogus\",\"operand\":1}]")}`),
+    get(plain, `/api/v1/messages?anchor=newest&${range}&apply_markdown=maybe`),
+    // A parameter the endpoint does not declare, a repeated one, a NUL byte.
+    get(plain, `/api/v1/messages?anchor=newest&${range}&unknown=1`),
+    get(plain, `/api/v1/messages?anchor=newest&anchor=oldest&${range}`),
+    get(plain, `/api/v1/messages?anchor=newest%00&${range}`),
+    // Other paths and methods, another organization's host, a deactivated account, no credentials.
+    get(plain, `/api/v1/messages/?anchor=newest&${range}`),
+    get(plain, page, "HEAD"),
+    get({ host: "127.0.0.1:9", authorization: iago }, page),
+    get({ host, authorization: basic("hamlet@zulip.com", keys.hamlet) }, page),
+    get({ host }, page),
+    get(plain, page)
   ]
 }
 
@@ -217,7 +265,12 @@ const fewRequests = (keys: Keys) => {
     get({ host, authorization: basic("iago@zulip.com", "a".repeat(32)) }),
     get({ host, authorization: basic("hamlet@zulip.com", keys.hamlet) }),
     get(plain, "/api/v1/users/me?unknown=1"),
-    get(plain)
+    get(plain),
+    get(plain, page),
+    get({ host, authorization: basic("hamlet@zulip.com", keys.hamlet) }, page),
+    get(plain, `${page}&unknown=1`),
+    get(plain, "/api/v1/messages?anchor=newest&num_before=1&num_after=0&narrow=%5B"),
+    get(plain, page)
   ]
 }
 
@@ -229,6 +282,23 @@ const setUp = (port: number) =>
     const iago = yield* devKey(port, "iago@zulip.com")
     const hamlet = yield* devKey(port, "hamlet@zulip.com")
     const bot = yield* devKey(port, "default-bot@zulip.com")
+    // Messages for GET /messages to read: to Verona, and to Hamlet.
+    const sends = [
+      { type: "stream", to: "Verona", topic: "shortcut", content: "**hello** 1" },
+      { type: "stream", to: "Verona", topic: "shortcut", content: "hello 2 @**King Hamlet**" },
+      { type: "stream", to: "Verona", topic: "other", content: "hello 3" },
+      { type: "direct", to: JSON.stringify([hamlet.user_id]), content: "hello Hamlet" }
+    ]
+    for (const form of sends) {
+      const sent = yield* Effect.promise(() =>
+        fetch(`http://127.0.0.1:${port}/api/v1/messages`, {
+          method: "POST",
+          headers: { host, authorization: basic("iago@zulip.com", iago.api_key) },
+          body: new URLSearchParams(form)
+        })
+      )
+      assert.strictEqual(sent.status, 200)
+    }
     const deactivate = yield* Effect.promise(() =>
       fetch(`http://127.0.0.1:${port}/api/v1/users/${hamlet.user_id}`, {
         method: "DELETE",
@@ -331,7 +401,7 @@ const sameLogLines = (servers: { readonly fast: Started; readonly routes: Starte
     return fast
   })
 
-describe("GET /users/me shortcut", () => {
+describe("GET /users/me and GET /messages shortcuts", () => {
   for (const variant of variants) {
     it.live(`answers every request with the very bytes of the routes, ${variant.name}`, () =>
       Effect.scoped(Effect.gen(function*() {
@@ -354,6 +424,9 @@ describe("GET /users/me shortcut", () => {
         assert.isTrue(fast.some((r) => r.startsWith("HTTP/1.1 401 ")))
         assert.isTrue(fast.some((r) => r.includes("\"code\":\"USER_DEACTIVATED\"")))
         assert.isTrue(fast.some((r) => r.includes("\"ignored_parameters_unsupported\":[\"unknown\"]")))
+        // GET /messages: a page of Verona's messages, and refusals.
+        assert.isTrue(fast.some((r) => r.startsWith("HTTP/1.1 200 ") && r.includes("\"display_recipient\":\"Verona\"")))
+        assert.isTrue(fast.some((r) => r.includes("\"msg\":\"narrow is not valid JSON\"")))
         if (variant.overrides.rateLimit !== undefined) assert.match(fast[0]!, /\r\nX-RateLimit-Remaining: \d+\r\n/i)
         else assert.notMatch(fast[0]!, /X-RateLimit/i)
         yield* sameLogLines(servers, variant.log)
@@ -362,7 +435,7 @@ describe("GET /users/me shortcut", () => {
 
   it.live("rate limiting on: the limit is reached at the same request, shortcut and routes counting together", () =>
     Effect.scoped(Effect.gen(function*() {
-      const servers = yield* memory(true, { logLevel: "Info", rateLimit: { requests: 6, windowSeconds: 60 } })
+      const servers = yield* memory(true, { logLevel: "Info", rateLimit: { requests: 10, windowSeconds: 60 } })
       const answers: Record<string, ReadonlyArray<string>> = {}
       for (const [name, { keys, port }] of Object.entries(servers)) {
         const plain = { host, authorization: basic("iago@zulip.com", keys.iago) }
@@ -382,7 +455,7 @@ describe("GET /users/me shortcut", () => {
       const [fast, routes] = [answers.fast!, answers.routes!]
       for (let i = 0; i < fast.length; i++) assert.strictEqual(fast[i], routes[i], `response ${i}`)
       // The counts in the window, request after request, are the remainders
-      // (one request before: Hamlet's deactivation by Iago).
+      // (five requests before: Iago's four sends and Hamlet's deactivation).
       assert.deepStrictEqual(
         fast.map((r) => [r.slice(0, 12), /x-ratelimit-remaining: (\d+)/i.exec(r)?.[1]]),
         [
@@ -428,10 +501,10 @@ describe("FastPaths.make", () => {
   })
 
   /** A server of the shortcut in front of a stand-in for the routes, which answers 599 and records what it got. */
-  const standIn = (wrap: FastPaths.Wrap) =>
+  const standIn = (shortcuts: FastPaths.Shortcuts) =>
     Effect.gen(function*() {
       const passed: Array<string> = []
-      const server = http.createServer(wrap((request, response) => {
+      const server = http.createServer(shortcuts.node((request, response) => {
         passed.push(`${request.method} ${request.url}`)
         response.writeHead(599)
         response.end("routes")
@@ -555,4 +628,103 @@ describe("FastPaths.make", () => {
       assert.deepStrictEqual(lines, [["Warn", ["rate limit not applied", "the test rate-limit store failed: down"]]])
     }).pipe(Effect.provide(Layer.mergeAll(limits, core, capture))))
   }, 60_000)
+  it.live("in front of a web handler: answers the plain cases itself and hands every other request on, untouched", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { hamlet, iago } = yield* seeded
+      const shortcuts = (yield* FastPaths.make({ log: false }))!
+      const passed: Array<Request> = []
+      const handler = shortcuts.web((request) => {
+        passed.push(request)
+        return Promise.resolve(new Response("routes", { status: 599 }))
+      })
+      const authorization = basic("iago@zulip.com", iago.api_key)
+      const call = (path: string, init: RequestInit = {}, headers: Record<string, string> = { authorization }) =>
+        Effect.promise(async () => {
+          const response = await handler(new Request(`${externalUrl}${path}`, { ...init, headers }))
+          return { status: response.status, headers: Object.fromEntries(response.headers), text: await response.text() }
+        })
+      const me = yield* call("/api/v1/users/me")
+      assert.strictEqual(me.status, 200)
+      assert.deepStrictEqual(me.headers, { "content-type": "application/json", "content-length": String(Buffer.byteLength(me.text)) })
+      assert.include(me.text, "\"full_name\":\"Iago\"")
+      const listed = yield* call("/api/v1/messages?anchor=newest&num_before=2&num_after=0")
+      assert.strictEqual(listed.status, 200, listed.text)
+      assert.strictEqual(JSON.parse(listed.text).result, "success")
+      // The host is the URL's when no Host header says otherwise.
+      assert.strictEqual((yield* call("/api/v1/users/me", {}, { authorization, host: "chat.example" })).status, 200)
+      assert.deepStrictEqual(passed, [])
+
+      const fallThrough: ReadonlyArray<readonly [string, RequestInit?, Record<string, string>?]> = [
+        ["/api/v1/users/me", {}, {}],
+        ["/api/v1/users/me", {}, { authorization: basic("hamlet@zulip.com", hamlet.api_key) }],
+        ["/api/v1/users/me", {}, { authorization, host: "lear.example" }],
+        ["/api/v1/users/me?a=b"],
+        ["/api/v1/users/me/"],
+        ["/api/v1/users/me", { method: "POST" }],
+        ["/api/v1/users/me", { method: "HEAD" }],
+        ["/api/v1/messages"],
+        ["/api/v1/messages?num_before=1&num_after=0"],
+        ["/api/v1/messages?anchor=banana&num_before=1&num_after=0"],
+        ["/api/v1/messages?anchor=newest&num_before=1&num_after=0&unknown=1"],
+        ["/api/v1/messages?anchor=newest&anchor=oldest&num_before=1&num_after=0"],
+        ["/api/v1/messages?anchor=newest&num_before=1&num_after=0&narrow=%5B"],
+        ["/api/v1/messages?anchor=newest&num_before=1&num_after=0", { method: "POST", body: "a=b" }]
+      ]
+      for (const [path, init, headers] of fallThrough) {
+        const answer = yield* call(path, init, headers)
+        assert.strictEqual(answer.status, 599, path)
+      }
+      assert.strictEqual(passed.length, fallThrough.length)
+      // Handed on untouched: the very request.
+      assert.strictEqual(new URL(passed[0]!.url).pathname, "/api/v1/users/me")
+    }).pipe(Effect.provide(Layer.merge(noLimits, core))))
+  , 60_000)
 })
+
+describe("Http.makeWebHandler with the shortcuts", () => {
+  it.live("answers as without them, counting in the routes' rate limiter", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const context = yield* Layer.build(Teamchat.layerMemory(Teamchat.layerSecretsTest))
+      yield* Effect.provideContext(Server.seedDemo(externalUrl, () => {}), context)
+      const options = { demo: true, rateLimit: { requests: 100, windowSeconds: 60 } } as const
+      const made = [
+        Http.makeWebHandler(Layer.succeedContext(context), options),
+        Http.makeWebHandler(Layer.succeedContext(context), { ...options, fastPaths: false })
+      ]
+      yield* Effect.addFinalizer(() => Effect.promise(() => Promise.all(made.map((m) => m.dispose()))))
+      const [fast, routes] = made.map(({ handler }) => (path: string, authorization?: string) =>
+        Effect.promise(async () => {
+          const response = await handler(new Request(`${externalUrl}${path}`, authorization === undefined ? {} : { headers: { authorization } }))
+          const headers = Object.fromEntries(response.headers)
+          // When the window ends: the same second for both, but for a tick of the clock between them.
+          delete headers["x-ratelimit-reset"]
+          return { status: response.status, headers, text: await response.text() }
+        })
+      )
+      const login = yield* Effect.promise(() =>
+        made[1]!.handler(new Request(`${externalUrl}/api/v1/dev_fetch_api_key`, {
+          method: "POST",
+          body: new URLSearchParams({ username: "iago@zulip.com" })
+        })).then((r) => r.json() as Promise<{ api_key: string }>)
+      )
+      const iago = basic("iago@zulip.com", login.api_key)
+      const paths = [
+        "/api/v1/users/me",
+        "/api/v1/users/me?client_gravatar=false",
+        "/api/v1/messages?anchor=newest&num_before=5&num_after=0",
+        "/api/v1/messages?anchor=newest&num_before=5&num_after=0&unknown=1",
+        "/api/v1/messages?anchor=banana&num_before=5&num_after=0",
+        "/api/v1/users/me"
+      ]
+      const remaining: Array<string | undefined> = []
+      for (const path of paths) {
+        const [a, b] = [yield* fast!(path, iago), yield* routes!(path, iago)]
+        assert.deepStrictEqual(a, b, path)
+        remaining.push(a.headers["x-ratelimit-remaining"])
+      }
+      // Answered by the shortcut and by the routes alike, one window (the routes' other handler counted its login).
+      assert.deepStrictEqual(remaining, ["99", "98", "97", "96", "95", "94"])
+      assert.deepStrictEqual((yield* fast!("/api/v1/users/me")).status, 401)
+    })), 60_000)
+})
+

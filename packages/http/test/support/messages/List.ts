@@ -4,12 +4,10 @@ import * as Effect from "effect/Effect"
 import type { Credentials, Reply } from "../Harness.ts"
 import { Server } from "../Harness.ts"
 import { channelId, userId } from "@teamchat/core/domain/Ids"
-import { ChannelRepo, RealmRepo, UserRepo } from "@teamchat/core/ports/Repositories"
-import { Channels } from "@teamchat/core/services/Channels"
-import { Users } from "@teamchat/core/services/Users"
+import { ChannelRepo, UserRepo } from "@teamchat/core/ports/Repositories"
 import type { User } from "@teamchat/core/domain/User"
 import type { Vitest } from "@effect/vitest"
-import { success, badRequest, badNarrow, invalidMessages, newestAnchor, person, as, channels, sent, getMessage, read, list, flags, expectReply, narrowOf } from "./fixtures.ts"
+import { success, badRequest, badNarrow, invalidMessages, newestAnchor, person, as, channels, sent, getMessage, read, list, flags, expectReply, narrowOf, ownChannel } from "./fixtures.ts"
 
 export const listTests = (it: Vitest.MethodsNonLive<Server>): void => {
   // -----------------------------------------------------------------------
@@ -431,19 +429,11 @@ export const listTests = (it: Vitest.MethodsNonLive<Server>): void => {
     Effect.gen(function*() {
       const server = yield* Server
       const iago = yield* as("admin")
-      // Its own channel and people: the server is shared with the other tests.
-      const made = yield* server.core(Effect.gen(function*() {
-        const realm = (yield* (yield* RealmRepo).findByStringId("zulip"))!
-        const users = yield* Users
-        const reader = yield* users.create(realm.id, { email: "fresh-reader@zulip.com", full_name: "Fresh Reader", role: 400 })
-        const leaver = yield* users.create(realm.id, { email: "fresh-leaver@zulip.com", full_name: "Fresh Leaver", role: 400 })
-        const channels = yield* Channels
-        const channel = yield* channels.create(realm.id, { name: "fresh access" })
-        yield* channels.subscribe(channel.id, [reader.id, leaver.id, userId(iago.userId)])
-        return { channel: channel.id, reader: reader.id, leaver: leaver.id }
-      }))
-      const reader = yield* server.login("fresh-reader@zulip.com")
-      const leaver = yield* server.login("fresh-leaver@zulip.com")
+      const own = yield* ownChannel(iago, [["fresh-reader@zulip.com", "Fresh Reader"], ["fresh-leaver@zulip.com", "Fresh Leaver"]], {
+        name: "fresh access"
+      })
+      const made = { channel: own.channel, reader: own.members[0].id, leaver: own.members[1].id }
+      const [reader, leaver] = [own.members[0].as, own.members[1].as]
       const id = yield* sent(iago, { type: "stream", to: String(made.channel), topic: "fresh", content: "fresh" })
       const narrow = narrowOf([{ operator: "channel", operand: made.channel }, { operator: "topic", operand: "fresh" }])
       const get = (who: Credentials) => list(who, { anchor: "newest", num_before: "10", num_after: "0", narrow })

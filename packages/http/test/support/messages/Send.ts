@@ -4,11 +4,9 @@ import * as Effect from "effect/Effect"
 import type { Credentials } from "../Harness.ts"
 import { accounts, Server } from "../Harness.ts"
 import { channelId, userId } from "@teamchat/core/domain/Ids"
-import { RealmRepo, SubscriptionRepo, UserRepo } from "@teamchat/core/ports/Repositories"
-import { Channels } from "@teamchat/core/services/Channels"
-import { Users } from "@teamchat/core/services/Users"
+import { SubscriptionRepo, UserRepo } from "@teamchat/core/ports/Repositories"
 import type { Vitest } from "@effect/vitest"
-import { success, badRequest, invalidMessages, bare, withoutFlags, mobileUserAgent, person, as, channels, tick, send, sent, getMessage, read, list, expectReply, register, channelMessage, directMessage, recipientOf, narrowOf, listedAlone } from "./fixtures.ts"
+import { success, badRequest, invalidMessages, bare, withoutFlags, mobileUserAgent, person, as, channels, tick, send, sent, getMessage, read, list, expectReply, register, channelMessage, directMessage, recipientOf, narrowOf, listedAlone, ownChannel } from "./fixtures.ts"
 
 export const sendTests = (it: Vitest.MethodsNonLive<Server>): void => {
   // -----------------------------------------------------------------------
@@ -463,23 +461,16 @@ export const sendTests = (it: Vitest.MethodsNonLive<Server>): void => {
       })
       assert.deepStrictEqual(mentioned.json.messages.map((m: { id: number }) => m.id), [mention])
     }))
+
   it.effect("POST /messages: the organization as it is at the send, after writes made outside the API (channel left, deactivation); a refused send writes nothing", () =>
     Effect.gen(function*() {
       const server = yield* Server
       const iago = yield* as("admin")
-      // Its own channel and people: the server is shared with the other tests.
-      const made = yield* server.core(Effect.gen(function*() {
-        const realm = (yield* (yield* RealmRepo).findByStringId("zulip"))!
-        const users = yield* Users
-        const writer = yield* users.create(realm.id, { email: "fresh-writer@zulip.com", full_name: "Fresh Writer", role: 400 })
-        const quitter = yield* users.create(realm.id, { email: "fresh-quitter@zulip.com", full_name: "Fresh Quitter", role: 400 })
-        const channels = yield* Channels
-        const channel = yield* channels.create(realm.id, { name: "fresh sends", invite_only: true })
-        yield* channels.subscribe(channel.id, [writer.id, quitter.id, userId(iago.userId)])
-        return { channel: channel.id, writer: writer.id, quitter: quitter.id }
-      }))
-      const writer = yield* server.login("fresh-writer@zulip.com")
-      const quitter = yield* server.login("fresh-quitter@zulip.com")
+      const made = yield* ownChannel(iago, [["fresh-writer@zulip.com", "Fresh Writer"], ["fresh-quitter@zulip.com", "Fresh Quitter"]], {
+        name: "fresh sends",
+        invite_only: true
+      })
+      const [writer, quitter] = [made.members[0].as, made.members[1].as]
       const form = (content: string) => ({ type: "stream", to: String(made.channel), topic: "fresh", content })
       // Both send once, so the server keeps its read of the organization.
       const first = yield* sent(writer, form("first"))
@@ -500,13 +491,13 @@ export const sendTests = (it: Vitest.MethodsNonLive<Server>): void => {
       // but the organization's access version tells the server.
       yield* server.core(Effect.gen(function*() {
         const subscriptions = yield* SubscriptionRepo
-        const row = (yield* subscriptions.find(userId(made.quitter), channelId(made.channel)))!
+        const row = (yield* subscriptions.find(userId(made.members[1].id), channelId(made.channel)))!
         yield* subscriptions.upsert({ ...row, active: false })
       }))
       expectReply(yield* send(quitter, form("after leaving")), 400, badRequest("Not authorized to send to channel 'fresh sends'"))
       yield* server.core(Effect.gen(function*() {
         const repo = yield* UserRepo
-        yield* repo.update({ ...(yield* repo.findById(userId(made.writer)))!, is_active: false })
+        yield* repo.update({ ...(yield* repo.findById(userId(made.members[0].id)))!, is_active: false })
       }))
       expectReply(yield* send(writer, form("after deactivation")), 401, { result: "error", msg: "Account is deactivated", code: "USER_DEACTIVATED" })
       // Neither refused send left a message behind.

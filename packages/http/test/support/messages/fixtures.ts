@@ -7,6 +7,11 @@ import { assert } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type { Credentials, Reply } from "../Harness.ts"
 import { accounts, Server } from "../Harness.ts"
+import { userId } from "@teamchat/core/domain/Ids"
+import type { UserId } from "@teamchat/core/domain/Ids"
+import { RealmRepo } from "@teamchat/core/ports/Repositories"
+import { Channels } from "@teamchat/core/services/Channels"
+import { Users } from "@teamchat/core/services/Users"
 
 export const success = (data: object = {}) => ({ result: "success", msg: "", ...data })
 export const badRequest = (msg: string, extra: object = {}) => ({ result: "error", msg, code: "BAD_REQUEST", ...extra })
@@ -260,3 +265,30 @@ export const setMuted = (who: Credentials, channelId: number, muted: boolean) =>
     })
     expectReply(reply, 200, success())
   })
+
+/**
+ * Two members and a channel of a test's own, made through the core (the
+ * server is shared with the other tests), the members and `iago`
+ * subscribed: the channel's id, and each member's id and credentials.
+ */
+export const ownChannel = (
+  iago: Credentials & { readonly userId: number },
+  members: readonly [readonly [email: string, fullName: string], readonly [email: string, fullName: string]],
+  channel: { readonly name: string; readonly invite_only?: boolean }
+) =>
+  Effect.gen(function*() {
+    const server = yield* Server
+    const made = yield* server.core(Effect.gen(function*() {
+      const realm = (yield* (yield* RealmRepo).findByStringId("zulip"))!
+      const users = yield* Users
+      const ids: Array<UserId> = []
+      for (const [email, full_name] of members) ids.push((yield* users.create(realm.id, { email, full_name, role: 400 })).id)
+      const channels = yield* Channels
+      const created = yield* channels.create(realm.id, channel)
+      yield* channels.subscribe(created.id, [...ids, userId(iago.userId)])
+      return { channel: created.id, ids }
+    }))
+    const [first, second] = [yield* server.login(members[0][0]), yield* server.login(members[1][0])]
+    return { channel: made.channel, members: [{ id: made.ids[0]!, as: first }, { id: made.ids[1]!, as: second }] as const }
+  })
+
