@@ -587,43 +587,35 @@ const makeMessages = Effect.gen(function*() {
    * is read before any transaction begins: nothing is written before the
    * read, so inside it would be no fresher, and outside one an unchanged
    * organization costs no query on PGlite (`AccessCache`).
+   *
+   * `unchecked`: authenticated from a kept read nobody checked
+   * (`Principal.access.unverified`, POST /messages on PostgreSQL). The send
+   * is checked against that read and written by one statement that also
+   * checks the organization's access version is still the read's, so it
+   * costs no statement of its own for the version; `StaleAccess` when it
+   * moved (nothing written), also for a refusal the stale read may have
+   * caused. A channel's first message also updates the channel, in a
+   * transaction: the version is read first, as a checked send reads it.
    */
-  const sendOne = Effect.fnUntraced(function*(item: BatchItem) {
-    const ctx = yield* contextOf(item.principal)
-    const validated = yield* validateIn(ctx, item.principal, item.request, item.options)
-    const one = { validated, request: item.request, options: item.options }
-    const message = writesAlone(ctx, validated)
-      // Checked before: no version given, so the write never finds it moved.
-      ? yield* writeOne(ctx, one).pipe(Effect.catchTag("StaleAccess", Effect.die))
-      : (yield* tx.withTransaction(write(ctx, [one])))[0]!
-    return { id: message.id, message }
-  })
-
-  /**
-   * A send by a principal authenticated from a kept read nobody checked
-   * (`Principal.access.unverified`, POST /messages on PostgreSQL): checked
-   * against that read and written by one statement that also checks the
-   * organization's access version is still the read's, so the send costs
-   * no statement of its own for the version. `StaleAccess` when it moved
-   * (nothing written), also for a refusal the stale read may have caused.
-   */
-  const sendUnchecked = Effect.fnUntraced(function*(item: BatchItem, unchecked: NonNullable<Principal["access"]>) {
+  const sendWithAccess = Effect.fnUntraced(function*(item: BatchItem, unchecked: NonNullable<Principal["access"]> | undefined) {
     const realmId = item.principal.realm.id
-    const ctx = unchecked.value as AccessContext
-    const validated = yield* validateIn(ctx, item.principal, item.request, item.options).pipe(
+    const ctx = unchecked === undefined ? yield* contextOf(item.principal) : unchecked.value as AccessContext
+    const checks = validateIn(ctx, item.principal, item.request, item.options)
+    const validated = unchecked === undefined ? yield* checks : yield* checks.pipe(
       Effect.catch((error) => Effect.andThen(checkVersion(realmId, unchecked.version, undefined), Effect.fail(error)))
     )
     const one = { validated, request: item.request, options: item.options }
     if (writesAlone(ctx, validated)) {
-      const message = yield* writeOne(ctx, one, unchecked.version)
+      const message = yield* writeOne(ctx, one, unchecked?.version)
       return { id: message.id, message }
     }
-    // A channel's first message also updates the channel, in a transaction:
-    // the version is read first, as a checked send reads it.
-    yield* checkVersion(realmId, unchecked.version, undefined)
+    if (unchecked !== undefined) yield* checkVersion(realmId, unchecked.version, undefined)
     const message = (yield* tx.withTransaction(write(ctx, [one])))[0]!
     return { id: message.id, message }
   })
+
+  // A checked principal never meets a moved version here.
+  const sendOne = (item: BatchItem) => sendWithAccess(item, undefined).pipe(Effect.catchTag("StaleAccess", Effect.die))
 
   const sendMany = Effect.fn("Messages.sendMany")(function*(items: ReadonlyArray<BatchItem>) {
     if (items.length === 1) return [yield* Effect.result(sendOne(items[0]!))]
@@ -664,7 +656,7 @@ const makeMessages = Effect.gen(function*() {
   const sendDeferred = Effect.fn("Messages.send")(function*(principal: Principal, request: SendRequest, options?: SendOptions) {
     const access = principal.access
     return access?.unverified === true
-      ? yield* sendUnchecked({ principal, request, options }, access)
+      ? yield* sendWithAccess({ principal, request, options }, access)
       : yield* sendOne({ principal, request, options })
   })
 
