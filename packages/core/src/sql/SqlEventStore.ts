@@ -258,18 +258,20 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
         }::jsonb) WITH ORDINALITY AS e(v, n)
             ORDER BY e.n
           )`
+      // INSERT … SELECT, so that `ok` can gate it (the columns' types still
+      // type the parameters, as for VALUES).
       const columns = messageColumns(row)
-      const inserted = accessVersion === undefined
-        ? sql`INSERT INTO messages ${sql.insert(columns)} RETURNING id`
-        : sql`INSERT INTO messages (${sql.literal(messageColumnNames.join(", "))})
-            SELECT ${sql.join(", ", false)(messageColumnNames.map((name) => sql`${columns[name]}`))} FROM ok RETURNING id`
       return sql<{ id: unknown }>`
         WITH ${
         accessVersion === undefined
           ? sql.literal("")
           : sql`ok AS (SELECT 1 FROM access_versions WHERE realm_id = ${realmId} AND version = ${accessVersion}),`
       }
-        m AS (${inserted}),
+        m AS (
+          INSERT INTO messages (${sql.literal(messageColumnNames.join(", "))})
+          SELECT ${sql.join(", ", false)(messageColumnNames.map((name) => sql`${columns[name]}`))}${sql.literal(ok)}
+          RETURNING id
+        ),
         r AS (
           INSERT INTO user_messages (user_id, message_id, flags)
           SELECT r.u, m.id, r.f FROM m, unnest(${intArray(recipients.map((r) => r.user_id))}::bigint[],
