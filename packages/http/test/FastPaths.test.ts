@@ -531,7 +531,8 @@ describe("FastPaths.make", () => {
         get(plain),
         get({ authorization: plain.authorization }, "/api/v1/users/me", "GET", "1.0"),
         get({ ...plain, host: "127.0.0.1:1" }),
-        get({ ...plain, host: "CHAT.EXAMPLE" })
+        get({ ...plain, host: "CHAT.EXAMPLE" }),
+        get(plain, "/api/v1/messages?anchor=newest&num_before=2&num_after=0")
       ]) {
         assert.strictEqual(yield* status(request), "200", request)
       }
@@ -551,6 +552,10 @@ describe("FastPaths.make", () => {
         get(plain, "/api/v1/users/me", "HEAD"),
         get(plain, "/api/v1/users/me", "POST"),
         get({ ...plain, "content-length": "0" }),
+        get(plain, "/api/v1/messages"),
+        get(plain, "/api/v1/messages?anchor=newest&num_before=2&num_after=0&unknown=1"),
+        get(plain, "/api/v1/messages?anchor=banana&num_before=2&num_after=0"),
+        get({ host, authorization: basic("hamlet@zulip.com", hamlet.api_key) }, "/api/v1/messages?anchor=newest&num_before=2&num_after=0"),
         `GET /api/v1/users/me HTTP/1.1\r\nhost: ${host}\r\nauthorization: ${plain.authorization}\r\n` +
         `transfer-encoding: chunked\r\n\r\n0\r\n\r\n`
       ]

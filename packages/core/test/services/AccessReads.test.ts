@@ -133,6 +133,7 @@ for (const [name, make] of Object.entries(backends)) {
             assert.deepStrictEqual(result._tag === "Success" ? result.success.messages.map((m) => m.display_recipient) : [], ["deferred, renamed"])
           }
         }))
+
       it.effect("a POST /messages authenticated with the check deferred checks the version in its write, and writes nothing when it moved", () =>
         Effect.gen(function*() {
           const org = yield* makeOrg

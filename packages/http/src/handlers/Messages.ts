@@ -53,14 +53,15 @@ const sendTarget = (type: string, text: string) => {
     : target(value, "to")
 }
 
+/** The core's `StaleAccess`, by its tag. */
+type Stale = { readonly _tag: "StaleAccess" }
+
 /**
  * `deferred` for a principal that may come from a kept read the core checks
  * itself, in the same statement as its work (one statement fewer); when that
  * read was stale (`StaleAccess`, nothing written), the request is
  * authenticated again, with the check, and `checked` answers it afresh.
  */
-type Stale = { readonly _tag: "StaleAccess" }
-
 const withCheckedRetry = <A, E, R>(
   deferred: Effect.Effect<A, E, R>,
   checked: (principal: Principal.Principal) => Effect.Effect<A, Exclude<E, Stale>, R>,
