@@ -5,7 +5,8 @@
  * only when no server answers).
  *
  * - send: POST /messages to a channel with 100 subscribers through the whole
- *   API (auth, parsing, permissions, rendering, flags, events), p50 and p99,
+ *   API (the web handler with its shortcuts, as an embedder gets it: auth,
+ *   parsing, permissions, rendering, flags, events), p50 and p99,
  *   next to inserting the same message and its 100 rows with two plain SQL
  *   statements in one transaction on the same database. The two alternate,
  *   one of each in turn, so neither gets a quieter stretch of the machine or

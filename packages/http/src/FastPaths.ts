@@ -1,22 +1,27 @@
 /**
- * Shortcuts for the hottest authenticated reads, in their plain success
- * case only: GET /api/v1/users/me (the exact path, no query string) and GET
- * /api/v1/messages (a query string of the endpoint's own parameters). Each
- * goes in front of the routes twice over: of their node:http listener
- * (`Server.ts`) and of their web handler (`Http.makeWebHandler`).
+ * Shortcuts for the hottest authenticated requests, in their plain success
+ * case only: GET /api/v1/users/me (the exact path, no query string), GET
+ * /api/v1/messages (a query string of the endpoint's own parameters) and
+ * POST /api/v1/messages (a form body of the endpoint's own parameters, no
+ * query string). Each goes in front of the routes twice over: of their
+ * node:http listener (`Server.ts`) and of their web handler
+ * (`Http.makeWebHandler`).
  *
  * Why the routes are bypassed: every request through effect's HttpRouter
  * and HttpApi (router, request wrapping, the middleware chain, decoding,
  * the response adapter, a fiber of its own) costs the server about twice
  * the CPU time node:http itself spends on the request (profiled: about
  * 0.1 ms a request, half of it HttpApi's; for a page of 50 messages on
- * PostgreSQL more than the core's own work beside its SQL). Clients poll
- * both endpoints. Here the request is answered with the core's own calls
+ * PostgreSQL more than the core's own work beside its SQL; for a send on
+ * PostgreSQL, with its body read through web streams, more than the
+ * core's send beside its statement). Clients poll the reads; the send is
+ * the busiest write. Here the request is answered with the core's own calls
  * (`Authentication.basic`, the host check of the authentication
  * middleware, `Users.me`; for GET /messages the endpoint's own query
- * schema, `Messages.fetchRequest` of its handler and `Messages.fetchDeferred`)
- * and the JSON text `Envelope.respond` writes, with the status and headers
- * the routes send for it, byte for byte.
+ * schema, `Messages.fetchRequest` of its handler and `Messages.fetchDeferred`;
+ * for POST /messages its schema, `Messages.sendRequest` of its handler and
+ * `Messages.sendDeferred`) and the JSON text `Envelope.respond` writes,
+ * with the status and headers the routes send for it, byte for byte.
  *
  * What the routes' middleware does to such a request is done here by the
  * same code: the per-user rate limit counts the request in the routes' own
@@ -26,9 +31,11 @@
  * routes); the request log gets the line `RequestLog.logRequest` writes for
  * the routes, its duration from the listener's call to the answer.
  *
- * Anything but the plain case falls through to the routes, untouched:
- * another method or path (a trailing slash; for GET /users/me any query
- * string), a request body, a parameter GET /messages does not declare (the
+ * Anything but the plain case falls through to the routes, untouched (a
+ * send whose body was read, with that body): another method or path (a
+ * trailing slash; for GET /users/me any query string), a request body on a
+ * GET; on a POST a query string, another body type, a chunked body or one
+ * larger than the routes take; a parameter the endpoint does not declare (the
  * answer would name it in `ignored_parameters_unsupported`), a repeated or
  * refused one (`Params.checkText`), one its schema does not decode, no or
  * unparsable credentials, any failure of the core (unknown key, deactivated
@@ -39,7 +46,9 @@
  * text is ready: a request that falls through before is counted by the
  * routes alone, and one over the limit was not counted (a refused request
  * does not count), so the routes' count refuses it again (or, had the
- * window moved meanwhile, counts it once).
+ * window moved meanwhile, counts it once). A send is the exception (see
+ * `send` below): it is counted first, as by the routes, and a send that
+ * falls through, having written nothing, has its count taken back.
  *
  * @since 0.1.0
  */
@@ -52,7 +61,8 @@ import type * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as Schema from "effect/Schema"
-import type { IncomingMessage, ServerResponse } from "node:http"
+import { IncomingMessage } from "node:http"
+import type { ServerResponse } from "node:http"
 import { Api } from "./api/Api.ts"
 import * as MessagesHandlers from "./handlers/Messages.ts"
 import type { HttpOptions } from "./internal/Config.ts"
@@ -88,6 +98,7 @@ export class FastPaths extends Context.Service<FastPaths, Shortcuts | undefined>
 const mePath = "/api/v1/users/me"
 const messagesPath = "/api/v1/messages"
 const listEndpoint = Api.groups.messages.endpoints.list
+const sendEndpoint = Api.groups.messages.endpoints.send
 
 /** A shortcut's answer: the body, and the rate limit decision whose headers it carries. */
 interface Answer {
@@ -110,12 +121,12 @@ const answerHeaders = ({ body, decision }: Answer): Record<string, string> => {
 }
 
 /**
- * GET /messages's parameters from its query string (`search`, without
- * "?"), as the routes merge them (`RequestParams`); `undefined` for any the
- * shortcut leaves to the routes: one the endpoint does not declare, a
+ * An endpoint's parameters from its query string (`search`, without "?") or
+ * form body, as the routes merge them (`RequestParams`); `undefined` for any
+ * the shortcut leaves to the routes: one the endpoint does not declare, a
  * repeated one, one `Params.checkText` refuses.
  */
-const listParameters = (search: string, declared: ReadonlySet<string>): Record<string, string> | undefined => {
+const formParameters = (search: string, declared: ReadonlySet<string>): Record<string, string> | undefined => {
   const parameters: Record<string, string> = Object.create(null)
   for (const [name, value] of new URLSearchParams(search)) {
     if (!declared.has(name) || name in parameters) return undefined
@@ -125,9 +136,74 @@ const listParameters = (search: string, declared: ReadonlySet<string>): Record<s
   return parameters
 }
 
+/** A form body's text, as the routes decode it (effect's `urlParamsBody`). */
+const bodyDecoder = new TextDecoder("utf-8", { ignoreBOM: true })
+
+/** POST /messages's parameters from its form body; `undefined` as for `formParameters`. */
+const bodyParameters = (body: Uint8Array, declared: ReadonlySet<string>) =>
+  // A leading "?" is a parameter's, not a query string's mark (as for the routes).
+  formParameters(bodyDecoder.decode(body).replace(/^\?/, "%3F"), declared)
+
+/** A header's media type, as `RequestParams` reads it. */
+const mediaType = (contentType: string | null | undefined) => (contentType ?? "").split(";")[0]!.trim().toLowerCase()
+
+/**
+ * A node:http request with `body` read in full already: the request as the
+ * routes' listener would have received it, for a request whose body the
+ * shortcut read and then handed on. Same socket, method, URL and headers.
+ */
+const replayed = (request: IncomingMessage, body: Uint8Array): IncomingMessage => {
+  const copy = new IncomingMessage(request.socket)
+  copy.method = request.method!
+  copy.url = request.url!
+  copy.httpVersion = request.httpVersion
+  copy.httpVersionMajor = request.httpVersionMajor
+  copy.httpVersionMinor = request.httpVersionMinor
+  copy.headers = request.headers
+  copy.rawHeaders = request.rawHeaders
+  copy.push(body)
+  copy.push(null)
+  // Read from the connection in full: nothing of it left to drain.
+  copy.complete = true
+  return copy
+}
+
+/**
+ * A web request's body, at most `max` bytes of it: the bytes, or, past
+ * `max`, the body to hand on (what was read, then the rest, unread).
+ */
+const readWebBody = async (
+  body: ReadableStream<Uint8Array>,
+  max: number
+): Promise<{ readonly bytes: Uint8Array } | { readonly rest: ReadableStream<Uint8Array> }> => {
+  const reader = body.getReader()
+  const chunks: Array<Uint8Array> = []
+  let size = 0
+  while (true) {
+    const { done, value } = await reader.read()
+    if (done) return { bytes: Buffer.concat(chunks, size) }
+    chunks.push(value)
+    size += value.byteLength
+    if (size > max) {
+      return {
+        rest: new ReadableStream<Uint8Array>({
+          pull: async (controller) => {
+            const chunk = chunks.shift()
+            if (chunk !== undefined) return controller.enqueue(chunk)
+            const next = await reader.read()
+            if (next.done) controller.close()
+            else controller.enqueue(next.value)
+          },
+          cancel: (reason) => reader.cancel(reason)
+        })
+      }
+    }
+  }
+}
+
 /** @category constructors */
 export const make = (
-  options: Pick<HttpOptions, "log">
+  options: Pick<HttpOptions, "log" | "maxBodyBytes">
 ): Effect.Effect<
   Shortcuts | undefined,
   never,
@@ -142,11 +218,26 @@ export const make = (
     const meText = Envelope.successText(Api.groups.users.endpoints.me)
     const listText = Envelope.successText(listEndpoint)
     if (meText === undefined || listText === undefined) return undefined
+    const sendText = Envelope.successText(sendEndpoint)
+    if (sendText === undefined) return undefined
     const declared = IgnoredParameters.declaredNames(listEndpoint)
     const decodeList = Schema.decodeUnknownEffect(listEndpoint.query as HttpApiEndpoint.Query<typeof listEndpoint>)
+    const sendDeclared = IgnoredParameters.declaredNames(sendEndpoint)
+    const decodeSend = Schema.decodeUnknownEffect(sendEndpoint.query as HttpApiEndpoint.Query<typeof sendEndpoint>)
     const log = options.log === true
+    const maxBodyBytes = options.maxBodyBytes
     // The services of the build (logger, clock...), as the routes' fibers have them.
     const run = Effect.runForkWith(yield* Effect.context<never>())
+
+    /** `answer`, logged as the routes would. */
+    const logged = (answer: Answer, principal: Principal.Principal, method: string, path: string, start: number) =>
+      log
+        ? Effect.flatMap(Clock.currentTimeMillis, (end) =>
+          Effect.as(
+            RequestLog.logRequest({ method, url: path, status: 200, durationMs: end - start, userId: principal.user.id }),
+            answer
+          ))
+        : Effect.succeed(answer)
 
     /** The answer with `body`, counted and logged as the routes would; `undefined` when over the limit. */
     const answered = (principal: Principal.Principal, body: string | undefined, path: string, start: number) => {
@@ -155,13 +246,7 @@ export const make = (
       const counted = limiter.limitsUsers ? limiter.countUser(principal.user.id) : Effect.undefined
       return Effect.flatMap(counted, (decision): Effect.Effect<Answer | undefined> => {
         if (decision?.limited === true) return Effect.undefined
-        const answer: Answer = { body, decision }
-        if (!log) return Effect.succeed(answer)
-        return Effect.flatMap(Clock.currentTimeMillis, (end) =>
-          Effect.as(
-            RequestLog.logRequest({ method: "GET", url: path, status: 200, durationMs: end - start, userId: principal.user.id }),
-            answer
-          ))
+        return logged({ body, decision }, principal, "GET", path, start)
       })
     }
 
@@ -193,7 +278,62 @@ export const make = (
         )
       )
 
+    // POST /messages: a send writes, so what a send falls through with must
+    // not have written anything (the routes send it afresh). It is counted
+    // before the send, as the routes count before their handler, and a send
+    // that fails (written nothing: the core's send is one transaction) has
+    // its count taken back before the routes count it again. The success
+    // text of `{id}` cannot fail to be written; the send is the last step
+    // that can fail.
+    const send = (
+      parameters: Record<string, string>,
+      credentials: AuthenticationMiddleware.Credentials,
+      host: string | undefined,
+      userAgent: string | undefined,
+      start: number
+    ) =>
+      decodeSend(parameters).pipe(
+        Effect.flatMap(MessagesHandlers.sendRequest),
+        Effect.flatMap((request) =>
+          core.basic(credentials.email, credentials.apiKey, { deferAccessCheck: true }).pipe(
+            Effect.flatMap(atHome(host)),
+            Effect.flatMap((principal) => {
+              const counted = limiter.limitsUsers ? limiter.countUserUndoably(principal.user.id) : Effect.undefined
+              return Effect.flatMap(counted, (count): Effect.Effect<Answer | undefined> => {
+                if (count?.decision.limited === true) return Effect.undefined
+                return Effect.matchCauseEffect(
+                  messages.sendDeferred(principal, request, { client: Messages.clientName(userAgent) }),
+                  {
+                    onFailure: () => count === undefined ? Effect.undefined : Effect.as(count.undo, undefined),
+                    onSuccess: ({ id }) =>
+                      logged({ body: sendText(Envelope.envelope({ id }, []))!, decision: count?.decision }, principal, "POST", messagesPath, start)
+                  }
+                )
+              })
+            })
+          )
+        )
+      )
+
     const started = log ? Clock.currentTimeMillis : Effect.succeed(0)
+    // A send's start, taken when the listener is called (before its body is read), as the routes' log does.
+    const clock = yield* Clock.Clock
+    const startNow = () => (log ? clock.currentTimeMillisUnsafe() : 0)
+
+    /**
+     * Whether a POST is the send shortcut's (before its body is read): the
+     * exact path, no query string, a form body no larger than the routes
+     * take, parsable credentials; `undefined` when it is not.
+     */
+    const sendShortcut = (
+      url: string,
+      contentType: string | null | undefined,
+      authorization: string | null | undefined
+    ): AuthenticationMiddleware.Credentials | undefined => {
+      if (url !== messagesPath || mediaType(contentType) !== "application/x-www-form-urlencoded") return undefined
+      const credentials = AuthenticationMiddleware.parseAuthorization(authorization ?? undefined)
+      return credentials !== undefined && AuthenticationMiddleware.isCredentials(credentials) ? credentials : undefined
+    }
 
     /**
      * The shortcut's work for a request (`path` and `search` as sent, the
@@ -211,7 +351,7 @@ export const make = (
       if (method !== "GET" || hasBody) return undefined
       let parameters: Record<string, string> | undefined
       if (path === messagesPath && search !== undefined) {
-        parameters = listParameters(search, declared)
+        parameters = formParameters(search, declared)
         if (parameters === undefined) return undefined
       } else if (path !== mePath || search !== undefined) {
         return undefined
@@ -237,7 +377,41 @@ export const make = (
       fiber.addObserver(done)
     }
 
+    /**
+     * POST /messages on node:http: a body of a declared length (not chunked,
+     * no `Expect: 100-continue`, which the routes answer), read in full,
+     * then sent or handed on with the body (`replayed`). A request whose
+     * body never arrives in full (the client went away) is dropped with its
+     * connection.
+     */
+    const nodeSend = (request: IncomingMessage, response: ServerResponse, next: Handler) => {
+      const headers = request.headers
+      const length = headers["content-length"]
+      const credentials = request.httpVersionMajor !== 1 || headers["transfer-encoding"] !== undefined ||
+          headers.expect !== undefined || length === undefined || !/^\d{1,9}$/.test(length) || Number(length) > maxBodyBytes
+        ? undefined
+        : sendShortcut(request.url ?? "", headers["content-type"], headers.authorization)
+      if (credentials === undefined) return next(request, response)
+      const start = startNow()
+      const chunks: Array<Buffer> = []
+      request.on("data", (chunk: Buffer) => chunks.push(chunk))
+      request.once("error", () => response.destroy())
+      request.once("end", () => {
+        const body = Buffer.concat(chunks)
+        const handOn = () => next(replayed(request, body), response)
+        const parameters = bodyParameters(body, sendDeclared)
+        if (parameters === undefined) return handOn()
+        const host = RealmResolution.hostOf(headers.host, request.url ?? "")
+        settle(send(parameters, credentials, host, headers["user-agent"], start), (answer) => {
+          if (response.destroyed) return
+          response.writeHead(200, answerHeaders(answer))
+          response.end(answer.body)
+        }, handOn)
+      })
+    }
+
     const node = (next: Handler): Handler => (request, response) => {
+      if (request.method === "POST") return nodeSend(request, response, next)
       const headers = request.headers
       const url = request.url ?? ""
       const mark = url.indexOf("?")
@@ -258,7 +432,40 @@ export const make = (
       }, () => next(request, response))
     }
 
+    /** POST /messages in front of a web handler: as `nodeSend`, the body read up to the routes' limit. */
+    const webSend = async (request: Request, next: WebHandler): Promise<Response> => {
+      const headers = request.headers
+      const url = new URL(request.url)
+      const length = Number(headers.get("content-length") ?? 0)
+      const credentials = url.search !== "" || !(length <= maxBodyBytes)
+        ? undefined
+        : sendShortcut(url.pathname, headers.get("content-type"), headers.get("authorization"))
+      if (credentials === undefined || request.body === null) return next(request)
+      const start = startNow()
+      const read = await readWebBody(request.body, maxBodyBytes)
+      const handOn = () =>
+        next(new Request(request.url, {
+          method: "POST",
+          headers,
+          body: "bytes" in read ? read.bytes : read.rest,
+          signal: request.signal,
+          ...("bytes" in read ? {} : { duplex: "half" })
+        } as RequestInit))
+      if (!("bytes" in read)) return handOn()
+      const parameters = bodyParameters(read.bytes, sendDeclared)
+      if (parameters === undefined) return handOn()
+      const host = RealmResolution.hostOf(headers.get("host") ?? undefined, request.url)
+      return new Promise((resolve) =>
+        settle(
+          send(parameters, credentials, host, headers.get("user-agent") ?? undefined, start),
+          (answer) => resolve(new Response(answer.body, { status: 200, headers: answerHeaders(answer) })),
+          () => resolve(handOn())
+        )
+      )
+    }
+
     const web = (next: WebHandler): WebHandler => (request) => {
+      if (request.method === "POST") return webSend(request, next)
       if (request.method !== "GET" || request.body !== null) return next(request)
       const url = new URL(request.url)
       const headers = request.headers
@@ -286,7 +493,7 @@ export const make = (
 
 /** @category layers */
 export const layer = (
-  options: Pick<HttpOptions, "log">
+  options: Pick<HttpOptions, "log" | "maxBodyBytes">
 ): Layer.Layer<
   FastPaths,
   never,

@@ -143,6 +143,13 @@ const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${k
 const get = (headers: Record<string, string>, path = "/api/v1/users/me", method = "GET", version = "1.1") =>
   `${method} ${path} HTTP/${version}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("")}\r\n`
 
+/** A form POST of `body` (a form's text, sent as is) with `headers`, its length declared. */
+const post = (headers: Record<string, string>, body: string, path = "/api/v1/messages", type = "application/x-www-form-urlencoded") =>
+  get({ ...headers, "content-type": type, "content-length": String(Buffer.byteLength(body)) }, path, "POST") + body
+
+/** A form's text. */
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString()
+
 const devKey = (port: number, email: string) =>
   Effect.promise(() =>
     fetch(`http://127.0.0.1:${port}/api/v1/dev_fetch_api_key`, {
@@ -247,7 +254,57 @@ const messagesRequests = (keys: Keys) => {
     get({ host: "127.0.0.1:9", authorization: iago }, page),
     get({ host, authorization: basic("hamlet@zulip.com", keys.hamlet) }, page),
     get({ host }, page),
-    get(plain, page)
+    get(plain, page),
+    ...sendRequests(keys)
+  ]
+}
+
+/** The newest messages, to see what the sends before wrote (each once). */
+const newest = "/api/v1/messages?anchor=newest&num_before=30&num_after=0"
+
+/** POST /messages: its plain cases (the shortcut's), then every case around them, which falls through. */
+const sendRequests = (keys: Keys) => {
+  const iago = basic("iago@zulip.com", keys.iago)
+  const plain = { host, authorization: iago }
+  const verona = { type: "stream", to: "Verona", topic: "sends", content: "plain **send**" }
+  return [
+    post(plain, form(verona)),
+    post({ ...plain, "user-agent": "ZulipMobile/27.1 (Android 14)" }, form({ ...verona, content: "from the app" })),
+    post(plain, form({ type: "channel", to: "\"Verona\"", subject: "old name", content: "subject" })),
+    post(plain, form({ type: "direct", to: "[\"cordelia@zulip.com\"]", content: "to Cordelia" })),
+    post(plain, form({ type: "private", to: "othello@zulip.com,cordelia@zulip.com", content: "group" })),
+    post({ host, authorization: basic("default-bot@zulip.com", keys.bot) }, form({ ...verona, content: "a bot's" })),
+    post({ ...plain, "content-type": "application/x-www-form-urlencoded; charset=UTF-8" }, form({ ...verona, content: "charset" })),
+    // Refused by the core, by the parameters' schemas, by the parsing of the form.
+    post(plain, form({ ...verona, to: "No such channel" })),
+    post(plain, form({ ...verona, subject: "both" })),
+    post(plain, form({ ...verona, to: "1.5" })),
+    post(plain, form({ ...verona, type: "bogus" })),
+    post(plain, form({ type: "stream", to: "Verona", topic: "sends" })),
+    post(plain, form({ ...verona, content: "" })),
+    post(plain, form({ ...verona, content: "x".repeat(10_001) })),
+    post(plain, ""),
+    // An undeclared parameter (the answer names it), a repeated one, a NUL byte, a leading "?".
+    post(plain, `${form(verona)}&unknown=1`),
+    post(plain, `${form(verona)}&topic=again`),
+    post(plain, `${form(verona)}&queue_id=%00`),
+    post(plain, `?${form(verona)}`),
+    // Parameters in the query string too, or only there; other bodies.
+    post(plain, form(verona), "/api/v1/messages?read_by_sender=true"),
+    post(plain, "", `/api/v1/messages?${form(verona)}`),
+    post(plain, JSON.stringify(verona), "/api/v1/messages", "application/json"),
+    post(plain, form(verona), "/api/v1/messages", "text/plain"),
+    `POST /api/v1/messages HTTP/1.1\r\nhost: ${host}\r\nauthorization: ${iago}\r\n` +
+    `content-type: application/x-www-form-urlencoded\r\ntransfer-encoding: chunked\r\n\r\n` +
+    `${form(verona).length.toString(16)}\r\n${form(verona)}\r\n0\r\n\r\n`,
+    // Other paths, credentials and hosts; a deactivated account.
+    post(plain, form(verona), "/api/v1/messages/"),
+    post({ host }, form(verona)),
+    post({ host, authorization: basic("iago@zulip.com", "a".repeat(32)) }, form(verona)),
+    post({ host: "127.0.0.1:9", authorization: iago }, form(verona)),
+    post({ host, authorization: basic("hamlet@zulip.com", keys.hamlet) }, form(verona)),
+    post(plain, form({ ...verona, content: "last" })),
+    get(plain, newest)
   ]
 }
 
@@ -270,7 +327,12 @@ const fewRequests = (keys: Keys) => {
     get({ host, authorization: basic("hamlet@zulip.com", keys.hamlet) }, page),
     get(plain, `${page}&unknown=1`),
     get(plain, "/api/v1/messages?anchor=newest&num_before=1&num_after=0&narrow=%5B"),
-    get(plain, page)
+    get(plain, page),
+    post(plain, form({ type: "stream", to: "Verona", topic: "sends", content: "plain" })),
+    post(plain, form({ type: "stream", to: "No such channel", topic: "sends", content: "refused" })),
+    post({ host, authorization: basic("hamlet@zulip.com", keys.hamlet) }, form({ type: "stream", to: "Verona", topic: "t", content: "c" })),
+    post(plain, `${form({ type: "stream", to: "Verona", topic: "sends", content: "named" })}&unknown=1`),
+    get(plain, newest)
   ]
 }
 
@@ -427,6 +489,10 @@ describe("GET /users/me and GET /messages shortcuts", () => {
         // GET /messages: a page of Verona's messages, and refusals.
         assert.isTrue(fast.some((r) => r.startsWith("HTTP/1.1 200 ") && r.includes("\"display_recipient\":\"Verona\"")))
         assert.isTrue(fast.some((r) => r.includes("\"msg\":\"narrow is not valid JSON\"")))
+        // POST /messages: sends, refusals, and what they wrote.
+        assert.isTrue(fast.some((r) => /^HTTP\/1\.1 200 [^]*\r\n\r\n\{"result":"success","msg":"","id":\d+\}$/.test(r)))
+        assert.isTrue(fast.some((r) => r.includes("\"code\":\"STREAM_DOES_NOT_EXIST\"")))
+        assert.isTrue(fast.some((r) => r.includes("\"content\":\"<p>plain</p>\"") || r.includes("\"content\":\"<p>plain <strong>send</strong></p>\"")))
         if (variant.overrides.rateLimit !== undefined) assert.match(fast[0]!, /\r\nX-RateLimit-Remaining: \d+\r\n/i)
         else assert.notMatch(fast[0]!, /X-RateLimit/i)
         yield* sameLogLines(servers, variant.log)
@@ -476,6 +542,57 @@ describe("GET /users/me and GET /messages shortcuts", () => {
     })), 60_000)
 })
 
+describe("POST /messages shortcut", () => {
+  it.live("rate limiting on: a send is counted once, whether sent, refused by the core or over the limit", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const servers = yield* memory(true, { logLevel: "Info", rateLimit: { requests: 10, windowSeconds: 60 } })
+      const answers: Record<string, ReadonlyArray<string>> = {}
+      for (const [name, { keys, port }] of Object.entries(servers)) {
+        const plain = { host, authorization: basic("iago@zulip.com", keys.iago) }
+        const send = (content: string, to = "Verona") => post(plain, form({ type: "stream", to, topic: "limits", content }))
+        const list = [
+          send("one"),
+          send("refused", "No such channel"),
+          send("two"),
+          post(plain, `${form({ type: "stream", to: "Verona", topic: "limits", content: "named" })}&unknown=1`),
+          send("three"),
+          send("over"),
+          send("over", "No such channel")
+        ]
+        answers[name] = (yield* exchange(port, list)).map(withoutDate)
+      }
+      const [fast, routes] = [answers.fast!, answers.routes!]
+      for (let i = 0; i < fast.length; i++) assert.strictEqual(fast[i], routes[i], `response ${i}`)
+      // Five requests before (Iago's four sends and Hamlet's deactivation): each of these counted once.
+      assert.deepStrictEqual(
+        fast.map((r) => [r.slice(0, 12), /x-ratelimit-remaining: (\d+)/i.exec(r)?.[1]]),
+        [
+          ["HTTP/1.1 200", "4"],
+          ["HTTP/1.1 400", "3"],
+          ["HTTP/1.1 200", "2"],
+          ["HTTP/1.1 200", "1"],
+          ["HTTP/1.1 200", "0"],
+          ["HTTP/1.1 429", "0"],
+          ["HTTP/1.1 429", "0"]
+        ]
+      )
+      assert.include(fast[3]!, "\"ignored_parameters_unsupported\":[\"unknown\"]")
+      // The same lines (no GET /users/me among them): one per send, the set-up's four and these seven.
+      const lines = yield* sameLogLines(servers, false)
+      assert.strictEqual(lines.filter((line) => line.includes(" method=POST path=/api/v1/messages ")).length, 4 + 7, lines.join("\n"))
+      // What was written: the four sends accepted, once each (read by the bot, whose own limit has room).
+      const narrow = encodeURIComponent(JSON.stringify([{ operator: "channel", operand: "Verona" }, { operator: "topic", operand: "limits" }]))
+      const page = (yield* exchange(servers.fast.port, [
+        get(
+          { host, authorization: basic("default-bot@zulip.com", servers.fast.keys.bot) },
+          `/api/v1/messages?anchor=newest&num_before=10&num_after=0&narrow=${narrow}`
+        )
+      ]))[0]!
+      const messages = JSON.parse(page.slice(page.indexOf("\r\n\r\n") + 4)).messages as ReadonlyArray<{ content: string }>
+      assert.deepStrictEqual(messages.map((m) => m.content), ["<p>one</p>", "<p>two</p>", "<p>named</p>", "<p>three</p>"])
+    })), 60_000)
+})
+
 describe("FastPaths.make", () => {
   const core = Teamchat.layerMemory(Teamchat.layerSecretsTest)
   const noLimits = RateLimitMiddleware.limiterLayer({ user: false, anonymous: false }).pipe(
@@ -504,10 +621,16 @@ describe("FastPaths.make", () => {
   const standIn = (shortcuts: FastPaths.Shortcuts) =>
     Effect.gen(function*() {
       const passed: Array<string> = []
+      const bodies: Array<string> = []
       const server = http.createServer(shortcuts.node((request, response) => {
         passed.push(`${request.method} ${request.url}`)
-        response.writeHead(599)
-        response.end("routes")
+        const chunks: Array<Buffer> = []
+        request.on("data", (chunk: Buffer) => chunks.push(chunk))
+        request.on("end", () => {
+          bodies.push(Buffer.concat(chunks).toString())
+          response.writeHead(599)
+          response.end("routes")
+        })
       }))
       yield* Effect.acquireRelease(
         Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))),
@@ -516,13 +639,13 @@ describe("FastPaths.make", () => {
           server.closeAllConnections()
         }))
       )
-      return { port: (server.address() as AddressInfo).port, passed }
+      return { port: (server.address() as AddressInfo).port, passed, bodies }
     })
 
   it.live("answers the plain case itself and hands every other request to the routes", () =>
     Effect.scoped(Effect.gen(function*() {
       const { hamlet, iago } = yield* seeded
-      const wrap = (yield* FastPaths.make({ log: false }))!
+      const wrap = (yield* FastPaths.make({ log: false, maxBodyBytes: 1024 }))!
       const { passed, port } = yield* standIn(wrap)
       const plain = { host, authorization: basic("iago@zulip.com", iago.api_key) }
       const status = (request: string) => Effect.map(exchange(port, [request]), ([r]) => r!.slice(9, 12))
@@ -564,6 +687,86 @@ describe("FastPaths.make", () => {
     }).pipe(Effect.provide(Layer.merge(noLimits, core))))
   , 60_000)
 
+  it.live("POST /messages on node:http: sends the plain case itself; hands every other send on with its body", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { hamlet, iago } = yield* seeded
+      const wrap = (yield* FastPaths.make({ log: false, maxBodyBytes: 1024 }))!
+      const { bodies, passed, port } = yield* standIn(wrap)
+      const plain = { host, authorization: basic("iago@zulip.com", iago.api_key) }
+      const verona = form({ type: "stream", to: "Verona", topic: "stand-in", content: "hello" })
+      const answer = (request: string) => Effect.map(exchange(port, [request]), ([r]) => r!)
+
+      const sent = yield* answer(post(plain, verona))
+      assert.match(sent, /^HTTP\/1\.1 200 OK\r\ncontent-type: application\/json\r\ncontent-length: \d+\r\n/)
+      assert.match(sent, /\r\n\r\n\{"result":"success","msg":"","id":\d+\}$/)
+      // A body of the routes' largest size is still the shortcut's.
+      const atLimit = form({ type: "stream", to: "Verona", topic: "t", content: "x".repeat(1024) }).slice(0, 1024)
+      for (const request of [post({ ...plain, "content-type": "application/x-www-form-urlencoded;charset=utf-8" }, verona), post(plain, atLimit)]) {
+        assert.strictEqual((yield* answer(request)).slice(9, 12), "200", request)
+      }
+      assert.deepStrictEqual(passed, [])
+
+      const fallThrough: ReadonlyArray<readonly [string, string]> = [
+        [post(plain, form({ type: "stream", to: "No such channel", topic: "t", content: "c" })), "POST /api/v1/messages"],
+        [post({ host, authorization: basic("hamlet@zulip.com", hamlet.api_key) }, verona), "POST /api/v1/messages"],
+        [post({ host }, verona), "POST /api/v1/messages"],
+        [post({ ...plain, host: "lear.example" }, verona), "POST /api/v1/messages"],
+        [post(plain, `${verona}&unknown=1`), "POST /api/v1/messages"],
+        [post(plain, `${verona}&content=again`), "POST /api/v1/messages"],
+        [post(plain, `?${verona}`), "POST /api/v1/messages"],
+        [post(plain, `${verona}&${"a".repeat(1025 - verona.length - 1)}`), "POST /api/v1/messages"],
+        [post(plain, verona, "/api/v1/messages?a=b"), "POST /api/v1/messages?a=b"],
+        [post(plain, verona, "/api/v1/messages/"), "POST /api/v1/messages/"],
+        [post(plain, verona, "/api/v1/messages", "multipart/form-data; boundary=x"), "POST /api/v1/messages"],
+        [
+          `POST /api/v1/messages HTTP/1.1\r\nhost: ${host}\r\nauthorization: ${plain.authorization}\r\n` +
+          `content-type: application/x-www-form-urlencoded\r\ntransfer-encoding: chunked\r\n\r\n` +
+          `${verona.length.toString(16)}\r\n${verona}\r\n0\r\n\r\n`,
+          "POST /api/v1/messages"
+        ]
+      ]
+      for (const [request, line] of fallThrough) {
+        const before = passed.length
+        const response = yield* answer(request)
+        assert.strictEqual(response.slice(9, 12), "599", request)
+        assert.deepStrictEqual(passed.slice(before), [line], request)
+        // Handed on with its body, as sent.
+        assert.strictEqual(bodies[bodies.length - 1], request.slice(request.indexOf("\r\n\r\n") + 4).replace(/^[0-9a-f]+\r\n([^]*)\r\n0\r\n\r\n$/, "$1"), request)
+      }
+    }).pipe(Effect.provide(Layer.merge(noLimits, core))))
+  , 60_000)
+
+  it.live("POST /messages on node:http: a client that leaves before its body is in gets no answer, and nothing hangs or is sent", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { iago } = yield* seeded
+      const wrap = (yield* FastPaths.make({ log: false, maxBodyBytes: 1024 }))!
+      const { passed, port } = yield* standIn(wrap)
+      const body = form({ type: "stream", to: "Verona", topic: "left", content: "never" })
+      const head = post({ host, authorization: basic("iago@zulip.com", iago.api_key) }, body).slice(0, -body.length)
+      const closed = yield* Effect.promise(() =>
+        new Promise<string>((resolve) => {
+          const socket = net.connect(port, "127.0.0.1", () => {
+            socket.write(head + body.slice(0, 10))
+            setTimeout(() => socket.destroy(), 50)
+          })
+          let received = ""
+          socket.on("data", (data) => received += data.toString())
+          socket.on("close", () => resolve(received))
+        })
+      )
+      assert.strictEqual(closed, "")
+      assert.deepStrictEqual(passed, [])
+      // The server still answers; the one message in the topic is the one sent in full.
+      const plain = { host, authorization: basic("iago@zulip.com", iago.api_key) }
+      const [next] = yield* exchange(port, [post(plain, body)])
+      assert.strictEqual(next!.slice(9, 12), "200")
+      const narrow = encodeURIComponent(JSON.stringify([{ operator: "channel", operand: "Verona" }, { operator: "topic", operand: "left" }]))
+      const [page] = yield* exchange(port, [get(plain, `/api/v1/messages?anchor=newest&num_before=5&num_after=0&narrow=${narrow}`)])
+      const messages = JSON.parse(page!.slice(page!.indexOf("\r\n\r\n") + 4)).messages as ReadonlyArray<{ content: string }>
+      assert.deepStrictEqual(messages.map((m) => m.content), ["<p>never</p>"])
+    }).pipe(Effect.provide(Layer.merge(noLimits, core))))
+  , 60_000)
+
   it.live("with rate limiting and request logging: counts and logs its answers; hands on a user over the limit, uncounted, unlogged", () => {
     const lines: Array<{ readonly message: unknown; readonly annotations: Record<string, unknown> }> = []
     const capture = Logger.layer([
@@ -579,7 +782,7 @@ describe("FastPaths.make", () => {
     )
     return Effect.scoped(Effect.gen(function*() {
       const { iago } = yield* seeded
-      const wrap = (yield* FastPaths.make({ log: true }))!
+      const wrap = (yield* FastPaths.make({ log: true, maxBodyBytes: 1024 }))!
       const { passed, port } = yield* standIn(wrap)
       const plain = { host, authorization: basic("iago@zulip.com", iago.api_key) }
       lines.length = 0
@@ -623,7 +826,7 @@ describe("FastPaths.make", () => {
     )
     return Effect.scoped(Effect.gen(function*() {
       const { iago } = yield* seeded
-      const wrap = (yield* FastPaths.make({ log: false }))!
+      const wrap = (yield* FastPaths.make({ log: false, maxBodyBytes: 1024 }))!
       const { passed, port } = yield* standIn(wrap)
       lines.length = 0
       const [response] = yield* exchange(port, [get({ host, authorization: basic("iago@zulip.com", iago.api_key) })])
@@ -636,7 +839,7 @@ describe("FastPaths.make", () => {
   it.live("in front of a web handler: answers the plain cases itself and hands every other request on, untouched", () =>
     Effect.scoped(Effect.gen(function*() {
       const { hamlet, iago } = yield* seeded
-      const shortcuts = (yield* FastPaths.make({ log: false }))!
+      const shortcuts = (yield* FastPaths.make({ log: false, maxBodyBytes: 1024 }))!
       const passed: Array<Request> = []
       const handler = shortcuts.web((request) => {
         passed.push(request)
@@ -682,6 +885,66 @@ describe("FastPaths.make", () => {
       assert.strictEqual(passed.length, fallThrough.length)
       // Handed on untouched: the very request.
       assert.strictEqual(new URL(passed[0]!.url).pathname, "/api/v1/users/me")
+    }).pipe(Effect.provide(Layer.merge(noLimits, core))))
+  , 60_000)
+  it.live("POST /messages in front of a web handler: sends the plain case itself; hands every other send on with its body, as sent", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { iago } = yield* seeded
+      const shortcuts = (yield* FastPaths.make({ log: false, maxBodyBytes: 1024 }))!
+      const passed: Array<{ readonly url: string; readonly body: string; readonly type: string | null }> = []
+      const handler = shortcuts.web(async (request) => {
+        passed.push({ url: request.url, body: await request.text(), type: request.headers.get("content-type") })
+        return new Response("routes", { status: 599 })
+      })
+      const authorization = basic("iago@zulip.com", iago.api_key)
+      const call = (body: RequestInit["body"] & {}, headers: Record<string, string> = {}, path = "/api/v1/messages") =>
+        Effect.promise(async () => {
+          const response = await handler(new Request(`${externalUrl}${path}`, {
+            method: "POST",
+            headers: { authorization, ...headers },
+            body,
+            ...(body instanceof ReadableStream ? { duplex: "half" } : {})
+          } as RequestInit))
+          return { status: response.status, headers: Object.fromEntries(response.headers), text: await response.text() }
+        })
+      const verona = { type: "stream", to: "Verona", topic: "web", content: "hello" }
+
+      const sent = yield* call(new URLSearchParams(verona))
+      assert.strictEqual(sent.status, 200, sent.text)
+      assert.deepStrictEqual(sent.headers, { "content-type": "application/json", "content-length": String(Buffer.byteLength(sent.text)) })
+      assert.match(sent.text, /^\{"result":"success","msg":"","id":\d+\}$/)
+      assert.deepStrictEqual(passed, [])
+
+      const long = `${form(verona)}&${"a".repeat(2000)}`
+      const fallThrough: ReadonlyArray<readonly [RequestInit["body"] & {}, Record<string, string>?, string?]> = [
+        [new URLSearchParams({ ...verona, to: "No such channel" })],
+        [`${form(verona)}&unknown=1`, { "content-type": "application/x-www-form-urlencoded" }],
+        [new URLSearchParams(verona), { authorization: basic("iago@zulip.com", "a".repeat(32)) }],
+        [new URLSearchParams(verona), { host: "lear.example" }],
+        [new URLSearchParams(verona), {}, "/api/v1/messages?a=b"],
+        [JSON.stringify(verona), { "content-type": "application/json" }],
+        // Larger than the routes take: declared, or found while reading (the rest of it unread then).
+        [long, { "content-type": "application/x-www-form-urlencoded", "content-length": String(long.length) }],
+        [
+          new ReadableStream({
+            start: (controller) => {
+              for (let i = 0; i < long.length; i += 500) controller.enqueue(new TextEncoder().encode(long.slice(i, i + 500)))
+              controller.close()
+            }
+          }),
+          { "content-type": "application/x-www-form-urlencoded" }
+        ]
+      ]
+      for (const [body, headers, path] of fallThrough) {
+        const before = passed.length
+        const answer = yield* call(body, headers, path)
+        assert.strictEqual(answer.status, 599, `${fallThrough.indexOf(fallThrough.find((c) => c[0] === body)!)} ${String(body)}`)
+        assert.strictEqual(passed.length, before + 1)
+        const expected = body instanceof ReadableStream ? long : String(body)
+        assert.strictEqual(passed[before]!.body, expected)
+        assert.strictEqual(passed[before]!.url, `${externalUrl}${path ?? "/api/v1/messages"}`)
+      }
+      assert.strictEqual(passed[0]!.type, "application/x-www-form-urlencoded;charset=UTF-8")
     }).pipe(Effect.provide(Layer.merge(noLimits, core))))
   , 60_000)
 })

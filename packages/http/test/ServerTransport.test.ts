@@ -99,22 +99,37 @@ describe("Server transport errors", () => {
       })
     })), { timeout: 30_000 })
 
-  it.live("a body shorter than its Content-Length gets Zulip's JSON 408 after the request timeout", () =>
-    Effect.scoped(Effect.gen(function*() {
-      const port = yield* start("300 millis")
-      const response = yield* exchange(port, [
-        "POST /api/v1/dev_fetch_api_key HTTP/1.1\r\nHost: localhost\r\n" +
-        "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nusername=iago"
-      ])
-      assertJsonError(response, "HTTP/1.1 408 Request Timeout", {
-        result: "error",
-        msg: "The request was not received in time.",
-        code: "BAD_REQUEST"
-      })
-      // The server still answers.
-      const settings = yield* Effect.promise(() => fetch(`http://127.0.0.1:${port}/api/v1/server_settings`))
-      assert.strictEqual(settings.status, 200)
-    })), { timeout: 30_000 })
+  // The second is a send of Iago's, whose body the POST /messages shortcut waits for.
+  const incomplete = [
+    ["POST /api/v1/dev_fetch_api_key", "username=iago", undefined],
+    ["POST /api/v1/messages", "type=stream&to=Verona&topic=t&content=c", "iago@zulip.com"]
+  ] as const
+  for (const [request, body, sender] of incomplete) {
+    it.live(`a body shorter than its Content-Length gets Zulip's JSON 408 after the request timeout: ${request}`, () =>
+      Effect.scoped(Effect.gen(function*() {
+        const port = yield* start("300 millis")
+        let authorization = ""
+        if (sender !== undefined) {
+          const login = yield* Effect.promise(() =>
+            fetch(`http://127.0.0.1:${port}/api/v1/dev_fetch_api_key`, { method: "POST", body: new URLSearchParams({ username: sender }) })
+              .then((r) => r.json() as Promise<{ api_key: string }>)
+          )
+          authorization = `Authorization: Basic ${Buffer.from(`${sender}:${login.api_key}`).toString("base64")}\r\n`
+        }
+        const response = yield* exchange(port, [
+          `${request} HTTP/1.1\r\nHost: localhost\r\n${authorization}` +
+          `Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\n${body}`
+        ])
+        assertJsonError(response, "HTTP/1.1 408 Request Timeout", {
+          result: "error",
+          msg: "The request was not received in time.",
+          code: "BAD_REQUEST"
+        })
+        // The server still answers.
+        const settings = yield* Effect.promise(() => fetch(`http://127.0.0.1:${port}/api/v1/server_settings`))
+        assert.strictEqual(settings.status, 200)
+      })), { timeout: 30_000 })
+  }
 
   it.live("a long poll holds its response past the request timeout", () =>
     Effect.scoped(Effect.gen(function*() {

@@ -75,6 +75,25 @@ const withCheckedRetry = <A, E, R>(
           : Effect.flatMap(again.value, checked))
       : Effect.fail(error as Exclude<E, Stale>))
 
+/** The decoded query of POST /messages. */
+type SendQuery = HttpApiEndpoint.Query<typeof Api.groups.messages.endpoints.send>["Type"]
+
+/** The core's request for POST /messages's decoded parameters (its handler's, and `FastPaths`'s). */
+export const sendRequest = Effect.fnUntraced(function*(query: SendQuery) {
+  if (query.topic !== undefined && query.subject !== undefined) {
+    return yield* new Errors.RequestConfusingVar({ var_name1: "topic", var_name2: "subject" })
+  }
+  return {
+    type: query.type,
+    to: yield* sendTarget(query.type, query.to),
+    topic: query.topic ?? query.subject,
+    content: query.content,
+    read_by_sender: query.read_by_sender,
+    queue_id: query.queue_id,
+    local_id: query.local_id
+  }
+})
+
 /** The decoded query of GET /messages. */
 type ListQuery = HttpApiEndpoint.Query<typeof Api.groups.messages.endpoints.list>["Type"]
 
@@ -121,20 +140,9 @@ export const layer = HttpApiBuilder.group(
     return handlers.handleAll({
       send: ({ query }) =>
         Effect.gen(function*() {
-          if (query.topic !== undefined && query.subject !== undefined) {
-            return yield* new Errors.RequestConfusingVar({ var_name1: "topic", var_name2: "subject" })
-          }
+          const request = yield* sendRequest(query)
           const principal = yield* CurrentPrincipal
           const client = yield* sendingClient
-          const request = {
-            type: query.type,
-            to: yield* sendTarget(query.type, query.to),
-            topic: query.topic ?? query.subject,
-            content: query.content,
-            read_by_sender: query.read_by_sender,
-            queue_id: query.queue_id,
-            local_id: query.local_id
-          }
           const sent = yield* withCheckedRetry(
             messages.sendDeferred(principal, request, { client }),
             (checked) => messages.send(checked, request, { client }),

@@ -44,6 +44,12 @@ export class RateLimiter extends Context.Service<RateLimiter, {
    * headers).
    */
   countUser(userId: number): Effect.Effect<Decision | undefined>
+  /**
+   * `countUser`, with the way to take the count back (`undo`: nothing when
+   * the request was refused, which was not counted) for a request counted
+   * ahead of work that then hands it to the routes, which count it again.
+   */
+  countUserUndoably(userId: number): Effect.Effect<{ readonly decision: Decision; readonly undo: Effect.Effect<void> } | undefined>
   /** Applies the address rule to the current (unauthenticated) request. */
   address: Effect.Effect<void, Errors.RateLimitHit, HttpServerRequest.HttpServerRequest>
   /**

@@ -128,6 +128,16 @@ export const limiterLayer = (rules: {
       const count = (key: string, rule: Rule): Effect.Effect<Decision | undefined> =>
         failOpen(Effect.map(hit(key, rule), ({ decision }) => decision), undefined)
 
+      /** `count`, with the store's `uncount` of what it counted (a store failure then logged, as for the count). */
+      const countUndoably = (key: string, rule: Rule) =>
+        failOpen(
+          Effect.map(hit(key, rule), ({ decision, token }) => ({
+            decision,
+            undo: decision.limited ? Effect.void : failOpen(store.uncount(key, token), undefined)
+          })),
+          undefined
+        )
+
       const enforce = (key: string, rule: Rule | false) =>
         rule === false ? Effect.void : Effect.flatMap(count(key, rule), (decision) =>
           decision === undefined ? Effect.void : headers(decision).pipe(
@@ -188,6 +198,7 @@ export const limiterLayer = (rules: {
         check,
         user: userRule === false ? () => Effect.void : (userId) => enforce(`user:${userId}`, userRule),
         countUser: userRule === false ? () => Effect.undefined : (userId) => count(`user:${userId}`, userRule),
+        countUserUndoably: userRule === false ? () => Effect.undefined : (userId) => countUndoably(`user:${userId}`, userRule),
         address: addressRule === false
           ? Effect.void
           : Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
