@@ -463,6 +463,21 @@ const sameLogLines = (servers: { readonly fast: Started; readonly routes: Starte
     return fast
   })
 
+/** Each server answers the requests `list` makes with its keys, on one connection: the answers, the same from both. */
+const sameAnswers = (servers: { readonly fast: Started; readonly routes: Started }, list: (keys: Keys) => ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const answers: Record<string, ReadonlyArray<string>> = {}
+    for (const [name, { keys, port }] of Object.entries(servers)) answers[name] = (yield* exchange(port, list(keys))).map(withoutDate)
+    const [fast, routes] = [answers.fast!, answers.routes!]
+    assert.strictEqual(fast.length, routes.length)
+    for (let i = 0; i < fast.length; i++) assert.strictEqual(fast[i], routes[i], `response ${i}`)
+    return fast
+  })
+
+/** Each answer's status line and X-RateLimit-Remaining. */
+const remainders = (answers: ReadonlyArray<string>) =>
+  answers.map((r) => [r.slice(0, 12), /x-ratelimit-remaining: (\d+)/i.exec(r)?.[1]])
+
 describe("GET /users/me and GET /messages shortcuts", () => {
   for (const variant of variants) {
     it.live(`answers every request with the very bytes of the routes, ${variant.name}`, () =>
@@ -502,11 +517,10 @@ describe("GET /users/me and GET /messages shortcuts", () => {
   it.live("rate limiting on: the limit is reached at the same request, shortcut and routes counting together", () =>
     Effect.scoped(Effect.gen(function*() {
       const servers = yield* memory(true, { logLevel: "Info", rateLimit: { requests: 10, windowSeconds: 60 } })
-      const answers: Record<string, ReadonlyArray<string>> = {}
-      for (const [name, { keys, port }] of Object.entries(servers)) {
+      const fast = yield* sameAnswers(servers, (keys) => {
         const plain = { host, authorization: basic("iago@zulip.com", keys.iago) }
         // "?" takes the routes, the plain path the shortcut (on its server).
-        const list = [
+        return [
           get(plain),
           get(plain, "/api/v1/users/me?"),
           get(plain),
@@ -516,14 +530,11 @@ describe("GET /users/me and GET /messages shortcuts", () => {
           get(plain, "/api/v1/users/me?"),
           get(plain)
         ]
-        answers[name] = (yield* exchange(port, list)).map(withoutDate)
-      }
-      const [fast, routes] = [answers.fast!, answers.routes!]
-      for (let i = 0; i < fast.length; i++) assert.strictEqual(fast[i], routes[i], `response ${i}`)
+      })
       // The counts in the window, request after request, are the remainders
       // (five requests before: Iago's four sends and Hamlet's deactivation).
       assert.deepStrictEqual(
-        fast.map((r) => [r.slice(0, 12), /x-ratelimit-remaining: (\d+)/i.exec(r)?.[1]]),
+        remainders(fast),
         [
           ["HTTP/1.1 200", "4"],
           ["HTTP/1.1 200", "3"],
@@ -546,11 +557,10 @@ describe("POST /messages shortcut", () => {
   it.live("rate limiting on: a send is counted once, whether sent, refused by the core or over the limit", () =>
     Effect.scoped(Effect.gen(function*() {
       const servers = yield* memory(true, { logLevel: "Info", rateLimit: { requests: 10, windowSeconds: 60 } })
-      const answers: Record<string, ReadonlyArray<string>> = {}
-      for (const [name, { keys, port }] of Object.entries(servers)) {
+      const fast = yield* sameAnswers(servers, (keys) => {
         const plain = { host, authorization: basic("iago@zulip.com", keys.iago) }
         const send = (content: string, to = "Verona") => post(plain, form({ type: "stream", to, topic: "limits", content }))
-        const list = [
+        return [
           send("one"),
           send("refused", "No such channel"),
           send("two"),
@@ -559,13 +569,10 @@ describe("POST /messages shortcut", () => {
           send("over"),
           send("over", "No such channel")
         ]
-        answers[name] = (yield* exchange(port, list)).map(withoutDate)
-      }
-      const [fast, routes] = [answers.fast!, answers.routes!]
-      for (let i = 0; i < fast.length; i++) assert.strictEqual(fast[i], routes[i], `response ${i}`)
+      })
       // Five requests before (Iago's four sends and Hamlet's deactivation): each of these counted once.
       assert.deepStrictEqual(
-        fast.map((r) => [r.slice(0, 12), /x-ratelimit-remaining: (\d+)/i.exec(r)?.[1]]),
+        remainders(fast),
         [
           ["HTTP/1.1 200", "4"],
           ["HTTP/1.1 400", "3"],
