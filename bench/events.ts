@@ -15,7 +15,11 @@
  * Time: from sending the change (or the release) until the last client has
  * read its whole answer; clients send their next poll only once the round
  * is over, so both servers only answer. After 5 unmeasured rounds (the
- * JIT), the median of `--rounds` (at least 3) rounds.
+ * JIT), the median of `--rounds` (at least 3) rounds. The measured rounds
+ * alternate between the two servers (both running, each with its N
+ * clients connected) when this process may hold both sets of sockets
+ * (`ulimit -n` at least 2N + 500); otherwise, as for 10,000 clients under a
+ * limit of 20,000, each server's rounds run in a block of their own.
  *
  * Memory, measured first on a fresh process so that RSS growth is not hidden
  * by earlier peaks: after full collections, with N clients waiting minus
@@ -269,7 +273,7 @@ const fanOut = async (target: Target, agent: http.Agent, count: number) => {
  * with N clients waiting on connections of their own. Then warm-up rounds
  * and measured rounds of the fan-out with the same N clients.
  */
-const measure = async (name: string, target: Target, n: number, rounds: number, log: (line: string) => void): Promise<Run> => {
+const prepare = async (name: string, target: Target, n: number, log: (line: string) => void): Promise<Prepared> => {
   const warm = Math.min(n, 50)
   await target.prepare(warm)
   let agent = makeAgent()
@@ -302,14 +306,32 @@ const measure = async (name: string, target: Target, n: number, rounds: number, 
   log(`${name.padEnd(8)} ${n} waiting clients: RSS +${mib(rss)}, heap+external +${mib(heap)}`)
 
   for (let r = 1; r <= warmupRounds; r++) await fanOut(target, agent, n)
+  return { name, target, agent, n, perClient: { rss: rss / n, heap: heap / n } }
+}
+
+/** A server after `prepare`: its N clients connected, ready for measured rounds. */
+interface Prepared {
+  readonly name: string
+  readonly target: Target
+  readonly agent: http.Agent
+  readonly n: number
+  readonly perClient: Run["perClient"]
+}
+
+/** One measured round of a prepared server: milliseconds until its last client had its answer. */
+const round = async (server: Prepared, r: number, log: (line: string) => void) => {
+  const ms = await fanOut(server.target, server.agent, server.n)
+  log(`${server.name.padEnd(8)} round ${r}: the last of ${server.n} clients had its answer after ${ms.toFixed(1)} ms`)
+  return ms
+}
+
+/** Memory, then `rounds` measured rounds, of one server on its own. */
+const measure = async (name: string, target: Target, n: number, rounds: number, log: (line: string) => void): Promise<Run> => {
+  const server = await prepare(name, target, n, log)
   const lastMs: Array<number> = []
-  for (let r = 1; r <= rounds; r++) {
-    const ms = await fanOut(target, agent, n)
-    lastMs.push(ms)
-    log(`${name.padEnd(8)} round ${r}: the last of ${n} clients had its answer after ${ms.toFixed(1)} ms`)
-  }
-  agent.destroy()
-  return { lastMs, perClient: { rss: rss / n, heap: heap / n } }
+  for (let r = 1; r <= rounds; r++) lastMs.push(await round(server, r, log))
+  server.agent.destroy()
+  return { lastMs, perClient: server.perClient }
 }
 
 // -----------------------------------------------------------------------------
@@ -426,24 +448,51 @@ export const eventsBenchmark: Benchmark = {
       if (limit !== undefined && limit < n + 500) {
         throw new Error(`${n} clients need about ${n + 500} open files per process; the limit is ${limit} (ulimit -n)`)
       }
+      // Both servers' clients at once need twice the sockets in this process.
+      const alternate = limit === undefined || limit >= 2 * n + 500
       log(`${n} clients: starting teamchat (memory backend, demo organization) …`)
       const teamchatServer = await startChild("teamchat", {})
       let teamchat: Run
-      let sample: string
-      try {
-        const target = await teamchatTarget(teamchatServer)
-        teamchat = await measure("teamchat", target, n, rounds, log)
-        sample = target.sample()
-      } finally {
-        await teamchatServer.stop()
-      }
-      log(`${n} clients: starting the bare server, answering with teamchat's ${Buffer.byteLength(sample)}-byte body …`)
-      const bareServer = await startChild("bare", { body: Buffer.from(sample).toString("base64") })
       let bare: Run
       try {
-        bare = await measure("bare", bareTarget(bareServer), n, rounds, log)
+        const target = await teamchatTarget(teamchatServer)
+        if (alternate) {
+          // Memory on each fresh process first, then the measured rounds in
+          // turn (teamchat, bare, teamchat, …), so both see the same stretch
+          // of a noisy machine, as the messages benchmark does.
+          const t = await prepare("teamchat", target, n, log)
+          const sample = target.sample()
+          log(`${n} clients: starting the bare server, answering with teamchat's ${Buffer.byteLength(sample)}-byte body; rounds in turn …`)
+          const bareServer = await startChild("bare", { body: Buffer.from(sample).toString("base64") })
+          try {
+            const b = await prepare("bare", bareTarget(bareServer), n, log)
+            const [tMs, bMs]: [Array<number>, Array<number>] = [[], []]
+            for (let r = 1; r <= rounds; r++) {
+              tMs.push(await round(t, r, log))
+              bMs.push(await round(b, r, log))
+            }
+            t.agent.destroy()
+            b.agent.destroy()
+            teamchat = { lastMs: tMs, perClient: t.perClient }
+            bare = { lastMs: bMs, perClient: b.perClient }
+          } finally {
+            await bareServer.stop()
+          }
+        } else {
+          log(`${n} clients: the open-file limit (${limit}) holds one server's clients at a time: each server's rounds in a block`)
+          teamchat = await measure("teamchat", target, n, rounds, log)
+          const sample = target.sample()
+          await teamchatServer.stop()
+          log(`${n} clients: starting the bare server, answering with teamchat's ${Buffer.byteLength(sample)}-byte body …`)
+          const bareServer = await startChild("bare", { body: Buffer.from(sample).toString("base64") })
+          try {
+            bare = await measure("bare", bareTarget(bareServer), n, rounds, log)
+          } finally {
+            await bareServer.stop()
+          }
+        }
       } finally {
-        await bareServer.stop()
+        await teamchatServer.stop()
       }
       const t = median(teamchat.lastMs)
       const b = median(bare.lastMs)
