@@ -169,8 +169,9 @@ const replayed = (request: IncomingMessage, body: Uint8Array): IncomingMessage =
 }
 
 /**
- * A web request's body, at most `max` bytes of it: the bytes, or, past
- * `max`, the body to hand on (what was read, then the rest, unread).
+ * A web request's body, at most `max` bytes of it: the bytes, or the body
+ * to hand on (what was read, then the rest, unread) past `max` or when
+ * reading it failed (the rest then fails alike where the routes read it).
  */
 const readWebBody = async (
   body: ReadableStream<Uint8Array>,
@@ -178,26 +179,25 @@ const readWebBody = async (
 ): Promise<{ readonly bytes: Uint8Array } | { readonly rest: ReadableStream<Uint8Array> }> => {
   const reader = body.getReader()
   const chunks: Array<Uint8Array> = []
+  const rest = () =>
+    new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        const chunk = chunks.shift()
+        if (chunk !== undefined) return controller.enqueue(chunk)
+        const next = await reader.read()
+        if (next.done) controller.close()
+        else controller.enqueue(next.value)
+      },
+      cancel: (reason) => reader.cancel(reason)
+    })
   let size = 0
   while (true) {
-    const { done, value } = await reader.read()
-    if (done) return { bytes: Buffer.concat(chunks, size) }
-    chunks.push(value)
-    size += value.byteLength
-    if (size > max) {
-      return {
-        rest: new ReadableStream<Uint8Array>({
-          pull: async (controller) => {
-            const chunk = chunks.shift()
-            if (chunk !== undefined) return controller.enqueue(chunk)
-            const next = await reader.read()
-            if (next.done) controller.close()
-            else controller.enqueue(next.value)
-          },
-          cancel: (reason) => reader.cancel(reason)
-        })
-      }
-    }
+    const next = await reader.read().then((read) => read, () => undefined)
+    if (next === undefined) return { rest: rest() }
+    if (next.done) return { bytes: Buffer.concat(chunks, size) }
+    chunks.push(next.value)
+    size += next.value.byteLength
+    if (size > max) return { rest: rest() }
   }
 }
 
