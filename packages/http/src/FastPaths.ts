@@ -144,9 +144,6 @@ const bodyParameters = (body: Uint8Array, declared: ReadonlySet<string>) =>
   // A leading "?" is a parameter's, not a query string's mark (as for the routes).
   formParameters(bodyDecoder.decode(body).replace(/^\?/, "%3F"), declared)
 
-/** A header's media type, as `RequestParams` reads it. */
-const mediaType = (contentType: string | null | undefined) => (contentType ?? "").split(";")[0]!.trim().toLowerCase()
-
 /**
  * A node:http request with `body` read in full already: the request as the
  * routes' listener would have received it, for a request whose body the
@@ -250,9 +247,12 @@ export const make = (
       })
     }
 
+    /** The principal of `credentials`, at home on `host`, as the authentication middleware finds it. */
+    const principalOf = (credentials: AuthenticationMiddleware.Credentials, host: string | undefined, deferAccessCheck: boolean) =>
+      Effect.flatMap(core.basic(credentials.email, credentials.apiKey, { deferAccessCheck }), atHome(host))
+
     const me = (credentials: AuthenticationMiddleware.Credentials, host: string | undefined, start: number) =>
-      core.basic(credentials.email, credentials.apiKey).pipe(
-        Effect.flatMap(atHome(host)),
+      principalOf(credentials, host, false).pipe(
         Effect.flatMap((principal) =>
           Effect.flatMap(users.me(principal), (user) =>
             answered(principal, meText(Envelope.envelope(user, [])), mePath, start)))
@@ -269,12 +269,9 @@ export const make = (
       decodeList(parameters).pipe(
         Effect.flatMap(MessagesHandlers.fetchRequest),
         Effect.flatMap((request) =>
-          core.basic(credentials.email, credentials.apiKey, { deferAccessCheck: true }).pipe(
-            Effect.flatMap(atHome(host)),
-            Effect.flatMap((principal) =>
-              Effect.flatMap(messages.fetchDeferred(principal, request), (page) =>
-                answered(principal, listText(Envelope.envelope(page, [])), messagesPath, start)))
-          )
+          Effect.flatMap(principalOf(credentials, host, true), (principal) =>
+            Effect.flatMap(messages.fetchDeferred(principal, request), (page) =>
+              answered(principal, listText(Envelope.envelope(page, [])), messagesPath, start)))
         )
       )
 
@@ -295,42 +292,40 @@ export const make = (
       decodeSend(parameters).pipe(
         Effect.flatMap(MessagesHandlers.sendRequest),
         Effect.flatMap((request) =>
-          core.basic(credentials.email, credentials.apiKey, { deferAccessCheck: true }).pipe(
-            Effect.flatMap(atHome(host)),
-            Effect.flatMap((principal) => {
-              const counted = limiter.limitsUsers ? limiter.countUserUndoably(principal.user.id) : Effect.undefined
-              return Effect.flatMap(counted, (count): Effect.Effect<Answer | undefined> => {
-                if (count?.decision.limited === true) return Effect.undefined
-                return Effect.matchCauseEffect(
-                  messages.sendDeferred(principal, request, { client: Messages.clientName(userAgent) }),
-                  {
-                    onFailure: () => count === undefined ? Effect.undefined : Effect.as(count.undo, undefined),
-                    onSuccess: ({ id }) =>
-                      logged({ body: sendText(Envelope.envelope({ id }, []))!, decision: count?.decision }, principal, "POST", messagesPath, start)
-                  }
-                )
-              })
+          Effect.flatMap(principalOf(credentials, host, true), (principal) => {
+            const counted = limiter.limitsUsers ? limiter.countUserUndoably(principal.user.id) : Effect.undefined
+            return Effect.flatMap(counted, (count): Effect.Effect<Answer | undefined> => {
+              if (count?.decision.limited === true) return Effect.undefined
+              return Effect.matchCauseEffect(
+                messages.sendDeferred(principal, request, { client: Messages.clientName(userAgent) }),
+                {
+                  onFailure: () => count === undefined ? Effect.undefined : Effect.as(count.undo, undefined),
+                  onSuccess: ({ id }) =>
+                    logged({ body: sendText(Envelope.envelope({ id }, []))!, decision: count?.decision }, principal, "POST", messagesPath, start)
+                }
+              )
             })
-          )
+          })
         )
       )
 
-    const started = log ? Clock.currentTimeMillis : Effect.succeed(0)
-    // A send's start, taken when the listener is called (before its body is read), as the routes' log does.
+    // A request's start for its log line, taken when the listener is called
+    // (for a send, before its body is read), as the routes' log does.
     const clock = yield* Clock.Clock
     const startNow = () => (log ? clock.currentTimeMillisUnsafe() : 0)
 
     /**
-     * Whether a POST is the send shortcut's (before its body is read): the
-     * exact path, no query string, a form body no larger than the routes
-     * take, parsable credentials; `undefined` when it is not.
+     * The credentials of a POST that is the send shortcut's, as far as its
+     * path (the exact one; the caller checks there is no query string),
+     * body type (a form) and credentials (parsable) tell before its body is
+     * read; `undefined` when it is not. The callers check the body's size.
      */
     const sendShortcut = (
       url: string,
       contentType: string | null | undefined,
       authorization: string | null | undefined
     ): AuthenticationMiddleware.Credentials | undefined => {
-      if (url !== messagesPath || mediaType(contentType) !== "application/x-www-form-urlencoded") return undefined
+      if (url !== messagesPath || Params.mediaType(contentType) !== "application/x-www-form-urlencoded") return undefined
       const credentials = AuthenticationMiddleware.parseAuthorization(authorization ?? undefined)
       return credentials !== undefined && AuthenticationMiddleware.isCredentials(credentials) ? credentials : undefined
     }
@@ -359,8 +354,8 @@ export const make = (
       const credentials = AuthenticationMiddleware.parseAuthorization(authorization)
       if (credentials === undefined || !AuthenticationMiddleware.isCredentials(credentials)) return undefined
       const at = host()
-      return Effect.flatMap(started, (start) =>
-        parameters === undefined ? me(credentials, at, start) : list(parameters, credentials, at, start))
+      const start = startNow()
+      return parameters === undefined ? me(credentials, at, start) : list(parameters, credentials, at, start)
     }
 
     /** Runs `work` and hands its answer to `answer`, or falls through to `next`. */
@@ -376,6 +371,24 @@ export const make = (
       if (exit !== undefined) return done(exit)
       fiber.addObserver(done)
     }
+
+    /** Writes an answer on node:http. */
+    const writeAnswer = (response: ServerResponse) => (answer: Answer) => {
+      // Nobody to answer (the routes' adapter writes nothing then either).
+      if (response.destroyed) return
+      response.writeHead(200, answerHeaders(answer))
+      response.end(answer.body)
+    }
+
+    /** A web handler's `Response`: the answer of `work`, or `next`'s when it falls through. */
+    const webAnswer = (work: Effect.Effect<Answer | undefined, unknown>, next: () => Promise<Response>) =>
+      new Promise<Response>((resolve) =>
+        settle(
+          work,
+          (answer) => resolve(new Response(answer.body, { status: 200, headers: answerHeaders(answer) })),
+          () => resolve(next())
+        )
+      )
 
     /**
      * POST /messages on node:http: a body of a declared length (not chunked,
@@ -402,11 +415,7 @@ export const make = (
         const parameters = bodyParameters(body, sendDeclared)
         if (parameters === undefined) return handOn()
         const host = RealmResolution.hostOf(headers.host, request.url ?? "")
-        settle(send(parameters, credentials, host, headers["user-agent"], start), (answer) => {
-          if (response.destroyed) return
-          response.writeHead(200, answerHeaders(answer))
-          response.end(answer.body)
-        }, handOn)
+        settle(send(parameters, credentials, host, headers["user-agent"], start), writeAnswer(response), handOn)
       })
     }
 
@@ -424,12 +433,7 @@ export const make = (
         () => RealmResolution.hostOf(headers.host, url)
       )
       if (work === undefined) return next(request, response)
-      settle(work, (answer) => {
-        // Nobody to answer (the routes' adapter writes nothing then either).
-        if (response.destroyed) return
-        response.writeHead(200, answerHeaders(answer))
-        response.end(answer.body)
-      }, () => next(request, response))
+      settle(work, writeAnswer(response), () => next(request, response))
     }
 
     /** POST /messages in front of a web handler: as `nodeSend`, the body read up to the routes' limit. */
@@ -455,13 +459,7 @@ export const make = (
       const parameters = bodyParameters(read.bytes, sendDeclared)
       if (parameters === undefined) return handOn()
       const host = RealmResolution.hostOf(headers.get("host") ?? undefined, request.url)
-      return new Promise((resolve) =>
-        settle(
-          send(parameters, credentials, host, headers.get("user-agent") ?? undefined, start),
-          (answer) => resolve(new Response(answer.body, { status: 200, headers: answerHeaders(answer) })),
-          () => resolve(handOn())
-        )
-      )
+      return webAnswer(send(parameters, credentials, host, headers.get("user-agent") ?? undefined, start), handOn)
     }
 
     const web = (next: WebHandler): WebHandler => (request) => {
@@ -479,13 +477,7 @@ export const make = (
         () => RealmResolution.hostOf(headers.get("host") ?? undefined, request.url)
       )
       if (work === undefined) return next(request)
-      return new Promise((resolve) =>
-        settle(
-          work,
-          (answer) => resolve(new Response(answer.body, { status: 200, headers: answerHeaders(answer) })),
-          () => resolve(next(request))
-        )
-      )
+      return webAnswer(work, () => next(request))
     }
 
     return { node, web } satisfies Shortcuts

@@ -70,8 +70,8 @@ export interface Options {
    */
   readonly seed?: boolean | undefined
   /**
-   * Whether the shortcuts of `FastPaths.ts` (GET /users/me, GET /messages)
-   * answer their plain requests before the routes (default true; they count
+   * Whether the shortcuts of `FastPaths.ts` (GET /users/me, GET and POST
+   * /messages) answer their plain requests before the routes (default true; they count
    * rate limits and log requests as the routes do). Tests turn them off to
    * compare.
    */

@@ -54,6 +54,10 @@ const issue = (kind: Kind, input: unknown, options?: SchemaAST.ParseOptions) =>
 
 const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 
+/** A Content-Type header's media type, lower case, without its parameters ("" when none). */
+export const mediaType = (contentType: string | null | undefined): string =>
+  (contentType ?? "").split(";")[0]!.trim().toLowerCase()
+
 /**
  * What is wrong with the characters of a text, if anything: PostgreSQL text
  * cannot hold NUL, and a lone surrogate has no UTF-8 encoding.

@@ -49,9 +49,6 @@ const nullMessagesOf = (query: Schema.Top | undefined): ReadonlyMap<string, stri
   return messages
 }
 
-const mediaType = (request: HttpServerRequest.HttpServerRequest): string =>
-  (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
-
 const tooLarge = (maxBodyBytes: number) => new PayloadTooLarge({ max_bytes: maxBodyBytes })
 const malformed = () => new Errors.BadRequest({ msg: "Malformed request body" })
 
@@ -72,7 +69,7 @@ const readBody = (
   maxBodyBytes: number
 ): Effect.Effect<ReadonlyArray<readonly [string, string]>, PayloadTooLarge | Errors.BadRequest> | undefined => {
   if (!HttpMethod.hasBody(request.method)) return undefined
-  const type = mediaType(request)
+  const type = Params.mediaType(request.headers["content-type"])
   const isForm = type === "application/x-www-form-urlencoded"
   const isMultipart = type === "multipart/form-data"
   if (!isForm && !isMultipart) return undefined
