@@ -30,6 +30,22 @@ export const layer: Layer.Layer<EventStore, never, Transactor | MessageRepo | Ac
     const queues = new Map<string, QueueRecord>()
     let sequence = 0
     const { dispatch, onSignal } = makeCallbacks()
+    /**
+     * The index of the first entry of `log` with an id above `after`: the
+     * log is in id order (appended in sequence, pruned in place), so a read
+     * starts there rather than scanning every entry, which each of a
+     * thousand waking polls would do on a long log.
+     */
+    const firstAfter = (after: number) => {
+      let low = 0
+      let high = log.length
+      while (low < high) {
+        const middle = (low + high) >>> 1
+        if (log[middle]!.id <= after) low = middle + 1
+        else high = middle
+      }
+      return low
+    }
     const update = (id: string, f: (q: QueueRecord) => QueueRecord) => {
       const queue = queues.get(id)
       if (queue !== undefined) queues.set(id, f(queue))
@@ -67,11 +83,15 @@ export const layer: Layer.Layer<EventStore, never, Transactor | MessageRepo | Ac
           return 0
         }),
       read: (realmId, userId, after, upTo) =>
-        Effect.sync(() =>
-          log.filter((e) =>
-            e.realm_id === realmId && e.id > after && (upTo === undefined || e.id <= upTo) && addressedTo(e, userId)
-          )
-        ),
+        Effect.sync(() => {
+          const found: Array<LoggedEvent> = []
+          for (let i = firstAfter(after); i < log.length; i++) {
+            const e = log[i]!
+            if (upTo !== undefined && e.id > upTo) break
+            if (e.realm_id === realmId && addressedTo(e, userId)) found.push(e)
+          }
+          return found
+        }),
       nextId: () => Effect.sync(() => ++sequence),
       insertQueue: (queue) => Effect.sync(() => void queues.set(queue.id, queue)),
       findQueue: (id) => Effect.sync(() => queues.get(id)),

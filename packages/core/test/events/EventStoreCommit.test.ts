@@ -3,6 +3,8 @@
  * waiters through `Transactor.afterCommit` (the one after-commit mechanism),
  * only once the transaction commits and never for one that rolled back; on
  * SQL, rows are stamped, and the log's grace period measured, by the Clock.
+ * `read` takes exactly the window it is asked for (the memory log starts
+ * it with a binary search).
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -358,6 +360,48 @@ for (const [name, backend] of Object.entries(backends)) {
             ])
           })).pipe(Effect.orDie))
       }
+
+      it.effect("read takes a window of the log: its organization's events for the user, after < id <= upTo, in id order", () =>
+        Effect.gen(function*() {
+          const store = yield* EventStore
+          const [realm, other] = [yield* backend.realm, yield* backend.realm]
+          const [first, second] = yield* backend.users(realm, 2)
+          const [stranger] = yield* backend.users(other, 1)
+          const note = (n: number, users: ReadonlyArray<UserId> | null): NewLoggedEvent => ({
+            payload: { type: "alert_words", alert_words: [`w${n}`] },
+            user_ids: users,
+            requires: null
+          })
+          const start = yield* store.highWaterMark(realm)
+          // Interleaved with another organization's events and with ids handed
+          // out for nothing (heartbeats), so the realm's ids are not consecutive.
+          for (let n = 0; n < 12; n++) {
+            yield* store.append(realm, [note(n, n % 3 === 0 ? null : [n % 2 === 0 ? first! : second!])])
+            if (n % 4 === 1) yield* store.append(other, [note(100 + n, [stranger!])])
+            if (n % 5 === 2) yield* store.nextId(realm)
+          }
+          const all = yield* store.read(realm, first!, start)
+          const words = (events: ReadonlyArray<{ readonly payload: unknown }>) =>
+            events.map((e) => (e.payload as { alert_words: ReadonlyArray<string> }).alert_words[0])
+          // Everyone's (every third) and the first user's own (the even others).
+          assert.deepStrictEqual(words(all), ["w0", "w2", "w3", "w4", "w6", "w8", "w9", "w10"])
+          const ids = all.map((e) => e.id)
+          assert.deepStrictEqual(ids, [...ids].sort((a, b) => a - b))
+          // Every window: from before the first to past the last, bounds on ids and between them.
+          const bounds = [start, ...ids.flatMap((id) => [id - 1, id]), ids.at(-1)! + 1]
+          for (const after of bounds) {
+            assert.deepStrictEqual(yield* store.read(realm, first!, after), all.filter((e) => e.id > after), `after ${after}`)
+            for (const upTo of bounds) {
+              assert.deepStrictEqual(
+                yield* store.read(realm, first!, after, upTo),
+                all.filter((e) => e.id > after && e.id <= upTo),
+                `after ${after}, up to ${upTo}`
+              )
+            }
+          }
+          assert.deepStrictEqual(words(yield* store.read(realm, second!, start)), ["w0", "w1", "w3", "w5", "w6", "w7", "w9", "w11"])
+          assert.deepStrictEqual(words(yield* store.read(other, stranger!, start)), ["w101", "w105", "w109"])
+        }).pipe(Effect.orDie))
 
       if (backend.sql) {
         it.effect("rows are stamped with the Clock's time, and the log's grace period follows it", () =>
