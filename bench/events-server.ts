@@ -3,8 +3,9 @@
  * `node --expose-gc bench/events-server.ts teamchat|bare`.
  *
  * - `teamchat`: the standalone server (`Server.start`) on the in-memory
- *   backend with the demo organization, rate limiting and request logging
- *   off, production timings (heartbeat after 45–55 s).
+ *   backend (`EVENTS_DATABASE=pglite`: embedded PGlite in a temporary
+ *   directory, removed at exit) with the demo organization, rate limiting
+ *   and request logging off, production timings (heartbeat after 45–55 s).
  * - `bare`: node:http holding every GET until a POST /release, which answers
  *   all of them at once with the bytes given on stdin (`{"body": base64}`).
  *
@@ -22,7 +23,10 @@
  *
  * It exits when stdin closes or on SIGTERM.
  */
+import { mkdtempSync, rmSync } from "node:fs"
 import * as http from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import * as v8 from "node:v8"
 import type { AddressInfo } from "node:net"
 import { createInterface } from "node:readline"
@@ -58,9 +62,10 @@ let url: string
 let stop: () => Promise<void>
 
 if (kind === "teamchat") {
-  const running = await startTeamchat()
+  const dataDir = process.env.EVENTS_DATABASE === "pglite" ? mkdtempSync(join(tmpdir(), "teamchat-events-")) : undefined
+  const running = await startTeamchat(dataDir === undefined ? undefined : { _tag: "Pglite", dataDir })
   url = running.url
-  stop = running.close
+  stop = () => running.close().finally(() => dataDir === undefined ? undefined : rmSync(dataDir, { recursive: true, force: true }))
 } else if (kind === "bare") {
   const body = Buffer.from(input.body ?? "", "base64")
   const pending: Array<http.ServerResponse> = []

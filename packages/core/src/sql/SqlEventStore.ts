@@ -27,6 +27,7 @@ import { Transactor } from "../ports/Transactor.ts"
 import { PgliteClient } from "./PgliteClient.ts"
 import { StaleAccess } from "../ports/AccessCache.ts"
 import { messageColumnNames, messageColumns } from "./SqlRepositories.ts"
+import * as Batcher from "./internal/Batcher.ts"
 
 /** The NOTIFY channel shared by every process. @category constants */
 export const NotifyChannel = "teamchat_events"
@@ -304,6 +305,89 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
         return fromRow.messageId(Number(inserted.id))
       })
 
+    // What every woken poll reads and writes (its queue, the log, its blocked
+    // mark), batched across the polls an event wakes at once (Batcher): one
+    // statement each for all of them. Inside a transaction a call runs alone,
+    // on the transaction's connection.
+    const runBatch = Effect.runForkWith(yield* Effect.context<never>())
+    const batched = <Req, Res>(alone: (request: Req) => Effect.Effect<Res>, runMany: Batcher.RunBatch<Req, Res>) => {
+      const call = Batcher.make(runMany, runBatch)
+      return (request: Req): Effect.Effect<Res> =>
+        Effect.flatMap(Effect.serviceOption(sql.transactionService), (open) => Option.isSome(open) ? alone(request) : call(request))
+    }
+    /** A JSON array of the given texts, for `IN (SELECT jsonb_array_elements_text(...))`: any text is safe in it. */
+    const textList = (texts: ReadonlyArray<string>) => JSON.stringify(Array.from(new Set(texts)))
+
+    const findQueue = batched(
+      (id: string) =>
+        sql<Row>`SELECT * FROM event_queues WHERE id = ${id}`.pipe(
+          Effect.map((rows) => (rows.length === 0 ? undefined : decodeQueue(rows[0]!))),
+          Effect.orDie
+        ),
+      (ids) =>
+        sql<Row>`SELECT * FROM event_queues WHERE id IN (SELECT jsonb_array_elements_text(${textList(ids)}::jsonb))`.pipe(
+          Effect.map((rows) => {
+            const found = new Map(rows.map((row) => [String(row.id), row]))
+            return ids.map((id) => {
+              const row = found.get(id)
+              return row === undefined ? undefined : decodeQueue(row)
+            })
+          }),
+          Effect.orDie
+        )
+    )
+
+    const markUnblocked = batched(
+      (id: string) => sql`UPDATE event_queues SET blocked_until = 0 WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
+      (ids) =>
+        sql`UPDATE event_queues SET blocked_until = 0 WHERE id IN (SELECT jsonb_array_elements_text(${textList(ids)}::jsonb))`
+          .pipe(Effect.as(ids.map(() => undefined)), Effect.orDie)
+    )
+
+    interface ReadRequest {
+      readonly realmId: RealmId
+      readonly userId: UserId
+      readonly after: number
+      readonly upTo: number | undefined
+    }
+    const read = batched(
+      ({ after, realmId, upTo, userId }: ReadRequest) =>
+        sql<Row>`
+          SELECT id, realm_id, event_type, payload, user_ids, requires FROM events
+          WHERE realm_id = ${realmId} AND id > ${after}
+            AND id <= ${upTo ?? Number.MAX_SAFE_INTEGER}
+            AND (user_ids IS NULL OR user_ids @> ${JSON.stringify([userId])}::jsonb)
+          ORDER BY id`.pipe(Effect.map((rows) => rows.map(decodeEvent)), Effect.orDie),
+      // Each event once, with the requests (their index) that take it: the
+      // same window and audience test as a read alone.
+      (requests) => {
+        const windows = JSON.stringify(requests.map((r, i) => ({
+          i,
+          r: r.realmId,
+          u: r.userId,
+          a: r.after,
+          t: r.upTo ?? Number.MAX_SAFE_INTEGER
+        })))
+        return sql<Row>`
+          SELECT e.id, e.realm_id, e.event_type, e.payload, e.user_ids, e.requires, json_agg(w.i) AS readers
+          FROM jsonb_to_recordset(${windows}::jsonb) AS w(i int, r bigint, u bigint, a bigint, t bigint)
+          JOIN events e ON e.realm_id = w.r AND e.id > w.a AND e.id <= w.t
+            AND (e.user_ids IS NULL OR e.user_ids @> jsonb_build_array(w.u))
+          GROUP BY e.id
+          ORDER BY e.id`.pipe(
+          Effect.map((rows) => {
+            const found = requests.map((): Array<LoggedEvent> => [])
+            for (const row of rows) {
+              const event = decodeEvent(row)
+              for (const i of json<ReadonlyArray<number>>(row.readers)) found[i]!.push(event)
+            }
+            return found
+          }),
+          Effect.orDie
+        )
+      }
+    )
+
     return EventStore.of({
       append,
       appendMessage,
@@ -312,13 +396,7 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
           Effect.map((rows) => Number(rows[0]?.id ?? 0)),
           Effect.orDie
         ),
-      read: (realmId, userId, after, upTo) =>
-        sql<Row>`
-          SELECT id, realm_id, event_type, payload, user_ids, requires FROM events
-          WHERE realm_id = ${realmId} AND id > ${after}
-            AND id <= ${upTo ?? Number.MAX_SAFE_INTEGER}
-            AND (user_ids IS NULL OR user_ids @> ${JSON.stringify([userId])}::jsonb)
-          ORDER BY id`.pipe(Effect.map((rows) => rows.map(decodeEvent)), Effect.orDie),
+      read: (realmId, userId, after, upTo) => read({ realmId, userId, after, upTo }),
       nextId: (realmId) =>
         sql.withTransaction(Effect.gen(function*() {
           yield* sql`SELECT pg_advisory_xact_lock(${lockKey(realmId)}::bigint)`
@@ -332,11 +410,7 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
           VALUES (${q.id}, ${q.realm_id}, ${q.user_id}, ${JSON.stringify(q.options)}::jsonb, ${q.created_at},
             ${q.lifespan_secs}, ${q.last_connected}, ${q.blocked_until}, ${q.acked_id}, ${q.cursor_id},
             ${q.heartbeat_id})`.pipe(Effect.asVoid, Effect.orDie),
-      findQueue: (id) =>
-        sql<Row>`SELECT * FROM event_queues WHERE id = ${id}`.pipe(
-          Effect.map((rows) => (rows.length === 0 ? undefined : decodeQueue(rows[0]!))),
-          Effect.orDie
-        ),
+      findQueue,
       saveAck: (id, ack) =>
         sql`
           UPDATE event_queues SET acked_id = ${ack.acked_id}, cursor_id = ${ack.cursor_id},
@@ -349,8 +423,7 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
           Effect.asVoid,
           Effect.orDie
         ),
-      markUnblocked: (id) =>
-        sql`UPDATE event_queues SET blocked_until = 0 WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
+      markUnblocked,
       deleteQueue: (id) =>
         sql<{ id: unknown }>`DELETE FROM event_queues WHERE id = ${id} RETURNING id`.pipe(
           Effect.map((rows) => rows.length > 0),

@@ -14,7 +14,8 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Queue from "effect/Queue"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as TestClock from "effect/testing/TestClock"
-import type { NewLoggedEvent } from "../../src/domain/Event.ts"
+import { capabilitiesFrom, internOptions } from "../../src/domain/Event.ts"
+import type { NewLoggedEvent, QueueRecord } from "../../src/domain/Event.ts"
 import { realmId, userId } from "../../src/domain/Ids.ts"
 import type { RealmId, UserId } from "../../src/domain/Ids.ts"
 import type { Message } from "../../src/domain/Message.ts"
@@ -403,7 +404,116 @@ for (const [name, backend] of Object.entries(backends)) {
           assert.deepStrictEqual(words(yield* store.read(other, stranger!, start)), ["w101", "w105", "w109"])
         }).pipe(Effect.orDie))
 
+      it.effect("reads, queue lookups and unblockings made at once (a wake's polls) answer as made one by one", () =>
+        Effect.gen(function*() {
+          const store = yield* EventStore
+          const [realm, other] = [yield* backend.realm, yield* backend.realm]
+          const users = yield* backend.users(realm, 3)
+          const [stranger] = yield* backend.users(other, 1)
+          const note = (n: number, to: ReadonlyArray<UserId> | null): NewLoggedEvent => ({
+            payload: { type: "alert_words", alert_words: [`w${n}`] },
+            user_ids: to,
+            requires: null
+          })
+          const start = yield* store.highWaterMark(realm)
+          const otherStart = yield* store.highWaterMark(other)
+          for (let n = 0; n < 9; n++) {
+            yield* store.append(realm, [note(n, n % 4 === 0 ? null : [users[n % 3]!])])
+            if (n % 3 === 0) yield* store.append(other, [note(50 + n, [stranger!])])
+          }
+          const reads = [
+            ...users.flatMap((user) => [{ realm, user, after: start }, { realm, user, after: start + 3 }]),
+            { realm, user: users[0]!, after: start, upTo: start + 5 },
+            { realm: other, user: stranger!, after: otherStart },
+            { realm: other, user: users[1]!, after: otherStart }
+          ]
+          const readOne = (r: (typeof reads)[number]) => store.read(r.realm, r.user, r.after, "upTo" in r ? r.upTo : undefined)
+          const alone: Array<ReadonlyArray<unknown>> = []
+          for (const r of reads) alone.push(yield* readOne(r))
+          const together = yield* Effect.all(reads.map(readOne), { concurrency: "unbounded" })
+          assert.deepStrictEqual(together, alone)
+          assert.isTrue(alone.some((events) => events.length > 1) && alone.some((events) => events.length === 0))
+
+          const queue = (id: string, user: UserId): QueueRecord => ({
+            id,
+            realm_id: realm,
+            user_id: user,
+            options: internOptions({
+              event_types: null,
+              narrow: [],
+              all_public_streams: false,
+              client_capabilities: capabilitiesFrom(undefined),
+              apply_markdown: false,
+              client_gravatar: true,
+              include_subscribers: "false",
+              slim_presence: false
+            }),
+            created_at: 0,
+            lifespan_secs: 600,
+            last_connected: 0,
+            blocked_until: 0,
+            acked_id: -1,
+            cursor_id: start,
+            heartbeat_id: null
+          })
+          const ids = users.map((_, i) => `batch-${realm}-${i}`)
+          for (const [i, id] of ids.entries()) {
+            yield* store.insertQueue(queue(id, users[i]!))
+            yield* store.markBlocked(id, 1_000, 60_000)
+          }
+          // A lookup of a queue that does not exist, and one whose id is no plain word, among them.
+          const lookups = [...ids, "no-such-queue", `"},{'`, ids[0]!]
+          const found = yield* Effect.all(lookups.map((id) => store.findQueue(id)), { concurrency: "unbounded" })
+          assert.deepStrictEqual(found.map((q) => q?.id), [...ids, undefined, undefined, ids[0]])
+          assert.deepStrictEqual(found.map((q) => q?.blocked_until), [60_000, 60_000, 60_000, undefined, undefined, 60_000])
+          yield* Effect.all([store.markUnblocked(ids[0]!), store.markUnblocked(ids[2]!), store.markUnblocked("no-such-queue")], {
+            concurrency: "unbounded"
+          })
+          const after = yield* Effect.all(ids.map((id) => store.findQueue(id)), { concurrency: "unbounded" })
+          assert.deepStrictEqual(after.map((q) => q?.blocked_until), [0, 60_000, 0])
+        }).pipe(Effect.orDie))
+
       if (backend.sql) {
+        it.effect("inside a transaction, a read and a queue lookup run on its connection (not batched outside it): they see its rows", () =>
+          Effect.gen(function*() {
+            const store = yield* EventStore
+            const tx = yield* Transactor
+            const realm = yield* backend.realm
+            const [user] = yield* backend.users(realm, 1)
+            const start = yield* store.highWaterMark(realm)
+            const seen = yield* tx.withTransaction(Effect.gen(function*() {
+              yield* store.append(realm, [{ ...ping(7), user_ids: [user!] }])
+              yield* store.insertQueue({
+                id: `tx-${realm}`,
+                realm_id: realm,
+                user_id: user!,
+                options: internOptions({
+                  event_types: null,
+                  narrow: [],
+                  all_public_streams: false,
+                  client_capabilities: capabilitiesFrom(undefined),
+                  apply_markdown: false,
+                  client_gravatar: true,
+                  include_subscribers: "false",
+                  slim_presence: false
+                }),
+                created_at: 0,
+                lifespan_secs: 600,
+                last_connected: 0,
+                blocked_until: 5,
+                acked_id: -1,
+                cursor_id: start,
+                heartbeat_id: null
+              })
+              yield* store.markUnblocked(`tx-${realm}`)
+              return {
+                events: (yield* store.read(realm, user!, start)).map((e) => e.payload),
+                queue: (yield* store.findQueue(`tx-${realm}`))?.blocked_until
+              }
+            }))
+            assert.deepStrictEqual(seen, { events: [ping(7).payload], queue: 0 })
+          }).pipe(Effect.orDie), { timeout: 20_000 })
+
         it.effect("rows are stamped with the Clock's time, and the log's grace period follows it", () =>
           Effect.gen(function*() {
             const store = yield* EventStore
