@@ -166,6 +166,37 @@ const listening = <A, E, R>(realm: RealmId, f: (heard: ReadonlyArray<Signal>) =>
     return yield* f(heard)
   }))
 
+/** Alert words `w${n}` for `to` (null: everyone). */
+const note = (n: number, to: ReadonlyArray<UserId> | null): NewLoggedEvent => ({
+  payload: { type: "alert_words", alert_words: [`w${n}`] },
+  user_ids: to,
+  requires: null
+})
+
+/** A queue of `user` (every event type, default options) read up to `cursor`. */
+const queueOf = (id: string, realm: RealmId, user: UserId, cursor: number, blockedUntil: number): QueueRecord => ({
+  id,
+  realm_id: realm,
+  user_id: user,
+  options: internOptions({
+    event_types: null,
+    narrow: [],
+    all_public_streams: false,
+    client_capabilities: capabilitiesFrom(undefined),
+    apply_markdown: false,
+    client_gravatar: true,
+    include_subscribers: "false",
+    slim_presence: false
+  }),
+  created_at: 0,
+  lifespan_secs: 600,
+  last_connected: 0,
+  blocked_until: blockedUntil,
+  acked_id: -1,
+  cursor_id: cursor,
+  heartbeat_id: null
+})
+
 /** A direct message from `sender` to `to`. */
 const directMessage = (realm: RealmId, sender: UserId, to: UserId, content: string): Insert<Message> => ({
   realm_id: realm,
@@ -368,11 +399,6 @@ for (const [name, backend] of Object.entries(backends)) {
           const [realm, other] = [yield* backend.realm, yield* backend.realm]
           const [first, second] = yield* backend.users(realm, 2)
           const [stranger] = yield* backend.users(other, 1)
-          const note = (n: number, users: ReadonlyArray<UserId> | null): NewLoggedEvent => ({
-            payload: { type: "alert_words", alert_words: [`w${n}`] },
-            user_ids: users,
-            requires: null
-          })
           const start = yield* store.highWaterMark(realm)
           // Interleaved with another organization's events and with ids handed
           // out for nothing (heartbeats), so the realm's ids are not consecutive.
@@ -410,11 +436,6 @@ for (const [name, backend] of Object.entries(backends)) {
           const [realm, other] = [yield* backend.realm, yield* backend.realm]
           const users = yield* backend.users(realm, 3)
           const [stranger] = yield* backend.users(other, 1)
-          const note = (n: number, to: ReadonlyArray<UserId> | null): NewLoggedEvent => ({
-            payload: { type: "alert_words", alert_words: [`w${n}`] },
-            user_ids: to,
-            requires: null
-          })
           const start = yield* store.highWaterMark(realm)
           const otherStart = yield* store.highWaterMark(other)
           for (let n = 0; n < 9; n++) {
@@ -434,31 +455,9 @@ for (const [name, backend] of Object.entries(backends)) {
           assert.deepStrictEqual(together, alone)
           assert.isTrue(alone.some((events) => events.length > 1) && alone.some((events) => events.length === 0))
 
-          const queue = (id: string, user: UserId): QueueRecord => ({
-            id,
-            realm_id: realm,
-            user_id: user,
-            options: internOptions({
-              event_types: null,
-              narrow: [],
-              all_public_streams: false,
-              client_capabilities: capabilitiesFrom(undefined),
-              apply_markdown: false,
-              client_gravatar: true,
-              include_subscribers: "false",
-              slim_presence: false
-            }),
-            created_at: 0,
-            lifespan_secs: 600,
-            last_connected: 0,
-            blocked_until: 0,
-            acked_id: -1,
-            cursor_id: start,
-            heartbeat_id: null
-          })
           const ids = users.map((_, i) => `batch-${realm}-${i}`)
           for (const [i, id] of ids.entries()) {
-            yield* store.insertQueue(queue(id, users[i]!))
+            yield* store.insertQueue(queueOf(id, realm, users[i]!, start, 0))
             yield* store.markBlocked(id, 1_000, 60_000)
           }
           // A lookup of a queue that does not exist, and one whose id is no plain word, among them.
@@ -483,28 +482,7 @@ for (const [name, backend] of Object.entries(backends)) {
             const start = yield* store.highWaterMark(realm)
             const seen = yield* tx.withTransaction(Effect.gen(function*() {
               yield* store.append(realm, [{ ...ping(7), user_ids: [user!] }])
-              yield* store.insertQueue({
-                id: `tx-${realm}`,
-                realm_id: realm,
-                user_id: user!,
-                options: internOptions({
-                  event_types: null,
-                  narrow: [],
-                  all_public_streams: false,
-                  client_capabilities: capabilitiesFrom(undefined),
-                  apply_markdown: false,
-                  client_gravatar: true,
-                  include_subscribers: "false",
-                  slim_presence: false
-                }),
-                created_at: 0,
-                lifespan_secs: 600,
-                last_connected: 0,
-                blocked_until: 5,
-                acked_id: -1,
-                cursor_id: start,
-                heartbeat_id: null
-              })
+              yield* store.insertQueue(queueOf(`tx-${realm}`, realm, user!, start, 5))
               yield* store.markUnblocked(`tx-${realm}`)
               return {
                 events: (yield* store.read(realm, user!, start)).map((e) => e.payload),
