@@ -1,15 +1,21 @@
 /**
- * Calls made in one synchronous stretch, run as one batch: when an event
+ * Calls made in one turn of the event loop, run as one batch: when an event
  * wakes a thousand long polls, each woken poll reads its queue, reads the log
  * and clears its blocked mark, one after the other, in fibers that all resume
  * in the same turn. Batched, those are three statements for all of them
  * instead of three thousand, each a round trip (PostgreSQL) or a query run in
  * this thread (PGlite).
  *
- * A call joins the pending batch and suspends; the batch runs once the
- * current synchronous work is done (a microtask), in a fiber of its own, so a
- * lone call costs a microtask more and no event-loop turn. Calls inside a
- * transaction must not be batched (the batch runs outside it): callers check.
+ * The same goes for requests that arrive together: a thousand clients polling
+ * again at once after that event.
+ *
+ * A call joins the pending batch and suspends; the batch runs at the end of
+ * the current turn of the event loop (`setImmediate`), in a fiber of its own,
+ * so it also takes the calls of every request read from the network in that
+ * turn (each request is its own callback, a microtask would flush after
+ * each); a lone call waits for the end of its turn, which costs it next to
+ * nothing beside its statement. Calls inside a transaction must not be
+ * batched (the batch runs outside it): callers check.
  *
  * @internal
  */
@@ -40,6 +46,6 @@ export const make = <Req, Res>(
   return (request) =>
     Effect.callback<Res>((resume) => {
       pending.push({ request, resume })
-      if (pending.length === 1) queueMicrotask(flush)
+      if (pending.length === 1) setImmediate(flush)
     })
 }
