@@ -305,8 +305,9 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
         return fromRow.messageId(Number(inserted.id))
       })
 
-    // What every woken poll reads and writes (its queue, the log, its blocked
-    // mark), batched across the polls an event wakes at once (Batcher): one
+    // What every poll reads and writes (its queue, the log, its
+    // acknowledgement, its blocked mark), batched across the polls an event
+    // wakes at once and the requests that arrive together (Batcher): one
     // statement each for all of them. Inside a transaction a call runs alone,
     // on the transaction's connection.
     const runBatch = Effect.runForkWith(yield* Effect.context<never>())
@@ -335,6 +336,52 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
           }),
           Effect.orDie
         )
+    )
+
+    /**
+     * Each queue's last request of a batch, in a JSON array: a later call on
+     * the same queue wins, as it would had it run alone after the other.
+     */
+    const lastPerQueue = <A extends { readonly id: string }, B>(requests: ReadonlyArray<A>, row: (request: A) => B) =>
+      JSON.stringify(Array.from(new Map(requests.map((r) => [r.id, r])).values(), row))
+
+    interface Blocked {
+      readonly id: string
+      readonly now: number
+      readonly blockedUntil: number
+    }
+    const markBlocked = batched(
+      ({ blockedUntil, id, now }: Blocked) =>
+        sql`UPDATE event_queues SET last_connected = ${now}, blocked_until = ${blockedUntil} WHERE id = ${id}`.pipe(
+          Effect.asVoid,
+          Effect.orDie
+        ),
+      (requests) =>
+        sql`
+          UPDATE event_queues AS q SET last_connected = v.l, blocked_until = v.b
+          FROM jsonb_to_recordset(${lastPerQueue(requests, (r) => ({ id: r.id, l: r.now, b: r.blockedUntil }))}::jsonb)
+            AS v(id text, l bigint, b bigint)
+          WHERE q.id = v.id`.pipe(Effect.as(requests.map(() => undefined)), Effect.orDie)
+    )
+
+    interface Ack {
+      readonly id: string
+      readonly ackedId: number
+      readonly cursorId: number
+      readonly heartbeatId: number | null
+    }
+    const saveAck = batched(
+      ({ ackedId, cursorId, heartbeatId, id }: Ack) =>
+        sql`
+          UPDATE event_queues SET acked_id = ${ackedId}, cursor_id = ${cursorId}, heartbeat_id = ${heartbeatId}
+          WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
+      (requests) =>
+        sql`
+          UPDATE event_queues AS q SET acked_id = v.a, cursor_id = v.c, heartbeat_id = v.h
+          FROM jsonb_to_recordset(${
+          lastPerQueue(requests, (r) => ({ id: r.id, a: r.ackedId, c: r.cursorId, h: r.heartbeatId }))
+        }::jsonb) AS v(id text, a bigint, c bigint, h bigint)
+          WHERE q.id = v.id`.pipe(Effect.as(requests.map(() => undefined)), Effect.orDie)
     )
 
     const markUnblocked = batched(
@@ -411,18 +458,10 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
             ${q.lifespan_secs}, ${q.last_connected}, ${q.blocked_until}, ${q.acked_id}, ${q.cursor_id},
             ${q.heartbeat_id})`.pipe(Effect.asVoid, Effect.orDie),
       findQueue,
-      saveAck: (id, ack) =>
-        sql`
-          UPDATE event_queues SET acked_id = ${ack.acked_id}, cursor_id = ${ack.cursor_id},
-            heartbeat_id = ${ack.heartbeat_id}
-          WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
+      saveAck: (id, ack) => saveAck({ id, ackedId: ack.acked_id, cursorId: ack.cursor_id, heartbeatId: ack.heartbeat_id }),
       setHeartbeat: (id, heartbeatId) =>
         sql`UPDATE event_queues SET heartbeat_id = ${heartbeatId} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
-      markBlocked: (id, now, blockedUntil) =>
-        sql`UPDATE event_queues SET last_connected = ${now}, blocked_until = ${blockedUntil} WHERE id = ${id}`.pipe(
-          Effect.asVoid,
-          Effect.orDie
-        ),
+      markBlocked: (id, now, blockedUntil) => markBlocked({ id, now, blockedUntil }),
       markUnblocked,
       deleteQueue: (id) =>
         sql<{ id: unknown }>`DELETE FROM event_queues WHERE id = ${id} RETURNING id`.pipe(

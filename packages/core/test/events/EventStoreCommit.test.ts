@@ -430,7 +430,7 @@ for (const [name, backend] of Object.entries(backends)) {
           assert.deepStrictEqual(words(yield* store.read(other, stranger!, start)), ["w101", "w105", "w109"])
         }).pipe(Effect.orDie))
 
-      it.effect("reads, queue lookups and unblockings made at once (a wake's polls) answer as made one by one", () =>
+      it.effect("reads, queue lookups and writes made at once (a wake's polls) answer and write as made one by one", () =>
         Effect.gen(function*() {
           const store = yield* EventStore
           const [realm, other] = [yield* backend.realm, yield* backend.realm]
@@ -470,6 +470,24 @@ for (const [name, backend] of Object.entries(backends)) {
           })
           const after = yield* Effect.all(ids.map((id) => store.findQueue(id)), { concurrency: "unbounded" })
           assert.deepStrictEqual(after.map((q) => q?.blocked_until), [0, 60_000, 0])
+          // Blocked marks and acknowledgements made at once, two of each on one
+          // queue: the later call wins, as it would one by one.
+          yield* Effect.all([
+            store.markBlocked(ids[0]!, 2_000, 70_000),
+            store.saveAck(ids[1]!, { acked_id: start + 1, cursor_id: start + 2, heartbeat_id: null }),
+            store.markBlocked(ids[2]!, 3_000, 80_000),
+            store.saveAck(ids[1]!, { acked_id: start + 3, cursor_id: start + 4, heartbeat_id: start + 5 }),
+            store.markBlocked(ids[0]!, 4_000, 90_000)
+          ], { concurrency: "unbounded" })
+          const saved = yield* Effect.all(ids.map((id) => store.findQueue(id)), { concurrency: "unbounded" })
+          assert.deepStrictEqual(
+            saved.map((q) => [q?.last_connected, q?.blocked_until, q?.acked_id, q?.cursor_id, q?.heartbeat_id]),
+            [
+              [4_000, 90_000, -1, start, null],
+              [1_000, 60_000, start + 3, start + 4, start + 5],
+              [3_000, 80_000, -1, start, null]
+            ]
+          )
         }).pipe(Effect.orDie))
 
       if (backend.sql) {
