@@ -339,57 +339,37 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
     )
 
     /**
-     * Each queue's last request of a batch, in a JSON array: a later call on
-     * the same queue wins, as it would had it run alone after the other.
+     * Sets columns of queues (`values`: a column's value for a request): one
+     * UPDATE for a whole batch, where a queue's last request wins, as it
+     * would had it run alone after the others (alone, a batch of one).
      */
-    const lastPerQueue = <A extends { readonly id: string }, B>(requests: ReadonlyArray<A>, row: (request: A) => B) =>
-      JSON.stringify(Array.from(new Map(requests.map((r) => [r.id, r])).values(), row))
-
-    interface Blocked {
-      readonly id: string
-      readonly now: number
-      readonly blockedUntil: number
-    }
-    const markBlocked = batched(
-      ({ blockedUntil, id, now }: Blocked) =>
-        sql`UPDATE event_queues SET last_connected = ${now}, blocked_until = ${blockedUntil} WHERE id = ${id}`.pipe(
-          Effect.asVoid,
-          Effect.orDie
-        ),
-      (requests) =>
-        sql`
-          UPDATE event_queues AS q SET last_connected = v.l, blocked_until = v.b
-          FROM jsonb_to_recordset(${lastPerQueue(requests, (r) => ({ id: r.id, l: r.now, b: r.blockedUntil }))}::jsonb)
-            AS v(id text, l bigint, b bigint)
+    const setColumns = <A extends { readonly id: string }>(values: Record<string, (request: A) => number | null>) => {
+      const names = Object.keys(values)
+      const assignments = sql.literal(names.map((name) => `${name} = v.${name}`).join(", "))
+      const types = sql.literal(names.map((name) => `, ${name} bigint`).join(""))
+      const update = (requests: ReadonlyArray<A>) => {
+        const last = new Map(requests.map((request) => [request.id, request]))
+        const row = (request: A) =>
+          Object.fromEntries([["id", request.id], ...names.map((name) => [name, values[name]!(request)])])
+        const rows = JSON.stringify(Array.from(last.values(), row))
+        return sql`
+          UPDATE event_queues AS q SET ${assignments}
+          FROM jsonb_to_recordset(${rows}::jsonb) AS v(id text${types})
           WHERE q.id = v.id`.pipe(Effect.as(requests.map(() => undefined)), Effect.orDie)
-    )
-
-    interface Ack {
-      readonly id: string
-      readonly ackedId: number
-      readonly cursorId: number
-      readonly heartbeatId: number | null
+      }
+      return batched((request: A) => Effect.asVoid(update([request])), update)
     }
-    const saveAck = batched(
-      ({ ackedId, cursorId, heartbeatId, id }: Ack) =>
-        sql`
-          UPDATE event_queues SET acked_id = ${ackedId}, cursor_id = ${cursorId}, heartbeat_id = ${heartbeatId}
-          WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
-      (requests) =>
-        sql`
-          UPDATE event_queues AS q SET acked_id = v.a, cursor_id = v.c, heartbeat_id = v.h
-          FROM jsonb_to_recordset(${
-          lastPerQueue(requests, (r) => ({ id: r.id, a: r.ackedId, c: r.cursorId, h: r.heartbeatId }))
-        }::jsonb) AS v(id text, a bigint, c bigint, h bigint)
-          WHERE q.id = v.id`.pipe(Effect.as(requests.map(() => undefined)), Effect.orDie)
-    )
 
-    const markUnblocked = batched(
-      (id: string) => sql`UPDATE event_queues SET blocked_until = 0 WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
-      (ids) =>
-        sql`UPDATE event_queues SET blocked_until = 0 WHERE id IN (SELECT jsonb_array_elements_text(${textList(ids)}::jsonb))`
-          .pipe(Effect.as(ids.map(() => undefined)), Effect.orDie)
-    )
+    const markBlocked = setColumns<{ readonly id: string; readonly now: number; readonly blockedUntil: number }>({
+      last_connected: (request) => request.now,
+      blocked_until: (request) => request.blockedUntil
+    })
+    const saveAck = setColumns<{ readonly id: string; readonly ack: Parameters<EventStore["Service"]["saveAck"]>[1] }>({
+      acked_id: (request) => request.ack.acked_id,
+      cursor_id: (request) => request.ack.cursor_id,
+      heartbeat_id: (request) => request.ack.heartbeat_id
+    })
+    const markUnblocked = setColumns<{ readonly id: string }>({ blocked_until: () => 0 })
 
     interface ReadRequest {
       readonly realmId: RealmId
@@ -458,11 +438,11 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
             ${q.lifespan_secs}, ${q.last_connected}, ${q.blocked_until}, ${q.acked_id}, ${q.cursor_id},
             ${q.heartbeat_id})`.pipe(Effect.asVoid, Effect.orDie),
       findQueue,
-      saveAck: (id, ack) => saveAck({ id, ackedId: ack.acked_id, cursorId: ack.cursor_id, heartbeatId: ack.heartbeat_id }),
+      saveAck: (id, ack) => saveAck({ id, ack }),
       setHeartbeat: (id, heartbeatId) =>
         sql`UPDATE event_queues SET heartbeat_id = ${heartbeatId} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
       markBlocked: (id, now, blockedUntil) => markBlocked({ id, now, blockedUntil }),
-      markUnblocked,
+      markUnblocked: (id) => markUnblocked({ id }),
       deleteQueue: (id) =>
         sql<{ id: unknown }>`DELETE FROM event_queues WHERE id = ${id} RETURNING id`.pipe(
           Effect.map((rows) => rows.length > 0),
