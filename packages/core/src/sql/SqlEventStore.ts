@@ -9,9 +9,12 @@ import { PgClient as PgClientTag } from "@effect/sql-pg/PgClient"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
+import * as Request from "effect/Request"
+import * as RequestResolver from "effect/RequestResolver"
 import * as Schedule from "effect/Schedule"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -27,7 +30,6 @@ import { Transactor } from "../ports/Transactor.ts"
 import { PgliteClient } from "./PgliteClient.ts"
 import { StaleAccess } from "../ports/AccessCache.ts"
 import { messageColumnNames, messageColumns } from "./SqlRepositories.ts"
-import * as Batcher from "./internal/Batcher.ts"
 
 /** The NOTIFY channel shared by every process. @category constants */
 export const NotifyChannel = "teamchat_events"
@@ -307,14 +309,34 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
 
     // What every poll reads and writes (its queue, the log, its
     // acknowledgement, its blocked mark), batched across the polls an event
-    // wakes at once and the requests that arrive together (Batcher): one
-    // statement each for all of them. Inside a transaction a call runs alone,
-    // on the transaction's connection.
-    const runBatch = Effect.runForkWith(yield* Effect.context<never>())
-    const batched = <Req, Res>(alone: (request: Req) => Effect.Effect<Res>, runMany: Batcher.RunBatch<Req, Res>) => {
-      const call = Batcher.make(runMany, runBatch)
+    // wakes at once and the requests that arrive together: one statement
+    // each for all of them, instead of one per poll (a round trip on
+    // PostgreSQL, a query in this thread on PGlite). effect's
+    // `RequestResolver` collects the calls of every fiber until the end of
+    // the event loop's turn (its default delay, a scheduler yield), so a
+    // lone call costs next to nothing more. Inside a transaction a call runs
+    // alone, on the transaction's connection: a batch runs outside it (it
+    // would miss the transaction's rows, and wait for it on PGlite's one
+    // connection).
+    const batched = <Req, Res>(
+      alone: (request: Req) => Effect.Effect<Res>,
+      runMany: (requests: ReadonlyArray<Req>) => Effect.Effect<ReadonlyArray<Res>>
+    ) => {
+      interface Call extends Request.Request<Res> {
+        readonly input: Req
+      }
+      const call = Request.of<Call>()
+      // One result per request, in the requests' order.
+      const resolver = RequestResolver.make<Call>((entries) =>
+        Effect.map(runMany(entries.map((entry) => entry.request.input)), (results) => {
+          entries.forEach((entry, i) => entry.completeUnsafe(Exit.succeed(results[i]!)))
+        })
+      )
       return (request: Req): Effect.Effect<Res> =>
-        Effect.flatMap(Effect.serviceOption(sql.transactionService), (open) => Option.isSome(open) ? alone(request) : call(request))
+        Effect.flatMap(
+          Effect.serviceOption(sql.transactionService),
+          (open) => Option.isSome(open) ? alone(request) : Effect.request(call({ input: request }), resolver)
+        )
     }
     /** A JSON array of the given texts, for `IN (SELECT jsonb_array_elements_text(...))`: any text is safe in it. */
     const textList = (texts: ReadonlyArray<string>) => JSON.stringify(Array.from(new Set(texts)))
