@@ -34,7 +34,25 @@ const toInt64 = (value: unknown): Result.Result<bigint, PgTypes.CodecError> => {
     : Result.fail(new PgTypes.CodecError({ message: `Expected an int8 as a bigint or safe integer, got ${String(value)}` }))
 }
 
-/** int8 as a JS `number`, matching PgliteClient; values beyond 2^53 lose precision. */
+const TWO_32 = 2 ** 32
+
+const int8Error = (size: number) => new PgTypes.CodecError({ message: `int8 needs 8 bytes, got ${size}` })
+
+/**
+ * int8 as a JS `number`, matching PgliteClient; values beyond 2^53 lose
+ * precision. Read as two 32-bit halves straight out of the row's bytes, with
+ * no view or bigint of its own: ids are most of the values a query returns
+ * (about 100 ns each through a view, a DataView and a bigint; about 10 ns this way).
+ * `hi * 2^32` is exact and the sum is rounded once, as `Number(bigint)`
+ * rounds, so both give the same number for every int8.
+ */
+const readInt8 = (bytes: Uint8Array, offset: number, size: number): Result.Result<number, PgTypes.CodecError> => {
+  if (size !== 8) return Result.fail(int8Error(size))
+  const hi = (bytes[offset]! << 24) | (bytes[offset + 1]! << 16) | (bytes[offset + 2]! << 8) | bytes[offset + 3]!
+  const lo = ((bytes[offset + 4]! << 24) | (bytes[offset + 5]! << 16) | (bytes[offset + 6]! << 8) | bytes[offset + 7]!) >>> 0
+  return Result.succeed(hi * TWO_32 + lo)
+}
+
 const int8AsNumber: PgTypes.Codec<number | bigint> = {
   encode: (value) =>
     Result.map(toInt64(value), (big) => {
@@ -42,10 +60,9 @@ const int8AsNumber: PgTypes.Codec<number | bigint> = {
       new DataView(bytes.buffer).setBigInt64(0, big)
       return bytes
     }),
-  decode: (bytes) =>
-    bytes.byteLength === 8
-      ? Result.succeed(Number(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigInt64(0)))
-      : Result.fail(new PgTypes.CodecError({ message: `int8 needs 8 bytes, got ${bytes.byteLength}` }))
+  decode: (bytes) => readInt8(bytes, 0, bytes.byteLength),
+  read: readInt8,
+  write: (sink, value) => Result.map(toInt64(value), (big) => sink.bigInt64(big))
 }
 
 /**

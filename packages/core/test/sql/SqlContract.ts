@@ -123,6 +123,36 @@ export const sqlContract = (it: Vitest.MethodsNonLive<SqlClient.SqlClient>): voi
       assert.strictEqual(row.nothing, null)
     }))
 
+  // Both halves of the 64 bits, signs, the 2^53 edge (where numbers start
+  // rounding) and both ends of the range.
+  const int8Texts = [
+    "0", "1", "-1", "255", "-256", "2147483647", "2147483648", "-2147483648", "-2147483649", "4294967295",
+    "4294967296", "-4294967296", "-4294967297", "1234567890123", "-1234567890123", "9007199254740991",
+    "-9007199254740991", "9007199254740993", "-9007199254740993", "1234567890123456789", "9223372036854775807",
+    "-9223372036854775808"
+  ]
+
+  it.effect("returns every int8 as the nearest number, alone, in arrays and as parameters, on every backend", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const expected = int8Texts.map((text) => Number(BigInt(text)))
+      const rows = yield* sql<{ value: unknown }>`
+        SELECT t.text::int8 AS value
+        FROM unnest(${`{${int8Texts.join(",")}}`}::text[]) WITH ORDINALITY AS t(text, i) ORDER BY t.i`
+      assert.deepStrictEqual(rows.map((row) => row.value), expected)
+      const [array] = yield* sql<{ values: unknown }>`SELECT ${`{${int8Texts.join(",")}}`}::int8[] AS values`
+      assert.deepStrictEqual(array.values, expected)
+      for (const text of int8Texts) {
+        const big = BigInt(text)
+        const [row] = yield* sql<{ value: unknown; text: string }>`SELECT ${big}::int8 AS value, ${big}::int8::text AS text`
+        assert.deepStrictEqual([row.value, row.text], [Number(big), text])
+        if (Number.isSafeInteger(Number(big))) {
+          const [fromNumber] = yield* sql<{ value: unknown }>`SELECT ${Number(big)}::int8 AS value`
+          assert.strictEqual(fromNumber.value, Number(big))
+        }
+      }
+    }))
+
   it.effect("commits a transaction", () =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
