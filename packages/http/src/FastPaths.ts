@@ -54,10 +54,12 @@
  */
 import { Authentication as CoreAuthentication, Messages, Organizations, Users } from "@teamchat/core"
 import type { Principal } from "@teamchat/core"
+import * as Cache from "effect/Cache"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type * as Exit from "effect/Exit"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as Schema from "effect/Schema"
@@ -98,6 +100,19 @@ export class FastPaths extends Context.Service<FastPaths, Shortcuts | undefined>
 const mePath = "/api/v1/users/me"
 const messagesPath = "/api/v1/messages"
 const listEndpoint = Api.groups.messages.endpoints.list
+
+/** How many parsed GET /messages requests the shortcut keeps, and the longest query string it keeps one for. */
+const keptRequestCount = 256
+const keptSearchLength = 2048
+
+/** `value` frozen with everything inside it (JSON data: a parsed request), so one kept copy can serve every request. */
+const deepFreeze = <A>(value: A): A => {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key])
+    Object.freeze(value)
+  }
+  return value
+}
 const sendEndpoint = Api.groups.messages.endpoints.send
 
 /** A shortcut's answer: the body, and the rate limit decision whose headers it carries. */
@@ -261,19 +276,38 @@ export const make = (
     // As the routes: authenticated from the kept read unchecked, the search
     // checking it (`Messages.fetchDeferred`); a stale read falls through.
     const list = (
-      parameters: Record<string, string>,
+      request: Messages.FetchRequest,
       credentials: AuthenticationMiddleware.Credentials,
       host: string | undefined,
       start: number
     ) =>
-      decodeList(parameters).pipe(
-        Effect.flatMap(MessagesHandlers.fetchRequest),
-        Effect.flatMap((request) =>
-          Effect.flatMap(principalOf(credentials, host, true), (principal) =>
-            Effect.flatMap(messages.fetchDeferred(principal, request), (page) =>
-              answered(principal, listText(Envelope.envelope(page, [])), messagesPath, start)))
-        )
-      )
+      Effect.flatMap(principalOf(credentials, host, true), (principal) =>
+        Effect.flatMap(messages.fetchDeferred(principal, request), (page) =>
+          answered(principal, listText(Envelope.envelope(page, [])), messagesPath, start)))
+
+    /** A GET /messages query string parsed as the routes parse it; any failure means the routes answer the request. */
+    const parse = (search: string): Effect.Effect<Messages.FetchRequest, unknown> => {
+      const parameters = formParameters(search, declared)
+      if (parameters === undefined) return Effect.fail("undeclared, repeated or refused parameters")
+      return decodeList(parameters).pipe(Effect.flatMap(MessagesHandlers.fetchRequest), Effect.map(deepFreeze))
+    }
+
+    /**
+     * GET /messages requests by their query string. Parsing one is a pure
+     * function of the text, and clients send the same few texts over and
+     * over (a view opened at its newest messages: `anchor=newest` and the
+     * view's narrow, from every user who opens it), so the newest
+     * `keptRequestCount` requests that parsed are kept, frozen, and a kept
+     * text skips the parameters' checks, their schema and the narrow's JSON
+     * (about a tenth of a read's own work). Only what the text says is kept:
+     * each request is authenticated, searched and answered afresh. A text
+     * that does not parse is not kept; the routes answer it each time.
+     */
+    const keptRequests = yield* Cache.makeWith<string, Messages.FetchRequest, unknown>(parse, {
+      capacity: keptRequestCount,
+      timeToLive: (exit) => (Exit.isSuccess(exit) ? Duration.infinity : Duration.zero)
+    })
+    const listRequest = (search: string) => search.length > keptSearchLength ? parse(search) : Cache.get(keptRequests, search)
 
     // POST /messages: a send writes, so what a send falls through with must
     // not have written anything (the routes send it afresh). It is counted
@@ -344,18 +378,14 @@ export const make = (
       host: () => string | undefined
     ): Effect.Effect<Answer | undefined, unknown> | undefined => {
       if (method !== "GET" || hasBody) return undefined
-      let parameters: Record<string, string> | undefined
-      if (path === messagesPath && search !== undefined) {
-        parameters = formParameters(search, declared)
-        if (parameters === undefined) return undefined
-      } else if (path !== mePath || search !== undefined) {
-        return undefined
-      }
+      if (path === messagesPath ? search === undefined : path !== mePath || search !== undefined) return undefined
       const credentials = AuthenticationMiddleware.parseAuthorization(authorization)
       if (credentials === undefined || !AuthenticationMiddleware.isCredentials(credentials)) return undefined
       const at = host()
       const start = startNow()
-      return parameters === undefined ? me(credentials, at, start) : list(parameters, credentials, at, start)
+      return search === undefined
+        ? me(credentials, at, start)
+        : Effect.flatMap(listRequest(search), (request) => list(request, credentials, at, start))
     }
 
     /** Runs `work` and hands its answer to `answer`, or falls through to `next`. */

@@ -514,6 +514,41 @@ describe("GET /users/me and GET /messages shortcuts", () => {
       })), 240_000)
   }
 
+  it.live("GET /messages asked again with the same query string: answered afresh, for whoever asks, as by the routes", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const servers = yield* memory(false, {})
+      const fast = yield* sameAnswers(servers, (keys) => {
+        const iago = { host, authorization: basic("iago@zulip.com", keys.iago) }
+        const bot = { host, authorization: basic("default-bot@zulip.com", keys.bot) }
+        const verona = encodeURIComponent(JSON.stringify([{ operator: "channel", operand: "Verona" }]))
+        const newest = `/api/v1/messages?anchor=newest&num_before=2&num_after=0&narrow=${verona}`
+        const refused = `/api/v1/messages?anchor=banana&num_before=2&num_after=0&narrow=${verona}`
+        const star = form({ anchor: "newest", num_before: "1", num_after: "0", narrow: decodeURIComponent(verona), op: "add", flag: "starred" })
+        return [
+          get(iago, newest),
+          post(iago, form({ type: "stream", to: "Verona", topic: "again", content: "a new one" })),
+          get(iago, newest),
+          post(iago, star, "/api/v1/messages/flags/narrow"),
+          get(iago, newest),
+          get(bot, newest),
+          get(iago, refused),
+          get(iago, refused)
+        ]
+      })
+      const messages = (answer: string) =>
+        (JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4)) as { messages: Array<{ content: string; flags: Array<string> }> })
+          .messages.map((m) => [m.content, m.flags])
+      // The same text each time; what changed between them shows, and the
+      // flags are the asker's.
+      const [before, sent, starred, ofBot] = [0, 2, 4, 5].map((i) => messages(fast[i]!))
+      assert.strictEqual(before!.length, 2)
+      assert.deepStrictEqual(sent!.map(([content]) => content), [before![1]![0], "<p>a new one</p>"])
+      assert.deepStrictEqual(starred![1], ["<p>a new one</p>", [...sent![1]![1], "starred"]])
+      assert.deepStrictEqual(ofBot!.map(([content]) => content), starred!.map(([content]) => content))
+      assert.notInclude(ofBot![1]![1], "starred")
+      for (const answer of fast.slice(6)) assert.include(answer, "\"code\":\"BAD_REQUEST\"")
+    })), 60_000)
+
   it.live("rate limiting on: the limit is reached at the same request, shortcut and routes counting together", () =>
     Effect.scoped(Effect.gen(function*() {
       const servers = yield* memory(true, { logLevel: "Info", rateLimit: { requests: 10, windowSeconds: 60 } })
