@@ -48,6 +48,27 @@ export const accessibleMessage = Effect.fnUntraced(function*(
   return undefined
 })
 
+/**
+ * The channels whose history each user may read, per read of the
+ * organization. A read never changes (a change to the organization makes a
+ * new one) and one kept read serves many requests, its users included, so
+ * every channel's access rules run once per read and user instead of on
+ * every GET /messages (hundreds of channels in a large organization).
+ */
+const historyByRead = new WeakMap<AccessContext, WeakMap<User, ReadonlySet<ChannelId>>>()
+
+const historyChannels = (ctx: AccessContext, user: User): ReadonlySet<ChannelId> => {
+  let byUser = historyByRead.get(ctx)
+  if (byUser === undefined) historyByRead.set(ctx, byUser = new WeakMap())
+  let history = byUser.get(user)
+  if (history === undefined) {
+    const readable = new Set<ChannelId>()
+    for (const channel of ctx.channels) if (canReadChannelHistory(ctx, user, channel.id)) readable.add(channel.id)
+    byUser.set(user, history = readable)
+  }
+  return history
+}
+
 /** What the narrow resolver needs to know about the viewer. */
 export const narrowContext = Effect.fnUntraced(function*(
   ctx: AccessContext,
@@ -63,8 +84,7 @@ export const narrowContext = Effect.fnUntraced(function*(
       if (sub.active && sub.properties.is_muted) muted.add(sub.channel_id)
     }
   }
-  const history = new Set<ChannelId>()
-  for (const channel of ctx.channels) if (canReadChannelHistory(ctx, user, channel.id)) history.add(channel.id)
+  const history = historyChannels(ctx, user)
   return {
     viewerId: user.id,
     users: ctx.state.users,
