@@ -131,35 +131,55 @@ export const makeCallbacks = () => {
   return { dispatch, onSignal }
 }
 
-/** The NOTIFY payload (PostgreSQL caps it at 8000 bytes, so long user lists become "anyone"). @category encoding */
-export const encodeSignal = (signal: Signal): string => {
-  if (signal._tag === "queue") return JSON.stringify({ q: signal.queue, why: signal.reason, at: signal.at })
-  if (signal._tag === "resync") return JSON.stringify({ resync: true })
-  const text = JSON.stringify({ r: signal.realm, u: signal.users })
-  return text.length <= 7000 ? text : JSON.stringify({ r: signal.realm, u: null })
+/**
+ * The NOTIFY payload (PostgreSQL caps it at 8000 bytes, so long user lists
+ * become "anyone"), naming the store that sent it (`origin`), which has
+ * woken its own polls already and skips it when it hears it back.
+ *
+ * @category encoding
+ */
+export const encodeSignal = (signal: Signal, origin?: string): string => {
+  const from = origin === undefined ? {} : { o: origin }
+  if (signal._tag === "queue") return JSON.stringify({ q: signal.queue, why: signal.reason, at: signal.at, ...from })
+  if (signal._tag === "resync") return JSON.stringify({ resync: true, ...from })
+  const text = JSON.stringify({ r: signal.realm, u: signal.users, ...from })
+  return text.length <= 7000 ? text : JSON.stringify({ r: signal.realm, u: null, ...from })
 }
 
-/** @category encoding */
-export const decodeSignal = (payload: string): Signal | undefined => {
+/** A NOTIFY payload's signal and the store that sent it (`undefined` when it does not say). @category encoding */
+export const decodeNotice = (payload: string): { readonly signal: Signal; readonly origin: string | undefined } | undefined => {
+  let raw: Record<string, unknown>
   try {
-    const raw = JSON.parse(payload) as Record<string, unknown>
-    if (typeof raw.q === "string") {
-      return {
+    raw = JSON.parse(payload) as Record<string, unknown>
+  } catch {
+    // Not ours.
+    return undefined
+  }
+  if (typeof raw !== "object" || raw === null) return undefined
+  const origin = typeof raw.o === "string" ? raw.o : undefined
+  if (typeof raw.q === "string") {
+    return {
+      signal: {
         _tag: "queue",
         queue: raw.q,
         reason: raw.why === "deleted" ? "deleted" : "superseded",
         at: typeof raw.at === "number" ? raw.at : 0
-      }
+      },
+      origin
     }
-    if (raw.resync === true) return { _tag: "resync" }
-    if (typeof raw.r === "number") {
-      return { _tag: "events", realm: raw.r, users: Array.isArray(raw.u) ? (raw.u as Array<number>) : null }
+  }
+  if (raw.resync === true) return { signal: { _tag: "resync" }, origin }
+  if (typeof raw.r === "number") {
+    return {
+      signal: { _tag: "events", realm: raw.r, users: Array.isArray(raw.u) ? (raw.u as Array<number>) : null },
+      origin
     }
-  } catch {
-    // Not ours.
   }
   return undefined
 }
+
+/** @category encoding */
+export const decodeSignal = (payload: string): Signal | undefined => decodeNotice(payload)?.signal
 
 /**
  * The event with `id` as its payload's `message.id` (when it has a

@@ -6,6 +6,7 @@
  */
 import type * as PgClient from "@effect/sql-pg/PgClient"
 import { PgClient as PgClientTag } from "@effect/sql-pg/PgClient"
+import { randomUUID } from "node:crypto"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -24,7 +25,7 @@ import { fromRow, realmId as toRealmId, userId as toUserId } from "../domain/Ids
 import type { RealmId, UserId } from "../domain/Ids.ts"
 import type { Message } from "../domain/Message.ts"
 import type { Insert } from "../ports/Repositories.ts"
-import { decodeSignal, encodeSignal, EventStore, eventsSignal, makeCallbacks } from "../ports/EventStore.ts"
+import { decodeNotice, encodeSignal, EventStore, eventsSignal, makeCallbacks } from "../ports/EventStore.ts"
 import type { Signal } from "../ports/EventStore.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import { PgliteClient } from "./PgliteClient.ts"
@@ -69,8 +70,11 @@ const decodeQueue = (row: Row): QueueRecord => ({
   heartbeat_id: row.heartbeat_id === null || row.heartbeat_id === undefined ? null : Number(row.heartbeat_id)
 })
 
-/** How this process hears NOTIFY from the others. */
-type Listener = (dispatch: (signal: Signal) => void) => Effect.Effect<void, never, import("effect/Scope").Scope>
+/** How this store hears NOTIFY from the others (its own, named by `origin`, it has dispatched already). */
+type Listener = (
+  dispatch: (signal: Signal) => void,
+  origin: string
+) => Effect.Effect<void, never, import("effect/Scope").Scope>
 
 /** Waits between attempts to listen again: 100 ms doubling up to 5 s, jittered, for as long as it takes. */
 const relistenSchedule = Schedule.min([Schedule.exponential("100 millis"), Schedule.spaced("5 seconds")]).pipe(
@@ -83,7 +87,7 @@ const relistenSchedule = Schedule.min([Schedule.exponential("100 millis"), Sched
  * again on a new one. Notifications sent meanwhile are gone, so once it
  * listens again every waiting poll of this process re-reads the log.
  */
-const pgListener = (pg: PgClient.PgClient): Listener => (dispatch) =>
+const pgListener = (pg: PgClient.PgClient): Listener => (dispatch, origin) =>
   Effect.gen(function*() {
     /** One session: `onListening` once PostgreSQL confirms, then notifications until the connection fails (the result). */
     const session = (onListening: Effect.Effect<void>) =>
@@ -91,8 +95,8 @@ const pgListener = (pg: PgClient.PgClient): Listener => (dispatch) =>
         const queue = yield* pg.listen(NotifyChannel)
         yield* onListening
         return yield* Effect.flip(Effect.forever(Effect.map(Queue.take(queue), (notification) => {
-          const signal = decodeSignal(notification.payload)
-          if (signal !== undefined) dispatch(signal)
+          const notice = decodeNotice(notification.payload)
+          if (notice !== undefined && notice.origin !== origin) dispatch(notice.signal)
         })))
       }))
     const restored = Effect.andThen(
@@ -138,11 +142,17 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
     const notify: (payload: string) => Effect.Effect<void> = Option.isSome(pg)
       ? (payload) => Effect.ignore(pg.value.notify(NotifyChannel, payload))
       : () => Effect.void
+    // This store's name in its notices. It wakes its own polls when its
+    // writes commit, so it skips its notices when it hears them back (they
+    // would wake the polls that came back meanwhile for nothing). Per store,
+    // not per process: each store of a process listens for itself.
+    const origin = randomUUID()
     const listener: Listener | undefined = Option.isSome(pg) ? pgListener(pg.value) : undefined
-    if (listener !== undefined) yield* listener(dispatch)
+    if (listener !== undefined) yield* listener(dispatch, origin)
+    const notice = (signal: Signal) => encodeSignal(signal, origin)
 
     const broadcast = (signal: Signal) =>
-      Effect.andThen(Effect.sync(() => dispatch(signal)), notify(encodeSignal(signal)))
+      Effect.andThen(Effect.sync(() => dispatch(signal)), notify(notice(signal)))
     // On PostgreSQL an append's NOTIFY goes in its INSERT: NOTIFY is
     // transactional (delivered when the transaction commits, in commit
     // order, dropped when it rolls back), so other processes still hear of
@@ -194,7 +204,7 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
       events.length === 0 ? Effect.void : Effect.gen(function*() {
         const signal = eventsSignal(realmId, events)
         if (notifiesInStatement) {
-          yield* insertRows(realmId, yield* Clock.currentTimeMillis, events, encodeSignal(signal))
+          yield* insertRows(realmId, yield* Clock.currentTimeMillis, events, notice(signal))
           yield* tx.afterCommit(Effect.sync(() => dispatch(signal)))
         } else {
           yield* insertRows(realmId, yield* Clock.currentTimeMillis, events, undefined)
@@ -292,14 +302,14 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
     ) =>
       Effect.gen(function*() {
         const signal = eventsSignal(realmId, events)
-        const notice = notifiesInStatement && events.length > 0 ? encodeSignal(signal) : undefined
+        const noticeText = notifiesInStatement && events.length > 0 ? notice(signal) : undefined
         const [inserted] = yield* insertMessage(
           realmId,
           yield* Clock.currentTimeMillis,
           row,
           recipients,
           events,
-          notice,
+          noticeText,
           options?.accessVersion
         ).pipe(Effect.orDie)
         if (inserted === undefined) return yield* new StaleAccess()

@@ -8,7 +8,9 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Queue from "effect/Queue"
@@ -391,6 +393,39 @@ for (const [name, backend] of Object.entries(backends)) {
               { _tag: "events", realm: second, users: [10] }
             ])
           })).pipe(Effect.orDie))
+
+        it.effect("this process hears its own appends and queue signals once, when they commit, not again by its NOTIFY", () =>
+          Effect.gen(function*() {
+            const realm = yield* backend.realm
+            const [to] = yield* backend.users(realm, 1)
+            const pg = yield* PgClient.PgClient
+            return yield* Effect.scoped(Effect.gen(function*() {
+              const store = yield* EventStore
+              const heard: Array<Signal> = []
+              const heardOther = yield* Deferred.make<void>()
+              yield* store.onSignal((signal) => {
+                if (signal._tag === "queue" || (signal._tag === "events" && signal.realm === realm)) heard.push(signal)
+                if (signal._tag === "events" && signal.users?.[0] === 999) Deferred.doneUnsafe(heardOther, Exit.void)
+              })
+              yield* store.append(realm, [{ ...ping(1), user_ids: [to!] }])
+              yield* store.appendMessage(realm, directMessage(realm, to!, to!, "to myself"), [{ user_id: to!, flags: 1 }], [
+                messageEventOf(to!, ["read"])
+              ])
+              yield* store.signal({ _tag: "queue", queue: `echo-${realm}`, reason: "superseded", at: 1 })
+              // Another process's notice, sent after those commits: this
+              // process hears its notices in commit order, so by the time it
+              // hears this one it has heard any of its own.
+              const other: Signal = { _tag: "events", realm, users: [userId(999)] }
+              yield* pg.notify(SqlEventStore.NotifyChannel, JSON.stringify({ r: realm, u: [999] }))
+              yield* Deferred.await(heardOther)
+              assert.deepStrictEqual(heard, [
+                { _tag: "events", realm, users: [to] },
+                { _tag: "events", realm, users: [to] },
+                { _tag: "queue", queue: `echo-${realm}`, reason: "superseded", at: 1 },
+                other
+              ])
+            }))
+          }).pipe(Effect.orDie), 20_000)
       }
 
       it.effect("read takes a window of the log: its organization's events for the user, after < id <= upTo, in id order", () =>
