@@ -7,6 +7,7 @@
  */
 import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
+import { Journal, JournaledMap, JournaledSet } from "./internal/Journal.ts"
 import type { Channel, Subscription } from "../domain/Channel.ts"
 import type { CustomProfileField, ProfileFieldValue } from "../domain/CustomProfileField.ts"
 import type { Draft } from "../domain/Draft.ts"
@@ -77,29 +78,29 @@ export interface MemoryTables {
   >
 }
 
-const emptyTables = (): MemoryTables => ({
-  realms: new Map(),
-  users: new Map(),
-  groups: new Map(),
-  groupMembers: new Set(),
-  groupSubgroups: new Set(),
-  channels: new Map(),
-  subscriptions: new Map(),
-  userSettings: new Map(),
-  alertWords: new Map(),
-  messages: new Map(),
-  userMessages: new Map(),
-  scheduledMessages: new Map(),
-  userStatuses: new Map(),
-  presence: new Map(),
-  presenceSequences: new Map(),
-  profileFields: new Map(),
-  profileFieldValues: new Map(),
-  drafts: new Map(),
-  savedSnippets: new Map(),
-  invitations: new Map(),
-  pushDevices: new Map(),
-  accessVersions: new Map(),
+const emptyTables = (journal: Journal): MemoryTables => ({
+  realms: new JournaledMap(journal),
+  users: new JournaledMap(journal),
+  groups: new JournaledMap(journal),
+  groupMembers: new JournaledSet(journal),
+  groupSubgroups: new JournaledSet(journal),
+  channels: new JournaledMap(journal),
+  subscriptions: new JournaledMap(journal),
+  userSettings: new JournaledMap(journal),
+  alertWords: new JournaledMap(journal),
+  messages: new JournaledMap(journal),
+  userMessages: new JournaledMap(journal),
+  scheduledMessages: new JournaledMap(journal),
+  userStatuses: new JournaledMap(journal),
+  presence: new JournaledMap(journal),
+  presenceSequences: new JournaledMap(journal),
+  profileFields: new JournaledMap(journal),
+  profileFieldValues: new JournaledMap(journal),
+  drafts: new JournaledMap(journal),
+  savedSnippets: new JournaledMap(journal),
+  invitations: new JournaledMap(journal),
+  pushDevices: new JournaledMap(journal),
+  accessVersions: new JournaledMap(journal),
   sequences: {
     realms: 0,
     users: 0,
@@ -125,54 +126,38 @@ export class MemoryDatabase extends Context.Service<MemoryDatabase, {
    * (the row's organization is unknown) moves nothing, like the trigger.
    */
   accessChanged(realm: number | undefined): void
-  snapshot(): MemoryTables
-  restore(snapshot: MemoryTables): void
+  /**
+   * Opens a transaction (or a savepoint inside one): from now on every write
+   * to the tables can be undone. Returns the mark `rollback` goes back to.
+   */
+  begin(): number
+  /** Ends what `begin` opened, keeping its writes. */
+  commit(): void
+  /** Ends what `begin` opened (`mark`), undoing its writes; ids handed out stay used, like SQL sequences. */
+  rollback(mark: number): void
+  /** An empty map whose writes a rollback undoes, for rows kept inside a table's rows (a user's message flags). */
+  map<K, V>(): Map<K, V>
 }>()("teamchat/core/memory/MemoryDatabase") {
   static readonly layer = Layer.sync(MemoryDatabase, () => {
-    let tables = emptyTables()
+    const journal = new Journal()
+    const tables = emptyTables(journal)
     // SQL's `access_version_seq`: never rolled back, so a version handed out
     // inside a rolled-back transaction is never seen again, and nothing read
     // inside it can pass for committed state.
     let accessClock = 0
     return MemoryDatabase.of({
-      get tables() {
-        return tables
-      },
+      tables,
       nextId: (table) => ++tables.sequences[table],
       accessChanged: (realm) => {
         if (realm !== undefined) tables.accessVersions.set(realm, ++accessClock)
       },
-      // Records are immutable values, so copying the containers is enough.
-      snapshot: () => ({
-        realms: new Map(tables.realms),
-        users: new Map(tables.users),
-        groups: new Map(tables.groups),
-        groupMembers: new Set(tables.groupMembers),
-        groupSubgroups: new Set(tables.groupSubgroups),
-        channels: new Map(tables.channels),
-        subscriptions: new Map(tables.subscriptions),
-        userSettings: new Map(tables.userSettings),
-        alertWords: new Map(tables.alertWords),
-        messages: new Map(tables.messages),
-        userMessages: new Map(Array.from(tables.userMessages, ([user, rows]) => [user, new Map(rows)])),
-        scheduledMessages: new Map(tables.scheduledMessages),
-        userStatuses: new Map(tables.userStatuses),
-        presence: new Map(tables.presence),
-        presenceSequences: new Map(tables.presenceSequences),
-        profileFields: new Map(tables.profileFields),
-        profileFieldValues: new Map(tables.profileFieldValues),
-        drafts: new Map(tables.drafts),
-        savedSnippets: new Map(tables.savedSnippets),
-        invitations: new Map(tables.invitations),
-        pushDevices: new Map(tables.pushDevices),
-        accessVersions: new Map(tables.accessVersions),
-        sequences: { ...tables.sequences }
-      }),
-      // Sequences are not restored: like SQL sequences, ids handed out by a
-      // rolled-back transaction stay used.
-      restore: (snapshot) => {
-        tables = { ...snapshot, sequences: tables.sequences }
-      }
+      // Records are immutable values: undoing the containers' writes is
+      // enough. Sequences are plain numbers, not journaled: like SQL
+      // sequences, ids handed out by a rolled-back transaction stay used.
+      begin: () => journal.begin(),
+      commit: () => journal.commit(),
+      rollback: (mark) => journal.rollback(mark),
+      map: () => new JournaledMap(journal)
     })
   })
 }

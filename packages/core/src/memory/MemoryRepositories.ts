@@ -64,7 +64,7 @@ export const userRepo = Layer.effect(
     // API key lookups run on every authenticated request. Users found by key
     // are remembered, and a remembered user is used only while it is still
     // the current row of the table, so the index needs no upkeep on insert,
-    // update or rollback (restore), and never disagrees with a scan.
+    // update or rollback, and never disagrees with a scan.
     const byApiKey = new Map<string, User>()
     const findByApiKey = (apiKey: string): User | undefined => {
       const users = db.tables.users
@@ -304,11 +304,11 @@ const ascendingIds = (ids: Iterable<number>): Array<number> => Array.from(new Se
 export const messageRepo = Layer.effect(
   MessageRepo,
   MemoryDatabase.useSync((db) => {
-    /** The user's rows, created on first write (snapshots copy each user's map, so in-place writes are safe). */
+    /** The user's rows, created on first write (journaled, so a rollback undoes in-place writes too). */
     const rowsOf = (user: number): Map<number, number> => {
       let rows = db.tables.userMessages.get(user)
       if (rows === undefined) {
-        rows = new Map()
+        rows = db.map()
         db.tables.userMessages.set(user, rows)
       }
       return rows

@@ -1,7 +1,7 @@
 /**
  * Transactor in memory: one writer at a time over the MemoryDatabase,
- * snapshot/restore for rollbacks, after-commit callbacks run once the
- * outermost transaction succeeds.
+ * its journal for rollbacks, after-commit callbacks run once the outermost
+ * transaction succeeds.
  *
  * @since 0.1.0
  */
@@ -22,8 +22,8 @@ const CurrentMemoryTransaction = Context.Reference<MemoryTransaction | undefined
 )
 
 /**
- * In-memory transactions: one writer at a time; the state is snapshotted at
- * the start of the outermost transaction and restored if it fails.
+ * In-memory transactions: one writer at a time; the writes of a transaction
+ * (or of a savepoint) that fails are undone (`MemoryDatabase.rollback`).
  */
 export const layer: Layer.Layer<Transactor, never, MemoryDatabase> = Layer.effect(
   Transactor,
@@ -35,26 +35,30 @@ export const layer: Layer.Layer<Transactor, never, MemoryDatabase> = Layer.effec
         const current = fiber.getRef(CurrentMemoryTransaction)
         if (current !== undefined) {
           // Nested: behave like a savepoint.
-          const snapshot = db.snapshot()
-          const mark = current.callbacks.length
-          return effect.pipe(
-            Effect.onExit((exit) =>
-              Effect.sync(() => {
-                if (exit._tag === "Failure") {
-                  db.restore(snapshot)
-                  current.callbacks.length = mark
-                }
-              })
+          return Effect.suspend(() => {
+            const mark = db.begin()
+            const callbacks = current.callbacks.length
+            return effect.pipe(
+              Effect.onExit((exit) =>
+                Effect.sync(() => {
+                  if (exit._tag === "Failure") {
+                    db.rollback(mark)
+                    current.callbacks.length = callbacks
+                  } else {
+                    db.commit()
+                  }
+                })
+              )
             )
-          )
+          })
         }
         const tx: MemoryTransaction = { callbacks: [] }
         return lock.withPermits(1)(
           Effect.suspend(() => {
-            const snapshot = db.snapshot()
+            const mark = db.begin()
             return effect.pipe(
               Effect.provideService(CurrentMemoryTransaction, tx),
-              Effect.onExit((exit) => Effect.sync(() => exit._tag === "Failure" && db.restore(snapshot)))
+              Effect.onExit((exit) => Effect.sync(() => (exit._tag === "Failure" ? db.rollback(mark) : db.commit())))
             )
           })
         ).pipe(
