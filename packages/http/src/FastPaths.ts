@@ -100,6 +100,7 @@ export class FastPaths extends Context.Service<FastPaths, Shortcuts | undefined>
 const mePath = "/api/v1/users/me"
 const messagesPath = "/api/v1/messages"
 const listEndpoint = Api.groups.messages.endpoints.list
+const sendEndpoint = Api.groups.messages.endpoints.send
 
 /** How many parsed GET /messages requests the shortcut keeps, and the longest query string it keeps one for. */
 const keptRequestCount = 256
@@ -113,7 +114,6 @@ const deepFreeze = <A>(value: A): A => {
   }
   return value
 }
-const sendEndpoint = Api.groups.messages.endpoints.send
 
 /** A shortcut's answer: the body, and the rate limit decision whose headers it carries. */
 interface Answer {

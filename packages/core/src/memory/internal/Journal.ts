@@ -101,15 +101,10 @@ export class JournaledMap<K, V> extends Map<K, V> implements Ordered {
     return super.delete(key)
   }
 
+  // Inside a transaction a clear is its deletes, each undone as one.
   override clear(): void {
-    if (this.journal.recording && this.size > 0) {
-      this.journal.removing(this)
-      const entries = Array.from(super.entries())
-      this.journal.record(() => {
-        for (const [key, value] of entries) super.set(key, value)
-      })
-    }
-    super.clear()
+    if (this.journal.recording) for (const key of Array.from(super.keys())) this.delete(key)
+    else super.clear()
   }
 
   keysInOrder(): Array<unknown> {
@@ -149,15 +144,10 @@ export class JournaledSet<T> extends Set<T> implements Ordered {
     return super.delete(value)
   }
 
+  // Inside a transaction a clear is its deletes, each undone as one.
   override clear(): void {
-    if (this.journal.recording && this.size > 0) {
-      this.journal.removing(this)
-      const values = Array.from(super.values())
-      this.journal.record(() => {
-        for (const value of values) super.add(value)
-      })
-    }
-    super.clear()
+    if (this.journal.recording) for (const value of Array.from(super.values())) this.delete(value)
+    else super.clear()
   }
 
   keysInOrder(): Array<unknown> {
