@@ -14,6 +14,7 @@ import type { Benchmark, BenchOptions, Metric } from "./harness.ts"
 import { draftsBenchmark } from "./drafts.ts"
 import { eventsBenchmark } from "./events.ts"
 import { groupsBenchmark } from "./groups.ts"
+import { heartbeatsBenchmark } from "./heartbeats.ts"
 import { defaultOptions } from "./harness.ts"
 import { httpBenchmark } from "./http.ts"
 import { invitesBenchmark } from "./invites.ts"
@@ -28,6 +29,7 @@ import { scheduledBenchmark } from "./scheduled.ts"
 const benchmarks: ReadonlyArray<Benchmark> = [
   httpBenchmark,
   eventsBenchmark,
+  heartbeatsBenchmark,
   messagesBenchmark,
   scheduledBenchmark,
   groupsBenchmark,

@@ -318,7 +318,7 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
       })
 
     // What every poll reads and writes (its queue, the log, its
-    // acknowledgement, its blocked mark), batched across the polls an event
+    // acknowledgement, its blocked mark, its heartbeat), batched across the polls an event
     // wakes at once and the requests that arrive together: one statement
     // each for all of them, instead of one per poll (a round trip on
     // PostgreSQL, a query in this thread on PGlite). effect's
@@ -402,6 +402,49 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
       heartbeat_id: (request) => request.ack.heartbeat_id
     })
     const markUnblocked = setColumns<{ readonly id: string }>({ blocked_until: () => 0 })
+    const setHeartbeat = setColumns<{ readonly id: string; readonly heartbeatId: number }>({
+      heartbeat_id: (request) => request.heartbeatId
+    })
+
+    /**
+     * `count` fresh ids from the log's sequence for heartbeats of the
+     * organization, ascending. Its lock is taken first, so an append in
+     * flight there commits before the ids are handed out: they come after
+     * every committed event of the organization. One statement, its own
+     * transaction when alone (the lock lasts as long as it), as an append's.
+     */
+    const takeIds = (realmId: RealmId, count: number) =>
+      sql<{ id: unknown }>`
+        WITH locked AS (SELECT pg_advisory_xact_lock(${lockKey(realmId)}::bigint))
+        SELECT nextval(pg_get_serial_sequence('events', 'id')) AS id FROM locked, generate_series(1, ${count}::integer)`.pipe(
+        Effect.map((rows) => rows.map((row) => Number(row.id)).sort((a, b) => a - b)),
+        Effect.orDie
+      )
+    // The heartbeats that come due together (the shared timer wakes their
+    // polls at once) take their ids in one statement per organization, the
+    // organizations side by side: each statement holds one lock, as an
+    // append does, so none waits for a lock while holding another.
+    const nextId = batched(
+      (realmId: RealmId) => Effect.map(takeIds(realmId, 1), (ids) => ids[0]!),
+      (realmIds) => {
+        const byRealm = new Map<RealmId, Array<number>>()
+        realmIds.forEach((realmId, i) => {
+          const indexes = byRealm.get(realmId)
+          if (indexes === undefined) byRealm.set(realmId, [i])
+          else indexes.push(i)
+        })
+        const ids = new Array<number>(realmIds.length)
+        return Effect.as(
+          Effect.forEach(
+            byRealm,
+            ([realmId, indexes]) =>
+              Effect.map(takeIds(realmId, indexes.length), (taken) => indexes.forEach((index, k) => ids[index] = taken[k]!)),
+            { concurrency: "unbounded", discard: true }
+          ),
+          ids
+        )
+      }
+    )
 
     interface ReadRequest {
       readonly realmId: RealmId
@@ -456,12 +499,7 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
           Effect.orDie
         ),
       read: (realmId, userId, after, upTo) => read({ realmId, userId, after, upTo }),
-      nextId: (realmId) =>
-        sql.withTransaction(Effect.gen(function*() {
-          yield* sql`SELECT pg_advisory_xact_lock(${lockKey(realmId)}::bigint)`
-          const [row] = yield* sql<{ id: unknown }>`SELECT nextval(pg_get_serial_sequence('events', 'id')) AS id`
-          return Number(row!.id)
-        })).pipe(Effect.orDie),
+      nextId,
       insertQueue: (q) =>
         sql`
           INSERT INTO event_queues (id, realm_id, user_id, options, created_at, lifespan_secs, last_connected,
@@ -471,8 +509,7 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
             ${q.heartbeat_id})`.pipe(Effect.asVoid, Effect.orDie),
       findQueue,
       saveAck: (id, ack) => saveAck({ id, ack }),
-      setHeartbeat: (id, heartbeatId) =>
-        sql`UPDATE event_queues SET heartbeat_id = ${heartbeatId} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
+      setHeartbeat: (id, heartbeatId) => setHeartbeat({ id, heartbeatId }),
       markBlocked: (id, now, blockedUntil) => markBlocked({ id, now, blockedUntil }),
       markUnblocked: (id) => markUnblocked({ id }),
       deleteQueue: (id) =>

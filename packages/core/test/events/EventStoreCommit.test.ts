@@ -11,6 +11,7 @@ import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Queue from "effect/Queue"
@@ -426,6 +427,42 @@ for (const [name, backend] of Object.entries(backends)) {
               ])
             }))
           }).pipe(Effect.orDie), 20_000)
+        it.effect("heartbeat ids taken at once wait for an append in flight in their organization, and come after its event", () =>
+          Effect.gen(function*() {
+            const store = yield* EventStore
+            const tx = yield* Transactor
+            const sql = yield* SqlClient.SqlClient
+            const [realm, other] = [yield* backend.realm, yield* backend.realm]
+            const appended = yield* Deferred.make<number>()
+            const gate = yield* Deferred.make<void>()
+            const append = yield* Effect.forkChild(tx.withTransaction(Effect.gen(function*() {
+              yield* store.append(realm, [note(30, null)])
+              yield* Deferred.succeed(appended, yield* store.highWaterMark(realm))
+              yield* Deferred.await(gate)
+            })))
+            const eventId = yield* Deferred.await(appended)
+            // Asked in one turn: taken together.
+            const heartbeats = yield* Effect.forEach([other, realm, other], (r) => Effect.forkChild(store.nextId(r)))
+            // Until the batch waits for the organization's lock (the append holds it) ...
+            const waiting = sql<{ n: number }>`
+              SELECT count(*)::integer AS n FROM pg_locks
+              WHERE locktype = 'advisory' AND NOT granted
+                AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
+            // (or, wrongly, the organization's heartbeat has its id first) ...
+            const first = yield* Effect.raceFirst(
+              Effect.as(waiting.pipe(Effect.repeat({ until: (rows) => rows[0]!.n > 0 })), "waits for the lock"),
+              Effect.as(Fiber.join(heartbeats[1]!), "has its id")
+            )
+            assert.strictEqual(first, "waits for the lock")
+            // ... the organization's heartbeat has no id; once the append commits, it has one after the event.
+            assert.isUndefined(heartbeats[1]!.pollUnsafe())
+            yield* Deferred.succeed(gate, undefined)
+            yield* Fiber.join(append)
+            const ids = yield* Fiber.joinAll(heartbeats)
+            assert.strictEqual(new Set(ids).size, 3)
+            assert.isTrue(ids.every((id) => id > eventId), `${ids} after ${eventId}`)
+            assert.deepStrictEqual((yield* waiting)[0]!.n, 0)
+          }).pipe(Effect.orDie), 20_000)
       }
 
       it.effect("read takes a window of the log: its organization's events for the user, after < id <= upTo, in id order", () =>
@@ -522,6 +559,29 @@ for (const [name, backend] of Object.entries(backends)) {
               [1_000, 60_000, start + 3, start + 4, start + 5],
               [3_000, 80_000, -1, start, null]
             ]
+          )
+
+          // Heartbeats coming due together: fresh ids for both organizations
+          // (one of them asked for three times), each after every event
+          // logged so far and before the next one; then set at once, twice on
+          // one queue (the later call wins) and beside an acknowledgement.
+          const logged = Math.max(yield* store.highWaterMark(realm), yield* store.highWaterMark(other))
+          const fresh = yield* Effect.all([realm, other, realm, realm].map((r) => store.nextId(r)), { concurrency: "unbounded" })
+          assert.strictEqual(new Set(fresh).size, 4)
+          assert.isTrue(fresh.every((id) => Number.isSafeInteger(id) && id > logged), `${fresh} after ${logged}`)
+          yield* store.append(realm, [note(20, null)])
+          const next = yield* store.highWaterMark(realm)
+          assert.isTrue(fresh.every((id) => id < next), `${fresh} before ${next}`)
+          yield* Effect.all([
+            store.setHeartbeat(ids[0]!, fresh[0]!),
+            store.setHeartbeat(ids[2]!, fresh[1]!),
+            store.saveAck(ids[1]!, { acked_id: start + 6, cursor_id: start + 7, heartbeat_id: null }),
+            store.setHeartbeat(ids[0]!, fresh[2]!)
+          ], { concurrency: "unbounded" })
+          const beating = yield* Effect.all(ids.map((id) => store.findQueue(id)), { concurrency: "unbounded" })
+          assert.deepStrictEqual(
+            beating.map((q) => [q?.acked_id, q?.cursor_id, q?.heartbeat_id]),
+            [[-1, start, fresh[2]], [start + 6, start + 7, null], [-1, start, fresh[1]]]
           )
         }).pipe(Effect.orDie))
 
