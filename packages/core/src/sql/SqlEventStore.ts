@@ -318,13 +318,13 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
       })
 
     // What every poll reads and writes (its queue, the log, its
-    // acknowledgement, its blocked mark, its heartbeat), batched across the polls an event
-    // wakes at once and the requests that arrive together: one statement
-    // each for all of them, instead of one per poll (a round trip on
-    // PostgreSQL, a query in this thread on PGlite). effect's
-    // `RequestResolver` collects the calls of every fiber until the end of
-    // the event loop's turn (its default delay, a scheduler yield), so a
-    // lone call costs next to nothing more. Inside a transaction a call runs
+    // acknowledgement, its blocked mark, its heartbeat), batched across the
+    // polls an event (or the heartbeat timer) wakes at once and the requests
+    // that arrive together: one statement each for all of them, instead of
+    // one per poll (a round trip on PostgreSQL, a query in this thread on
+    // PGlite). effect's `RequestResolver` collects the calls of every fiber
+    // until the end of the event loop's turn (its default delay, a
+    // scheduler yield), so a lone call costs next to nothing more. Inside a transaction a call runs
     // alone, on the transaction's connection: a batch runs outside it (it
     // would miss the transaction's rows, and wait for it on PGlite's one
     // connection).
