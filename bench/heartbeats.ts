@@ -52,14 +52,8 @@ const pollCountOf = (): number => {
 const userCount = 10
 const heartbeatMs = 2_000
 
-/** Heartbeats at exactly `heartbeatMs`, so the deadlines follow the polls' start. */
-const config = {
-  heartbeatMinMs: heartbeatMs,
-  heartbeatMaxMs: heartbeatMs,
-  gcIntervalMs: 60_000,
-  defaultLifespanSecs: 600,
-  maxLifespanSecs: 604_800
-}
+/** The server's timings, but heartbeats at exactly `heartbeatMs`, so the deadlines follow the polls' start. */
+const config = { ...EventQueuesConfig.defaultValue(), heartbeatMinMs: heartbeatMs, heartbeatMaxMs: heartbeatMs }
 
 interface Round {
   readonly eventMs: number
