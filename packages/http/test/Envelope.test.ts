@@ -267,3 +267,71 @@ describe("GET /messages, GET /messages/{id} and POST /messages answer without Ht
       assert.isUndefined(yield* text("list", { ...page, messages: [{ ...channelMessage, display_recipient: 7 }] }))
     }))
 })
+
+describe("Envelope.respond with a struct and a rest (POST /register's answer)", () => {
+  const restSuccess = Envelope.SuccessWithRest({ queue_id: Schema.String, last_event_id: Schema.Int })
+  const restGroup = HttpApiGroup.make("rests").add(HttpApiEndpoint.post("probe", "/rest", { success: restSuccess }))
+  const respondRest = Envelope.respond(restGroup.endpoints.probe as unknown as HttpApiEndpoint.Top)
+  const restText = (data: object) =>
+    respondRest(data as never).pipe(
+      Effect.map((out) =>
+        HttpServerResponse.isHttpServerResponse(out) && out.body._tag === "Uint8Array"
+          ? new TextDecoder().decode(out.body.body)
+          : undefined
+      ),
+      Effect.provideService(IgnoredParameters, [])
+    )
+  const restEncoded = (data: object) =>
+    Effect.map(Schema.encodeUnknownEffect(restSuccess)({ result: "success", msg: "", ...data }), JSON.stringify)
+
+  const answered = [
+    { name: "the fields alone", data: { queue_id: "q", last_event_id: -1 } },
+    {
+      name: "the fields, then the rest",
+      data: { queue_id: "q", last_event_id: -1, realm_users: [{ user_id: 7, full_name: "Iago" }], max_message_id: 40 }
+    },
+    { name: "rest values of every JSON kind", data: { queue_id: "q", last_event_id: 3, a: null, b: "x", c: true, d: 1.5, e: {} } }
+  ] as const
+  for (const { data, name } of answered) {
+    it.effect(`answered directly, byte for byte as the encoder would: ${name}`, () =>
+      Effect.gen(function*() {
+        const text = yield* restText(data)
+        assert.isDefined(text)
+        assert.strictEqual(text, yield* restEncoded(data))
+      }))
+  }
+
+  it.effect("the rest before a field, a field that fails, or a rest value that is not JSON data go to the encoder", () =>
+    Effect.gen(function*() {
+      // The encoder writes the fields first: the value's own order would differ.
+      assert.isUndefined(yield* restText({ realm_users: [], queue_id: "q", last_event_id: -1 }))
+      assert.isUndefined(yield* restText({ queue_id: "q", realm_users: [], last_event_id: -1 }))
+      assert.isUndefined(yield* restText({ queue_id: "q", last_event_id: 1.5, realm_users: [] }))
+      assert.isUndefined(yield* restText({ queue_id: "q", realm_users: [] }))
+      for (const bad of [1n, new Date(0), Number.NaN, undefined, { toJSON: () => "x" }, [() => 1]]) {
+        assert.isUndefined(yield* restText({ queue_id: "q", last_event_id: -1, realm_users: bad }))
+      }
+      // A rest key that is not enumerable: neither writes it, but a field that is not enumerable the encoder reads.
+      const hiddenRest = { queue_id: "q", last_event_id: -1 }
+      Object.defineProperty(hiddenRest, "secret", { value: 1, enumerable: false })
+      assert.strictEqual(yield* restText(hiddenRest), yield* restEncoded(hiddenRest))
+      const hiddenField = { queue_id: "q", extra: 1 }
+      Object.defineProperty(hiddenField, "last_event_id", { value: -1, enumerable: false })
+      assert.isUndefined(yield* restText(hiddenField))
+    }))
+
+  it.effect("a request that ignored parameters (written after the rest) goes to the encoder", () =>
+    respondRest({ queue_id: "q", last_event_id: -1, max_message_id: 4 } as never).pipe(
+      Effect.map((out) => assert.isFalse(HttpServerResponse.isHttpServerResponse(out))),
+      Effect.provideService(IgnoredParameters, ["foo"])
+    ))
+
+  it.effect("POST /register's endpoint answers directly", () =>
+    Effect.gen(function*() {
+      const data = { queue_id: "1:2", last_event_id: -1, zulip_version: "11.0", zulip_feature_level: 400, zulip_merge_base: "", realm_users: [] }
+      const out = yield* Envelope.respond(Api.groups.events.endpoints.register as unknown as HttpApiEndpoint.Top)(data).pipe(
+        Effect.provideService(IgnoredParameters, [])
+      )
+      assert.isTrue(HttpServerResponse.isHttpServerResponse(out))
+    }))
+})

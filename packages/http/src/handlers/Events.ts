@@ -115,6 +115,9 @@ const group = HttpApiBuilder.group(
     const queues = yield* EventQueues.EventQueues
     const config = yield* HttpConfig
     const generation = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+    // The answer runs to hundreds of kilobytes, plain JSON data: written as
+    // it is when it certainly encodes to itself, not walked by the encoder.
+    const respondRegister = Envelope.respond(Api.groups.events.endpoints.register)
     const serverOf = (principal: Principal.Principal): Register.ServerInfo => ({
       ...config.version,
       base_url: principal.realm.url,
@@ -127,10 +130,7 @@ const group = HttpApiBuilder.group(
             principal,
             { ...queueParams(query), fetch_event_types, presence_history_limit_days },
             serverOf(principal)
-          )).pipe(
-            Effect.map((state) => state as RegisterBody),
-            Envelope.wrap
-          ),
+          )).pipe(Effect.flatMap((state) => respondRegister(state as RegisterBody))),
       // A poll that blocks answers with a deferred response: its wait runs
       // once HttpApi's frames and contexts are unwound (DeferredResponse).
       get: ({ endpoint, group, query }) => {

@@ -208,7 +208,11 @@ const identity = (
           return true
         }
       }
-      if (ast.indexSignatures.length !== 0) return undefined
+      // A struct with a rest (`StructWithRest`: POST /register's answer) has
+      // one string-keyed index signature beside its fields.
+      if (ast.indexSignatures.length > 1) return undefined
+      const rest = ast.indexSignatures.length === 1 ? restEntry(ast.indexSignatures[0]!) : null
+      if (rest === undefined) return undefined
       const fields: Array<{ readonly name: string; readonly optional: boolean; readonly check: Identity }> = []
       for (const ps of ast.propertySignatures) {
         if (typeof ps.name !== "string") return undefined
@@ -216,9 +220,12 @@ const identity = (
         if (check === undefined) return undefined
         fields.push({ name: ps.name, optional: ps.type.context?.isOptional === true, check })
       }
+      const declared = new Set(fields.map((field) => field.name))
       // The value's keys must be the schema's, in the schema's order (the
-      // encoded object's order), optional ones possibly left out. Walked
-      // without collecting the keys: a record of a thousand entries checks a
+      // encoded object's order), optional ones possibly left out, then the
+      // rest's keys, if it has one (the encoder writes the fields first,
+      // then the other own enumerable keys in their order). Walked without
+      // collecting the keys: a record of a thousand entries checks a
       // thousand of these. `for…in` yields the enumerable string keys (own,
       // or inherited: then it fails), what JSON.stringify writes; a field it
       // does not yield must not be an own property either (non-enumerable).
@@ -227,6 +234,12 @@ const identity = (
         if (!isPlainObject(value)) return false
         let f = 0
         for (const key in value) {
+          if (rest !== null && !declared.has(key)) {
+            // The rest begins: every field not yet seen must be absent.
+            for (; f < fields.length; f++) if (!absent(value, fields[f]!)) return false
+            if (!Object.hasOwn(value, key) || !rest(value[key])) return false
+            continue
+          }
           while (f < fields.length && fields[f]!.name !== key) {
             if (!absent(value, fields[f]!)) return false
             f++
@@ -301,6 +314,13 @@ const orderedUnion = (types: ReadonlyArray<SchemaAST.AST>, checks: ReadonlyArray
   }
   return false
 }
+
+/**
+ * The identity of a rest's entries (`null` if the struct has no rest): an
+ * index signature over all strings, unchecked; `undefined` for any other.
+ */
+const restEntry = (index: SchemaAST.IndexSignature): Identity | undefined =>
+  index.parameter._tag === "String" && index.parameter.checks === undefined ? identity(index.type) : undefined
 
 /** A record's entry schema (`Schema.Record(Schema.String, entry)`), when the field's schema is one. */
 const recordEntry = (ast: SchemaAST.AST): SchemaAST.AST | undefined => {
