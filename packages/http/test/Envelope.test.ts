@@ -39,6 +39,21 @@ const direct = (data: object) =>
     Effect.provideService(IgnoredParameters, [])
   )
 
+/** What `respond` answers for `data`: the JSON text when answered directly, `undefined` when left to HttpApi's encoder. */
+const answeredText = (
+  respondWith: ReturnType<typeof Envelope.respond>,
+  data: object,
+  ignored: ReadonlyArray<string> = []
+) =>
+  respondWith(data as never).pipe(
+    Effect.map((out) =>
+      HttpServerResponse.isHttpServerResponse(out) && out.body._tag === "Uint8Array"
+        ? new TextDecoder().decode(out.body.body)
+        : undefined
+    ),
+    Effect.provideService(IgnoredParameters, ignored)
+  )
+
 describe("Envelope.respond", () => {
   it.effect("values that pass every check of their schema are answered directly", () =>
     Effect.gen(function*() {
@@ -135,15 +150,7 @@ describe("the presence endpoints answer without HttpApi's encoder", () => {
 })
 
 /** The text answered directly, or `undefined` when left to the encoder. */
-const unionText = (entries: object) =>
-  respondUnion({ entries } as never).pipe(
-    Effect.map((out) =>
-      HttpServerResponse.isHttpServerResponse(out) && out.body._tag === "Uint8Array"
-        ? new TextDecoder().decode(out.body.body)
-        : undefined
-    ),
-    Effect.provideService(IgnoredParameters, [])
-  )
+const unionText = (entries: object) => answeredText(respondUnion, { entries })
 
 /** HttpApi's encoder's text for the same entries. */
 const encoderText = (entries: object) =>
@@ -226,14 +233,7 @@ describe("GET /messages, GET /messages/{id} and POST /messages answer without Ht
     messages: [channelMessage, direct]
   }
   const text = (endpoint: "list" | "get" | "send", data: object) =>
-    Envelope.respond(Api.groups.messages.endpoints[endpoint] as unknown as HttpApiEndpoint.Top)(data).pipe(
-      Effect.map((out) =>
-        HttpServerResponse.isHttpServerResponse(out) && out.body._tag === "Uint8Array"
-          ? new TextDecoder().decode(out.body.body)
-          : undefined
-      ),
-      Effect.provideService(IgnoredParameters, [])
-    )
+    answeredText(Envelope.respond(Api.groups.messages.endpoints[endpoint] as unknown as HttpApiEndpoint.Top), data)
   const encoded = (endpoint: "list" | "get" | "send", data: object) =>
     Effect.map(
       // The endpoint's own success codec (HttpApi keeps its JSON codec), as HttpApi encodes with it.
@@ -272,15 +272,7 @@ describe("Envelope.respond with a struct and a rest (POST /register's answer)", 
   const restSuccess = Envelope.SuccessWithRest({ queue_id: Schema.String, last_event_id: Schema.Int })
   const restGroup = HttpApiGroup.make("rests").add(HttpApiEndpoint.post("probe", "/rest", { success: restSuccess }))
   const respondRest = Envelope.respond(restGroup.endpoints.probe as unknown as HttpApiEndpoint.Top)
-  const restText = (data: object) =>
-    respondRest(data as never).pipe(
-      Effect.map((out) =>
-        HttpServerResponse.isHttpServerResponse(out) && out.body._tag === "Uint8Array"
-          ? new TextDecoder().decode(out.body.body)
-          : undefined
-      ),
-      Effect.provideService(IgnoredParameters, [])
-    )
+  const restText = (data: object) => answeredText(respondRest, data)
   const restEncoded = (data: object) =>
     Effect.map(Schema.encodeUnknownEffect(restSuccess)({ result: "success", msg: "", ...data }), JSON.stringify)
 
@@ -321,9 +313,9 @@ describe("Envelope.respond with a struct and a rest (POST /register's answer)", 
     }))
 
   it.effect("a request that ignored parameters (written after the rest) goes to the encoder", () =>
-    respondRest({ queue_id: "q", last_event_id: -1, max_message_id: 4 } as never).pipe(
-      Effect.map((out) => assert.isFalse(HttpServerResponse.isHttpServerResponse(out))),
-      Effect.provideService(IgnoredParameters, ["foo"])
+    Effect.map(
+      answeredText(respondRest, { queue_id: "q", last_event_id: -1, max_message_id: 4 }, ["foo"]),
+      (text) => assert.isUndefined(text)
     ))
 
   it.effect("POST /register's endpoint answers directly", () =>
