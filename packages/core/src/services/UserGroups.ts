@@ -74,6 +74,7 @@ import { Transactor } from "../ports/Transactor.ts"
 import { toApiUserGroup } from "../views/UserGroupView.ts"
 import type { ApiUserGroup } from "../views/UserGroupView.ts"
 import { Events } from "./events/Events.ts"
+import { accessOfRequest, makeAccessLoader } from "./internal/access.ts"
 import { makeOrganizationStateLoader } from "./internal/organizationState.ts"
 import type { OrganizationState } from "./internal/organizationState.ts"
 
@@ -222,6 +223,7 @@ export class UserGroups extends Context.Service<UserGroups, {
     UserGroups,
     Effect.gen(function*() {
       const loadState = yield* makeOrganizationStateLoader
+      const loadAccess = yield* makeAccessLoader
       const groups = yield* GroupRepo
       const channels = yield* ChannelRepo
       const realms = yield* RealmRepo
@@ -233,6 +235,14 @@ export class UserGroups extends Context.Service<UserGroups, {
         const realm = (yield* realms.findById(principal.realm.id)) ?? principal.realm
         return yield* loadState(realm)
       })
+
+      /**
+       * The organization for a read that decides no write: the read
+       * authentication found current for the request (`accessOfRequest`), or
+       * the kept read while the organization's access version holds. Every
+       * write to users, groups or their members moves that version.
+       */
+      const readState = (principal: Principal) => Effect.map(accessOfRequest(loadAccess, principal), (ctx) => ctx.state)
 
       /** Takes the group-write lock, then reads the state the write decides from. */
       const lockedState = Effect.fnUntraced(function*(principal: Principal) {
@@ -346,7 +356,7 @@ export class UserGroups extends Context.Service<UserGroups, {
 
       const list = Effect.fn("UserGroups.list")(function*(principal: Principal, options: { readonly includeDeactivated: boolean }) {
         yield* requireMemberOrAdmin(principal.user)
-        const state = yield* currentState(principal)
+        const state = yield* readState(principal)
         return state.groups
           .filter((g) => options.includeDeactivated || !g.deactivated)
           .map((g) => toApiUserGroup(g, state.index))
@@ -567,7 +577,7 @@ export class UserGroups extends Context.Service<UserGroups, {
         options: { readonly directOnly: boolean }
       ) {
         yield* requireMemberOrAdmin(principal.user)
-        const state = yield* currentState(principal)
+        const state = yield* readState(principal)
         const group = yield* forRead(state, groupId)
         return options.directOnly ? state.index.directMembers(group.id) : state.index.recursiveMembers(group.id)
       })
@@ -579,7 +589,7 @@ export class UserGroups extends Context.Service<UserGroups, {
         options: { readonly directOnly: boolean }
       ) {
         yield* requireMemberOrAdmin(principal.user)
-        const state = yield* currentState(principal)
+        const state = yield* readState(principal)
         const group = yield* forRead(state, groupId)
         // Zulip's `access_user_by_id`: bots are not users here.
         const target = state.usersById.get(userId as UserId)
@@ -596,7 +606,7 @@ export class UserGroups extends Context.Service<UserGroups, {
         options: { readonly directOnly: boolean }
       ) {
         yield* requireMemberOrAdmin(principal.user)
-        const state = yield* currentState(principal)
+        const state = yield* readState(principal)
         const group = yield* forRead(state, groupId)
         return options.directOnly
           ? state.index.directSubgroups(group.id)

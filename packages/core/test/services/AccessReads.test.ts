@@ -12,13 +12,15 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as SqlClient from "effect/sql/SqlClient"
+import type { Principal } from "../../src/domain/Principal.ts"
 import { AccessCache } from "../../src/ports/AccessCache.ts"
 import * as Persistence from "../../src/Persistence.ts"
 import { Authentication } from "../../src/services/Authentication.ts"
 import { Messages } from "../../src/services/Messages.ts"
 import type { FetchRequest } from "../../src/services/Messages.ts"
-import { ChannelRepo } from "../../src/ports/Repositories.ts"
+import { ChannelRepo, GroupRepo } from "../../src/ports/Repositories.ts"
 import { Channels } from "../../src/services/Channels.ts"
+import { UserGroups } from "../../src/services/UserGroups.ts"
 import * as SqlAccessCache from "../../src/sql/SqlAccessCache.ts"
 import * as Teamchat from "../../src/Teamchat.ts"
 import * as TestDatabase from "../../src/testing/TestDatabase.ts"
@@ -44,8 +46,28 @@ const countingCache = Layer.effect(
   })
 ).pipe(Layer.provide(SqlAccessCache.layer), Layer.provideMerge(Layer.sync(VersionReads, () => ({ count: 0 }))))
 
+/** How many times the services read an organization's group membership (part of every read of its state). */
+class MembershipReads extends Context.Service<MembershipReads, { count: number }>()("test/MembershipReads") {}
+
+/** The SQL GroupRepo, counting membership reads. */
+const countingGroups = Layer.effect(
+  GroupRepo,
+  Effect.gen(function*() {
+    const inner = yield* GroupRepo
+    const reads = yield* MembershipReads
+    return GroupRepo.of({
+      ...inner,
+      membership: (realmId) => Effect.suspend(() => {
+        reads.count++
+        return inner.membership(realmId)
+      })
+    })
+  })
+).pipe(Layer.provideMerge(Layer.sync(MembershipReads, () => ({ count: 0 }))))
+
 const stack = <E>(database: Layer.Layer<SqlClient.SqlClient, E>) =>
   Teamchat.layerServices.pipe(
+    Layer.provideMerge(countingGroups),
     Layer.provideMerge(countingCache),
     Layer.provideMerge(Persistence.layerSql),
     Layer.provide(Teamchat.layerSecretsTest),
@@ -82,6 +104,47 @@ for (const [name, make] of Object.entries(backends)) {
           const again = reads.count
           yield* messages.send(org.member, { type: "private", to: [org.other.user.id], content: "again" })
           assert.strictEqual(reads.count - again, 1)
+        }))
+
+      it.effect("GET /user_groups and a group's member and subgroup reads answer from the read authentication found current", () =>
+        Effect.gen(function*() {
+          const org = yield* makeOrg
+          const auth = yield* Authentication
+          const groups = yield* UserGroups
+          const reads = yield* MembershipReads
+          const member = org.member.user
+          const authenticate = auth.basic(member.delivery_email, member.api_key)
+          const readAll = (principal: Principal) =>
+            Effect.gen(function*() {
+              const listed = yield* groups.list(principal, { includeDeactivated: false })
+              const team = listed.find((g) => g.name === "team")
+              const members = team === undefined ? [] : yield* groups.members(principal, team.id, { directOnly: true })
+              const everyone = listed.find((g) => g.name === "role:everyone")!
+              return {
+                names: listed.map((g) => g.name).filter((n) => !n.startsWith("role:")),
+                members,
+                isMember: yield* groups.isMember(principal, everyone.id, member.id, { directOnly: false }),
+                subgroups: yield* groups.subgroups(principal, everyone.id, { directOnly: true })
+              }
+            })
+
+          // The first request reads the organization: authentication keeps it.
+          const first = yield* authenticate
+          const before = reads.count
+          const answered = yield* readAll(first)
+          assert.strictEqual(reads.count - before, 0)
+          assert.deepStrictEqual(answered.names, [])
+          assert.isTrue(answered.isMember)
+          assert.isAbove(answered.subgroups.length, 0)
+
+          // A write moves the organization's version: the next request reads it anew, once, and sees it.
+          yield* groups.create(org.admin, { name: "team", description: "", members: [member.id, org.other.user.id] })
+          const beforeSecond = reads.count
+          const second = yield* authenticate
+          const after = yield* readAll(second)
+          assert.strictEqual(reads.count - beforeSecond, 1)
+          assert.deepStrictEqual(after.names, ["team"])
+          assert.deepStrictEqual([...after.members].sort((a, b) => a - b), [member.id, org.other.user.id].sort((a, b) => a - b))
         }))
 
       it.effect("a GET /messages authenticated with the check deferred reads the version in its search, and fails stale when it moved", () =>

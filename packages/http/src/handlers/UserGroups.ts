@@ -18,11 +18,11 @@ export const layer = HttpApiBuilder.group(
   Effect.fn(function*(handlers) {
     const groups = yield* UserGroups.UserGroups
     const done = Effect.as({})
+    const respondList = Envelope.respond(Api.groups.userGroups.endpoints.list)
     return handlers.handleAll({
       list: ({ query }) =>
         Effect.flatMap(CurrentPrincipal, (p) => groups.list(p, { includeDeactivated: query.include_deactivated_groups })).pipe(
-          Effect.map((user_groups) => ({ user_groups })),
-          Envelope.wrap
+          Effect.flatMap((user_groups) => respondList({ user_groups }))
         ),
       create: ({ query: { name, description, members, subgroups, ...settings } }) =>
         Effect.flatMap(CurrentPrincipal, (p) => groups.create(p, { name, description, members, subgroups, settings })).pipe(
