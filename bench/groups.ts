@@ -10,9 +10,10 @@
  *   to a plain `Set.has` on member sets computed beforehand. Reported cold
  *   (the first question of a freshly built index, as after any write) and
  *   warm (the index's caches filled), each as a ratio to the baseline.
- * - list: GET /user_groups through the whole API (auth, parsing, the
- *   organization's state, the view, the envelope, JSON), p50, next to
- *   `JSON.stringify` of the same body built beforehand.
+ * - list: GET /user_groups, then GET /users (every user), through the
+ *   whole API (auth, parsing, the organization's state, the view, the
+ *   envelope, JSON), p50, each next to `JSON.stringify` of the same body
+ *   built beforehand.
  *
  * In-memory backend, requests handed to the web handler directly.
  */
@@ -55,7 +56,7 @@ const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${k
 
 export const groupsBenchmark: Benchmark = {
   name: "groups",
-  description: "permission checks and GET /user_groups, 10,000 users in 1,000 groups nested 5 deep (memory)",
+  description: "permission checks, GET /user_groups and GET /users, 10,000 users in 1,000 groups nested 5 deep (memory)",
   run: async (_options, log) => {
     const scope = Effect.runSync(Scope.make())
     const context = await Effect.runPromise(Layer.buildWithScope(Teamchat.layerMemory(Teamchat.layerSecretsTest), scope))
@@ -188,37 +189,51 @@ export const groupsBenchmark: Benchmark = {
       const { handler, dispose } = makeWebHandler(Layer.succeedContext(context), { demo: false, rateLimit: false })
       const owner = await run(Effect.map(UserRepo.use((r) => r.findById(seeded.owner.id)), (u) => u!))
       const authorization = basic(owner.email, owner.api_key)
-      const list = async () => {
-        const response = await handler(new Request(`${origin}/api/v1/user_groups`, { headers: { authorization } }))
-        const text = await response.text()
-        if (response.status !== 200) throw new Error(`GET /user_groups: ${response.status} ${text.slice(0, 200)}`)
-        return text
+      /** An endpoint's p50 beside JSON.stringify of its body, alternating. */
+      const measureList = async (path: string, check: (body: Record<string, ReadonlyArray<unknown>>) => void) => {
+        const get = async () => {
+          const response = await handler(new Request(`${origin}${path}`, { headers: { authorization } }))
+          const text = await response.text()
+          if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${text.slice(0, 200)}`)
+          return text
+        }
+        const body = JSON.parse(await get()) as Record<string, ReadonlyArray<unknown>>
+        check(body)
+        const times: Array<number> = []
+        const serializeTimes: Array<number> = []
+        for (let i = 0; i < listSamples; i++) {
+          let start = process.hrtime.bigint()
+          await get()
+          times.push(Number(process.hrtime.bigint() - start))
+          start = process.hrtime.bigint()
+          JSON.stringify(body)
+          serializeTimes.push(Number(process.hrtime.bigint() - start))
+        }
+        const p50 = percentile(times, 0.5)
+        const serializeP50 = percentile(serializeTimes, 0.5)
+        log(`GET ${path}: p50 ${(p50 / 1e6).toFixed(2)} ms, JSON.stringify of the body p50 ${(serializeP50 / 1e6).toFixed(2)} ms`)
+        return { p50, serializeP50 }
       }
-      const body = JSON.parse(await list()) as { user_groups: ReadonlyArray<unknown> }
-      if (body.user_groups.length !== chains * depth + 8) throw new Error(`listed ${body.user_groups.length} groups`)
-      const listTimes: Array<number> = []
-      const serializeTimes: Array<number> = []
-      for (let i = 0; i < listSamples; i++) {
-        let start = process.hrtime.bigint()
-        await list()
-        listTimes.push(Number(process.hrtime.bigint() - start))
-        start = process.hrtime.bigint()
-        JSON.stringify(body)
-        serializeTimes.push(Number(process.hrtime.bigint() - start))
-      }
+      const groupList = await measureList("/api/v1/user_groups", (body) => {
+        if (body.user_groups?.length !== chains * depth + 8) throw new Error(`listed ${body.user_groups?.length} groups`)
+      })
+      // Every user, as bots and API clients ask (the apps read them from POST /register).
+      const people = await measureList("/api/v1/users", (body) => {
+        if (body.members?.length !== userCount) throw new Error(`listed ${body.members?.length} users`)
+      })
       await dispose()
-      const listP50 = percentile(listTimes, 0.5)
-      const serializeP50 = percentile(serializeTimes, 0.5)
-      log(`list: p50 ${(listP50 / 1e6).toFixed(2)} ms, JSON.stringify of the body p50 ${(serializeP50 / 1e6).toFixed(2)} ms`)
       return [
         { name: "check warm, ns per check", value: perCheckWarm, unit: "ns" },
         { name: "check baseline (Set.has), ns per check", value: perCheckBaseline, unit: "ns" },
         { name: "check warm / baseline", value: perCheckWarm / perCheckBaseline, unit: "" },
         { name: "check cold (fresh index, first question) p50", value: coldNs / 1000, unit: "µs" },
         { name: "check cold / baseline", value: coldNs / perCheckBaseline, unit: "" },
-        { name: "GET /user_groups p50", value: listP50 / 1000, unit: "µs" },
-        { name: "JSON.stringify of the same body p50", value: serializeP50 / 1000, unit: "µs" },
-        { name: "GET /user_groups / JSON.stringify", value: listP50 / serializeP50, unit: "" }
+        { name: "GET /user_groups p50", value: groupList.p50 / 1000, unit: "µs" },
+        { name: "JSON.stringify of the same body p50", value: groupList.serializeP50 / 1000, unit: "µs" },
+        { name: "GET /user_groups / JSON.stringify", value: groupList.p50 / groupList.serializeP50, unit: "" },
+        { name: "GET /users p50", value: people.p50 / 1000, unit: "µs" },
+        { name: "JSON.stringify of the same body p50 (users)", value: people.serializeP50 / 1000, unit: "µs" },
+        { name: "GET /users / JSON.stringify", value: people.p50 / people.serializeP50, unit: "" }
       ] satisfies ReadonlyArray<Metric>
     } finally {
       await Effect.runPromise(Scope.close(scope, Exit.void))

@@ -39,8 +39,6 @@ import {
   OrganizationAdministratorRequired,
   OrganizationOwnerRequired
 } from "../errors/Errors.ts"
-import { makeOrganizationStateLoader } from "./internal/organizationState.ts"
-import type { OrganizationState } from "./internal/organizationState.ts"
 import {
   administrationRefusal,
   deactivationRefusal,
@@ -53,9 +51,16 @@ import type { AdministrationRefusal } from "../permissions/Roles.ts"
 import { Events } from "./events/Events.ts"
 import type { Publication } from "./events/Events.ts"
 import { Audience } from "../domain/Event.ts"
-import { makeAccessLoader, metadataViewers, usersWhoCanAccess } from "./internal/access.ts"
+import {
+  accessOfRequest,
+  canAccessUser,
+  hasFullUserAccess,
+  makeAccessLoader,
+  metadataViewers,
+  usersWhoCanAccess
+} from "./internal/access.ts"
 import type { AccessContext } from "./internal/access.ts"
-import { GroupRepo, MessageRepo, RealmRepo, SubscriptionRepo, UserRepo } from "../ports/Repositories.ts"
+import { GroupRepo, MessageRepo, RealmRepo, UserRepo } from "../ports/Repositories.ts"
 import { ProfileFieldRepo } from "../ports/ProfileFieldRepo.ts"
 import { toProfileData } from "../domain/CustomProfileField.ts"
 import { planValues, profileDataByUser, writeValues } from "./internal/profileValues.ts"
@@ -227,11 +232,9 @@ export class Users extends Context.Service<Users, {
     Users,
     Effect.gen(function*() {
       const loadAccess = yield* makeAccessLoader
-      const loadState = yield* makeOrganizationStateLoader
       const users = yield* UserRepo
       const realms = yield* RealmRepo
       const groups = yield* GroupRepo
-      const subscriptions = yield* SubscriptionRepo
       const events = yield* Events
       const tx = yield* Transactor
       const messageRepo = yield* MessageRepo
@@ -527,7 +530,8 @@ export class Users extends Context.Service<Users, {
        * /users/{id} and /users/{email}; read again in the transaction.
        */
       const findTarget = Effect.fnUntraced(function*(principal: Principal, key: UserKey) {
-        const found = yield* findVisible(principal, (u) =>
+        // Read in the transaction: its version is read there too.
+        const found = yield* findVisible(yield* loadAccess(principal.realm), principal, (u) =>
           typeof key === "number" ? u.id === key : matchesAddress(principal, u, key))
         return yield* requireUser(found.id)
       })
@@ -637,30 +641,22 @@ export class Users extends Context.Service<Users, {
         }))
       })
 
-      // Users the viewer may see. With `can_access_all_users_group` the
-      // whole organization; otherwise themselves, bots, and people who share
-      // a subscribed channel with them.
-      const accessibleUsers = Effect.fnUntraced(function*(state: OrganizationState, viewer: User | undefined) {
-        if (viewer === undefined || state.index.isMemberOfValue(viewer.id, state.realm.settings.can_access_all_users_group)) {
-          return state.users
-        }
-        const mine = (yield* subscriptions.listByUser(viewer.id)).filter((s) => s.active).map((s) => s.channel_id)
-        const visible = new Set<UserId>([viewer.id])
-        for (const channelId of mine) {
-          for (const sub of yield* subscriptions.listByChannel(channelId)) {
-            if (sub.active) visible.add(sub.user_id)
-          }
-        }
-        return state.users.filter((u) => u.is_bot || visible.has(u.id))
-      })
+      // Users the viewer may see (Zulip's `check_can_access_user`, see
+      // `canAccessUser`): with `can_access_all_users_group` the whole
+      // organization; otherwise themselves, bots, and people who share a
+      // subscribed channel with them. Read from the organization's access
+      // read, kept while nothing it holds changes.
+      const visibleUsers = (ctx: AccessContext, viewer: User | undefined): ReadonlyArray<User> =>
+        viewer === undefined || hasFullUserAccess(ctx, viewer)
+          ? ctx.state.users
+          : ctx.state.users.filter((u) => canAccessUser(ctx, viewer, u))
 
       const list = Effect.fn("Users.list")(function*(
         realm: Realm,
         viewer: User | undefined,
         options: ViewOptions & { readonly userIds?: ReadonlyArray<number> }
       ) {
-        const state = yield* loadState(realm)
-        const visible = yield* accessibleUsers(state, viewer)
+        const visible = visibleUsers(yield* loadAccess(realm), viewer)
         let selected = visible
         if (options.userIds !== undefined) {
           const byId = new Map(visible.map((u) => [u.id as number, u]))
@@ -676,22 +672,24 @@ export class Users extends Context.Service<Users, {
         return selected.map((u) => toApiUser(realm, viewer, u, options, data?.get(u.id)))
       })
 
-      const findVisible = Effect.fnUntraced(function*(principal: Principal, match: (u: User) => boolean) {
-        const state = yield* loadState(principal.realm)
-        const visible = yield* accessibleUsers(state, principal.user)
-        const user = visible.find(match)
-        if (user === undefined) return yield* new NoSuchUser()
-        return user
-      })
+      /** The user `match` names, if `principal` may see them (in `ctx`, the organization's access read). */
+      const findVisible = (ctx: AccessContext, principal: Principal, match: (u: User) => boolean) => {
+        const user = ctx.state.users.find((u) => match(u) && canAccessUser(ctx, principal.user, u))
+        return user === undefined ? Effect.fail(new NoSuchUser()) : Effect.succeed(user)
+      }
 
       const getById = Effect.fn("Users.getById")(function*(principal: Principal, id: number, options: ViewOptions) {
-        const user = yield* findVisible(principal, (u) => u.id === id)
+        const user = yield* findVisible(yield* accessOfRequest(loadAccess, principal), principal, (u) => u.id === id)
         const data = options.includeCustomProfileFields && !user.is_bot ? yield* profileDataOf(user) : undefined
         return toApiUser(principal.realm, principal.user, user, options, data)
       })
 
       const getByEmail = Effect.fn("Users.getByEmail")(function*(principal: Principal, email: string, options: ViewOptions) {
-        const user = yield* findVisible(principal, (u) => matchesAddress(principal, u, email))
+        const user = yield* findVisible(
+          yield* accessOfRequest(loadAccess, principal),
+          principal,
+          (u) => matchesAddress(principal, u, email)
+        )
         const data = options.includeCustomProfileFields && !user.is_bot ? yield* profileDataOf(user) : undefined
         return toApiUser(principal.realm, principal.user, user, options, data)
       })

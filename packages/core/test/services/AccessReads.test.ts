@@ -18,9 +18,10 @@ import * as Persistence from "../../src/Persistence.ts"
 import { Authentication } from "../../src/services/Authentication.ts"
 import { Messages } from "../../src/services/Messages.ts"
 import type { FetchRequest } from "../../src/services/Messages.ts"
-import { ChannelRepo, GroupRepo } from "../../src/ports/Repositories.ts"
+import { ChannelRepo, GroupRepo, RealmRepo } from "../../src/ports/Repositories.ts"
 import { Channels } from "../../src/services/Channels.ts"
 import { UserGroups } from "../../src/services/UserGroups.ts"
+import { Users } from "../../src/services/Users.ts"
 import * as SqlAccessCache from "../../src/sql/SqlAccessCache.ts"
 import * as Teamchat from "../../src/Teamchat.ts"
 import * as TestDatabase from "../../src/testing/TestDatabase.ts"
@@ -29,39 +30,35 @@ import { makeOrg } from "../events/fixtures.ts"
 /** How many times the services asked for an organization's access version. */
 class VersionReads extends Context.Service<VersionReads, { count: number }>()("test/VersionReads") {}
 
+/** How many times the services read an organization's group membership (part of every read of its state). */
+class MembershipReads extends Context.Service<MembershipReads, { count: number }>()("test/MembershipReads") {}
+
+/** `f`, counting each run of its effect in `counter`. */
+const counted = <Args extends ReadonlyArray<unknown>, A, E, R>(
+  f: (...args: Args) => Effect.Effect<A, E, R>,
+  counter: { count: number }
+) =>
+(...args: Args) =>
+  Effect.suspend(() => {
+    counter.count++
+    return f(...args)
+  })
+
 /** The SQL AccessCache, counting version reads. */
 const countingCache = Layer.effect(
   AccessCache,
   Effect.gen(function*() {
     const inner = yield* AccessCache
-    const reads = yield* VersionReads
-    return AccessCache.of({
-      entries: inner.entries,
-      deferrable: inner.deferrable,
-      version: (realmId) => Effect.suspend(() => {
-        reads.count++
-        return inner.version(realmId)
-      })
-    })
+    return AccessCache.of({ ...inner, version: counted(inner.version, yield* VersionReads) })
   })
 ).pipe(Layer.provide(SqlAccessCache.layer), Layer.provideMerge(Layer.sync(VersionReads, () => ({ count: 0 }))))
-
-/** How many times the services read an organization's group membership (part of every read of its state). */
-class MembershipReads extends Context.Service<MembershipReads, { count: number }>()("test/MembershipReads") {}
 
 /** The SQL GroupRepo, counting membership reads. */
 const countingGroups = Layer.effect(
   GroupRepo,
   Effect.gen(function*() {
     const inner = yield* GroupRepo
-    const reads = yield* MembershipReads
-    return GroupRepo.of({
-      ...inner,
-      membership: (realmId) => Effect.suspend(() => {
-        reads.count++
-        return inner.membership(realmId)
-      })
-    })
+    return GroupRepo.of({ ...inner, membership: counted(inner.membership, yield* MembershipReads) })
   })
 ).pipe(Layer.provideMerge(Layer.sync(MembershipReads, () => ({ count: 0 }))))
 
@@ -145,6 +142,58 @@ for (const [name, make] of Object.entries(backends)) {
           assert.strictEqual(reads.count - beforeSecond, 1)
           assert.deepStrictEqual(after.names, ["team"])
           assert.deepStrictEqual([...after.members].sort((a, b) => a - b), [member.id, org.other.user.id].sort((a, b) => a - b))
+        }))
+
+      it.effect("GET /users and GET /users/{id|email} answer from the kept read, and a guest sees a new channel's members after joining it", () =>
+        Effect.gen(function*() {
+          const org = yield* makeOrg
+          const auth = yield* Authentication
+          const users = yield* Users
+          const channels = yield* Channels
+          const reads = yield* MembershipReads
+          const guest = org.guest.user
+          const options = { clientGravatar: false, includeCustomProfileFields: false }
+          const authenticate = auth.basic(guest.delivery_email, guest.api_key)
+          // Guests see themselves, bots and whoever shares a channel with them.
+          const seen = (principal: Principal) =>
+            Effect.gen(function*() {
+              const listed = yield* users.list(principal.realm, principal.user, options)
+              const byId = yield* Effect.result(users.getById(principal, org.other.user.id, options))
+              const byEmail = yield* Effect.result(users.getByEmail(principal, org.other.user.delivery_email, options))
+              return {
+                people: listed.filter((u) => !u.is_bot).map((u) => u.full_name).sort(),
+                byId: byId._tag === "Success" ? byId.success.full_name : byId.failure._tag,
+                byEmail: byEmail._tag === "Success" ? byEmail.success.full_name : byEmail.failure._tag
+              }
+            })
+
+          // Only members see everybody.
+          const realms = yield* RealmRepo
+          const members = (yield* (yield* GroupRepo).findByName(org.realm.id, "role:members"))!
+          const stored = (yield* realms.findById(org.realm.id))!
+          yield* realms.update({ ...stored, settings: { ...stored.settings, can_access_all_users_group: members.id } })
+
+          /**
+           * What a request sees, and how many reads of the organization it made: after a write,
+           * the first request reads it (authentication finds the key in the database), the next
+           * reuses that read.
+           */
+          const request = Effect.gen(function*() {
+            const principal = yield* authenticate
+            const before = reads.count
+            const answer = yield* seen(principal)
+            return { answer, reads: reads.count - before }
+          })
+
+          const first = yield* request
+          assert.deepStrictEqual(first.answer, { people: ["Guest"], byId: "NoSuchUser", byEmail: "NoSuchUser" })
+          assert.deepStrictEqual(yield* request, { ...first, reads: 0 })
+
+          const shared = yield* channels.create(org.realm.id, { name: "shared with the guest" })
+          yield* channels.subscribe(shared.id, [guest.id, org.other.user.id])
+          const joined = yield* request
+          assert.deepStrictEqual(joined.answer, { people: ["Guest", "Other"], byId: "Other", byEmail: "Other" })
+          assert.deepStrictEqual(yield* request, { ...joined, reads: 0 })
         }))
 
       it.effect("a GET /messages authenticated with the check deferred reads the version in its search, and fails stale when it moved", () =>
