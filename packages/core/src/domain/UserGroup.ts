@@ -61,3 +61,13 @@ export const SystemGroups = [
 
 /** @category models */
 export type SystemGroupName = typeof SystemGroups[number]["name"]
+
+/** Each system group's id, by name. @category models */
+export type SystemGroupIds = Readonly<Record<SystemGroupName, GroupId>>
+
+/** The system groups' ids among an organization's groups (every organization has all of them). */
+export const systemGroupIdsOf = (groups: ReadonlyArray<UserGroup>): SystemGroupIds => {
+  const ids: Partial<Record<SystemGroupName, GroupId>> = {}
+  for (const group of groups) if (group.is_system_group) ids[group.name as SystemGroupName] = group.id
+  return ids as SystemGroupIds
+}

@@ -14,15 +14,15 @@ import type { ChannelId, GroupId, RealmId, UserId } from "../domain/Ids.ts"
 import type { TopicsPolicy } from "../domain/Realm.ts"
 import { isAdministrator, isGuest } from "../domain/Role.ts"
 import type { User } from "../domain/User.ts"
+import { systemGroupIdsOf } from "../domain/UserGroup.ts"
+import type { SystemGroupIds } from "../domain/UserGroup.ts"
 import { BadRequest, CannotAdministerChannel, InvalidUserId, StreamDoesNotExist } from "../errors/Errors.ts"
-import { makeOrganizationStateLoader } from "./internal/organizationState.ts"
-import type { OrganizationState } from "./internal/organizationState.ts"
 import { renderDescription } from "../markdown/Description.ts"
 import { hasContentAccess, hasMetadataAccess, isChannelAdministrator } from "../permissions/ChannelAccess.ts"
 import { membershipCheck } from "../permissions/GroupMembership.ts"
 import { Events } from "./events/Events.ts"
 import { Audience } from "../domain/Event.ts"
-import { makeAccessLoader } from "./internal/access.ts"
+import { accessOfRequest, makeAccessLoader, subscribersOf } from "./internal/access.ts"
 import { activeSubscriberIds, subscriptionAddEvents } from "./events/subscriptionEvents.ts"
 import { ChannelRepo, RealmRepo, SubscriptionRepo, UserRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
@@ -70,6 +70,15 @@ export const defaultListChannelsOptions: ListChannelsOptions = {
 
 const codePointOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
+const noChannels: ReadonlySet<ChannelId> = new Set()
+
+/** The groups the channel view reports posting policies by. */
+const postPolicyGroupsOf = (ids: SystemGroupIds): PostPolicyGroups => ({
+  administrators: ids["role:administrators"],
+  fullmembers: ids["role:fullmembers"],
+  moderators: ids["role:moderators"]
+})
+
 /** @category services */
 export class Channels extends Context.Service<Channels, {
   create(realmId: RealmId, input: NewChannel): Effect.Effect<Channel, BadRequest>
@@ -98,7 +107,6 @@ export class Channels extends Context.Service<Channels, {
     Channels,
     Effect.gen(function*() {
       const loadAccess = yield* makeAccessLoader
-      const loadState = yield* makeOrganizationStateLoader
       const channels = yield* ChannelRepo
       const subscriptions = yield* SubscriptionRepo
       const users = yield* UserRepo
@@ -114,14 +122,7 @@ export class Channels extends Context.Service<Channels, {
           return { realm, ctx: yield* loadAccess(realm) }
         })
 
-      const postPolicyGroups = Effect.fnUntraced(function*(realmId: RealmId) {
-        const ids = yield* organizations.systemGroups(realmId)
-        return {
-          administrators: ids["role:administrators"],
-          fullmembers: ids["role:fullmembers"],
-          moderators: ids["role:moderators"]
-        } satisfies PostPolicyGroups
-      })
+      const postPolicyGroups = (realmId: RealmId) => Effect.map(organizations.systemGroups(realmId), postPolicyGroupsOf)
 
       const create = Effect.fn("Channels.create")(function*(realmId: RealmId, input: NewChannel) {
         const name = input.name.trim()
@@ -231,30 +232,20 @@ export class Channels extends Context.Service<Channels, {
         }))
       )
 
-      const subscriberCounts = (state: OrganizationState, subs: ReadonlyArray<Subscription>) => {
-        const counts = new Map<ChannelId, number>()
-        for (const sub of subs) {
-          if (sub.active && state.usersById.get(sub.user_id)?.is_active === true) {
-            counts.set(sub.channel_id, (counts.get(sub.channel_id) ?? 0) + 1)
-          }
-        }
-        return counts
-      }
-
       const list = Effect.fn("Channels.list")(function*(principal: Principal, options: ListChannelsOptions) {
-        const { realm, user } = principal
-        const state = yield* loadState(realm)
-        const all = yield* channels.listByRealm(realm.id)
-        const subs = yield* subscriptions.listByRealm(realm.id)
-        const subscribedBy = (u: User) => new Set(subs.filter((s) => s.active && s.user_id === u.id).map((s) => s.channel_id))
+        const { user } = principal
+        // The organization as authentication found it current for this request (its kept read).
+        const ctx = yield* accessOfRequest(loadAccess, principal)
+        const { state } = ctx
+        const subscribedBy = (u: User): ReadonlySet<ChannelId> => ctx.subscriptions.get(u.id) ?? noChannels
         const mine = subscribedBy(user)
         const owner = user.is_bot && user.bot_owner_id !== null ? state.usersById.get(user.bot_owner_id) : undefined
-        const ownerSubscribed = owner === undefined ? new Set<ChannelId>() : subscribedBy(owner)
+        const ownerSubscribed = owner === undefined ? noChannels : subscribedBy(owner)
         const inGroup = membershipCheck(state.index, user.id)
         const access = (channel: Channel) => ({ user, channel, isSubscribed: mine.has(channel.id), inGroup })
         // Guests never list public channels they are not subscribed to.
         const includePublic = options.include_public && !isGuest(user.role)
-        const selected = all.filter((channel) => {
+        const selected = ctx.channels.filter((channel) => {
           if (options.exclude_archived && channel.is_archived) return false
           if (options.include_all && (isAdministrator(user.role) || hasMetadataAccess(access(channel)))) return true
           if (options.include_subscribed && mine.has(channel.id)) return true
@@ -265,10 +256,15 @@ export class Channels extends Context.Service<Channels, {
           if (options.include_can_access_content && hasContentAccess(access(channel))) return true
           return false
         }).sort((a, b) => codePointOrder(a.name, b.name))
-        const counts = subscriberCounts(state, subs)
-        const policyGroups = yield* postPolicyGroups(realm.id)
+        // Subscribers counted are active users' active subscriptions.
+        const countOf = (channel: Channel) => {
+          let count = 0
+          for (const id of subscribersOf(ctx, channel.id)) if (state.usersById.get(id)?.is_active === true) count++
+          return count
+        }
+        const policyGroups = postPolicyGroupsOf(systemGroupIdsOf(state.groups))
         return selected.map((channel) =>
-          toApiChannel(channel, counts.get(channel.id) ?? 0, policyGroups, { includeDefault: options.include_default })
+          toApiChannel(channel, countOf(channel), policyGroups, { includeDefault: options.include_default })
         )
       })
 

@@ -12,8 +12,8 @@ import type { GroupId, RealmId } from "../domain/Ids.ts"
 import type { Realm, RealmSettings } from "../domain/Realm.ts"
 import { EmailVisibilities } from "../domain/Role.ts"
 import type { User } from "../domain/User.ts"
-import { SystemGroups } from "../domain/UserGroup.ts"
-import type { SystemGroupName } from "../domain/UserGroup.ts"
+import { SystemGroups, systemGroupIdsOf } from "../domain/UserGroup.ts"
+import type { SystemGroupIds, SystemGroupName } from "../domain/UserGroup.ts"
 import { BadRequest } from "../errors/Errors.ts"
 import { GroupRepo, RealmRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
@@ -39,8 +39,8 @@ export interface CreatedOrganization {
   readonly owner: User | undefined
 }
 
-/** The system group ids of an organization, by name. @category models */
-export type SystemGroupIds = Readonly<Record<SystemGroupName, GroupId>>
+/** The system group ids of an organization, by name (defined with the groups). @category models */
+export type { SystemGroupIds }
 
 const stringIdPattern = /^[a-z0-9][a-z0-9-]{0,39}$/
 
@@ -61,12 +61,7 @@ export class Organizations extends Context.Service<Organizations, {
       const tx = yield* Transactor
 
       const systemGroups = Effect.fn("Organizations.systemGroups")(function*(id: RealmId) {
-        const all = yield* groups.listByRealm(id)
-        const ids: Partial<Record<SystemGroupName, GroupId>> = {}
-        for (const group of all) {
-          if (group.is_system_group) ids[group.name as SystemGroupName] = group.id
-        }
-        return ids as SystemGroupIds
+        return systemGroupIdsOf(yield* groups.listByRealm(id))
       })
 
       const create = Effect.fn("Organizations.create")(function*(input: NewOrganization) {

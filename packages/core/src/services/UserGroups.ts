@@ -25,7 +25,8 @@ import type { Principal } from "../domain/Principal.ts"
 import type { Realm } from "../domain/Realm.ts"
 import { isGuest } from "../domain/Role.ts"
 import type { User } from "../domain/User.ts"
-import type { GroupPermissionSettings, SystemGroupName, UserGroup } from "../domain/UserGroup.ts"
+import type { GroupPermissionSettings, UserGroup } from "../domain/UserGroup.ts"
+import { systemGroupIdsOf } from "../domain/UserGroup.ts"
 import {
   BadRequest,
   BotsNotAllowed,
@@ -250,11 +251,7 @@ export class UserGroups extends Context.Service<UserGroups, {
         return yield* currentState(principal)
       })
 
-      const systemGroupIds = (state: OrganizationState): Readonly<Record<SystemGroupName, GroupId>> => {
-        const ids: Partial<Record<SystemGroupName, GroupId>> = {}
-        for (const g of state.groups) if (g.is_system_group) ids[g.name as SystemGroupName] = g.id
-        return ids as Record<SystemGroupName, GroupId>
-      }
+      const systemGroupIds = (state: OrganizationState) => systemGroupIdsOf(state.groups)
 
       const findGroup = (state: OrganizationState, id: number): UserGroup | undefined =>
         state.groups.find((g) => g.id === id)

@@ -19,7 +19,7 @@ import { Authentication } from "../../src/services/Authentication.ts"
 import { Messages } from "../../src/services/Messages.ts"
 import type { FetchRequest } from "../../src/services/Messages.ts"
 import { ChannelRepo, GroupRepo, RealmRepo } from "../../src/ports/Repositories.ts"
-import { Channels } from "../../src/services/Channels.ts"
+import { Channels, defaultListChannelsOptions } from "../../src/services/Channels.ts"
 import { UserGroups } from "../../src/services/UserGroups.ts"
 import { Users } from "../../src/services/Users.ts"
 import * as SqlAccessCache from "../../src/sql/SqlAccessCache.ts"
@@ -194,6 +194,33 @@ for (const [name, make] of Object.entries(backends)) {
           const joined = yield* request
           assert.deepStrictEqual(joined.answer, { people: ["Guest", "Other"], byId: "Other", byEmail: "Other" })
           assert.deepStrictEqual(yield* request, { ...joined, reads: 0 })
+        }))
+
+      it.effect("GET /streams answers from the read authentication found current, and lists a new channel with its subscribers on the next request", () =>
+        Effect.gen(function*() {
+          const org = yield* makeOrg
+          const auth = yield* Authentication
+          const channels = yield* Channels
+          const reads = yield* MembershipReads
+          const member = org.member.user
+          const request = Effect.gen(function*() {
+            const principal = yield* auth.basic(member.delivery_email, member.api_key)
+            const before = reads.count
+            const listed = yield* channels.list(principal, defaultListChannelsOptions)
+            return {
+              channels: listed.map((c) => `${c.name}: ${c.subscriber_count}`),
+              reads: reads.count - before
+            }
+          })
+
+          const first = yield* request
+          assert.deepStrictEqual(first.channels, [])
+          assert.strictEqual(first.reads, 0)
+          const created = yield* channels.create(org.realm.id, { name: "listed" })
+          yield* channels.subscribe(created.id, [member.id, org.other.user.id, org.guest.user.id])
+          yield* (yield* Users).deactivate(org.guest.user.id)
+          // The first request after the writes reads the organization at authentication, not in the list.
+          assert.deepStrictEqual(yield* request, { channels: ["listed: 2"], reads: 0 })
         }))
 
       it.effect("a GET /messages authenticated with the check deferred reads the version in its search, and fails stale when it moved", () =>
