@@ -15,7 +15,6 @@ import type { TopicsPolicy } from "../domain/Realm.ts"
 import { isAdministrator, isGuest } from "../domain/Role.ts"
 import type { User } from "../domain/User.ts"
 import { systemGroupIdsOf } from "../domain/UserGroup.ts"
-import type { SystemGroupIds } from "../domain/UserGroup.ts"
 import { BadRequest, CannotAdministerChannel, InvalidUserId, StreamDoesNotExist } from "../errors/Errors.ts"
 import { renderDescription } from "../markdown/Description.ts"
 import { hasContentAccess, hasMetadataAccess, isChannelAdministrator } from "../permissions/ChannelAccess.ts"
@@ -26,8 +25,8 @@ import { accessOfRequest, makeAccessLoader, subscribersOf } from "./internal/acc
 import { activeSubscriberIds, subscriptionAddEvents } from "./events/subscriptionEvents.ts"
 import { ChannelRepo, RealmRepo, SubscriptionRepo, UserRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
-import { toApiChannel } from "../views/ChannelView.ts"
-import type { ApiChannel, PostPolicyGroups } from "../views/ChannelView.ts"
+import { postPolicyGroupsOf, toApiChannel } from "../views/ChannelView.ts"
+import type { ApiChannel } from "../views/ChannelView.ts"
 import { Organizations } from "./Organizations.ts"
 import type { Principal } from "../domain/Principal.ts"
 
@@ -71,13 +70,6 @@ export const defaultListChannelsOptions: ListChannelsOptions = {
 const codePointOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 const noChannels: ReadonlySet<ChannelId> = new Set()
-
-/** The groups the channel view reports posting policies by. */
-const postPolicyGroupsOf = (ids: SystemGroupIds): PostPolicyGroups => ({
-  administrators: ids["role:administrators"],
-  fullmembers: ids["role:fullmembers"],
-  moderators: ids["role:moderators"]
-})
 
 /** @category services */
 export class Channels extends Context.Service<Channels, {

@@ -98,6 +98,7 @@ import { accessInput, canReadChannel, makeAccessLoader } from "./internal/access
 import type { AccessContext } from "./internal/access.ts"
 import { KeyGenerator } from "./KeyGenerator.ts"
 import { Organizations } from "./Organizations.ts"
+import { postPolicyGroupsOf } from "../views/ChannelView.ts"
 import { Users } from "./Users.ts"
 import { defaultWelcomeMessage, WelcomeBot } from "./WelcomeBot.ts"
 
@@ -337,11 +338,7 @@ export class Invitations extends Context.Service<Invitations, {
           const ids = yield* organizations.systemGroups(realm.id)
           yield* events.publishAll(
             realm.id,
-            subscriptionAddEvents(before, after, after.state.realm, added, (u, c) => written.get(`${u}:${c}`), {
-              administrators: ids["role:administrators"],
-              fullmembers: ids["role:fullmembers"],
-              moderators: ids["role:moderators"]
-            })
+            subscriptionAddEvents(before, after, after.state.realm, added, (u, c) => written.get(`${u}:${c}`), postPolicyGroupsOf(ids))
           )
         }
         for (const groupId of invitation.group_ids) {

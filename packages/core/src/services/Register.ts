@@ -37,7 +37,6 @@ import { activeSubscriberIds } from "./events/subscriptionEvents.ts"
 import { hasGroupPermission } from "../permissions/GroupMembership.ts"
 import { messageState } from "./internal/messageState.ts"
 import { AlertWordRepo, MessageRepo, SubscriptionRepo } from "../ports/Repositories.ts"
-import { Organizations } from "./Organizations.ts"
 import { Drafts } from "./Drafts.ts"
 import { SavedSnippets } from "./SavedSnippets.ts"
 import { ScheduledMessages } from "./ScheduledMessages.ts"
@@ -46,8 +45,9 @@ import { UserSettings } from "./UserSettings.ts"
 import { PushDevices } from "./PushDevices.ts"
 import { UserStatus } from "./UserStatus.ts"
 import { Presence } from "./Presence.ts"
-import { toApiChannel, toApiSubscription } from "../views/ChannelView.ts"
+import { postPolicyGroupsOf, toApiChannel, toApiSubscription } from "../views/ChannelView.ts"
 import type { PostPolicyGroups } from "../views/ChannelView.ts"
+import { systemGroupIdsOf } from "../domain/UserGroup.ts"
 import { toApiUserGroup } from "../views/UserGroupView.ts"
 import type { ApiUserGroup } from "../views/UserGroupView.ts"
 import { avatarUrl, inaccessibleUser, toApiUser } from "../views/UserView.ts"
@@ -114,7 +114,6 @@ export class Register extends Context.Service<Register, {
       const loadAccess = yield* makeAccessLoader
       const queues = yield* EventQueues
       const settings = yield* UserSettings
-      const organizations = yield* Organizations
       const subscriptions = yield* SubscriptionRepo
       const alertWords = yield* AlertWordRepo
       const profileFields = yield* ProfileFieldRepo
@@ -138,12 +137,8 @@ export class Register extends Context.Service<Register, {
         // The user's subscription rows (inactive ones too), read once for
         // `subscriptions`/`unsubscribed` and for the unread counts.
         const ownSubscriptions = yield* subscriptions.listByUser(user.id)
-        const ids = yield* organizations.systemGroups(realm.id)
-        const policy: PostPolicyGroups = {
-          administrators: ids["role:administrators"],
-          fullmembers: ids["role:fullmembers"],
-          moderators: ids["role:moderators"]
-        }
+        const ids = systemGroupIdsOf(ctx.state.groups)
+        const policy = postPolicyGroupsOf(ids)
         const state: Record<string, unknown> = {}
         const caps = options.capabilities
         const now = yield* Clock.currentTimeMillis

@@ -15,15 +15,16 @@ import type { User } from "../domain/User.ts"
 import { BadRequest, InsufficientPermission, InvalidChannelId, NoSuchUser, StreamNameDoesNotExist } from "../errors/Errors.ts"
 import { Events } from "./events/Events.ts"
 import { Audience } from "../domain/Event.ts"
-import { canReadChannel, canSeeChannel, makeAccessLoader } from "./internal/access.ts"
+import { accessOfRequest, canReadChannel, canSeeChannel, makeAccessLoader } from "./internal/access.ts"
 import type { AccessContext } from "./internal/access.ts"
 import { activeSubscriberIds, subscriptionAddEvents, subscriptionRemoveEvents } from "./events/subscriptionEvents.ts"
 import { canAddSubscribers, canRemoveSubscribers } from "../permissions/ChannelAccess.ts"
 import { hasGroupPermission, membershipCheck } from "../permissions/GroupMembership.ts"
 import { ChannelRepo, RealmRepo, SubscriptionRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
-import { toApiSubscription } from "../views/ChannelView.ts"
-import type { ApiSubscription, PostPolicyGroups } from "../views/ChannelView.ts"
+import { postPolicyGroupsOf, toApiSubscription } from "../views/ChannelView.ts"
+import type { ApiSubscription } from "../views/ChannelView.ts"
+import { systemGroupIdsOf } from "../domain/UserGroup.ts"
 import { Channels } from "./Channels.ts"
 import { Organizations } from "./Organizations.ts"
 import type { Principal } from "../domain/Principal.ts"
@@ -139,14 +140,7 @@ export class Subscriptions extends Context.Service<Subscriptions, {
           return yield* loadAccess(realm)
         })
 
-      const policyGroups = Effect.fnUntraced(function*(principal: Principal) {
-        const ids = yield* organizations.systemGroups(principal.realm.id)
-        return {
-          administrators: ids["role:administrators"],
-          fullmembers: ids["role:fullmembers"],
-          moderators: ids["role:moderators"]
-        } satisfies PostPolicyGroups
-      })
+      const policyGroups = (principal: Principal) => Effect.map(organizations.systemGroups(principal.realm.id), postPolicyGroupsOf)
 
       const resolvePrincipals = Effect.fnUntraced(function*(
         ctx: AccessContext,
@@ -171,8 +165,9 @@ export class Subscriptions extends Context.Service<Subscriptions, {
         principal: Principal,
         options: { readonly includeSubscribers: boolean }
       ) {
-        const ctx = yield* context(principal)
-        const groupsIds = yield* policyGroups(principal)
+        // The organization as authentication found it current for this request (its kept read).
+        const ctx = yield* accessOfRequest(loadAccess, principal)
+        const groupsIds = postPolicyGroupsOf(systemGroupIdsOf(ctx.state.groups))
         const mine = (yield* subscriptions.listByUser(principal.user.id)).filter((s) => s.active)
         return mine.flatMap((sub) => {
           const channel = ctx.channelsById.get(sub.channel_id)

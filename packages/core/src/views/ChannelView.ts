@@ -7,6 +7,7 @@
 import type { Channel, Subscription } from "../domain/Channel.ts"
 import type { GroupSettingValue } from "../domain/GroupSetting.ts"
 import type { TopicsPolicy } from "../domain/Realm.ts"
+import type { SystemGroupIds } from "../domain/UserGroup.ts"
 
 /** @category models */
 export interface ApiChannel {
@@ -48,6 +49,13 @@ export interface PostPolicyGroups {
   readonly fullmembers: number
   readonly moderators: number
 }
+
+/** The post policy groups among an organization's system groups. @category views */
+export const postPolicyGroupsOf = (ids: SystemGroupIds): PostPolicyGroups => ({
+  administrators: ids["role:administrators"],
+  fullmembers: ids["role:fullmembers"],
+  moderators: ids["role:moderators"]
+})
 
 /**
  * The deprecated `stream_post_policy`, derived from `can_send_message_group`

@@ -21,6 +21,8 @@ import type { FetchRequest } from "../../src/services/Messages.ts"
 import { ChannelRepo, GroupRepo, RealmRepo } from "../../src/ports/Repositories.ts"
 import { Channels, defaultListChannelsOptions } from "../../src/services/Channels.ts"
 import { UserGroups } from "../../src/services/UserGroups.ts"
+import { Register } from "../../src/services/Register.ts"
+import { Subscriptions } from "../../src/services/Subscriptions.ts"
 import { Users } from "../../src/services/Users.ts"
 import * as SqlAccessCache from "../../src/sql/SqlAccessCache.ts"
 import * as Teamchat from "../../src/Teamchat.ts"
@@ -30,8 +32,8 @@ import { makeOrg } from "../events/fixtures.ts"
 /** How many times the services asked for an organization's access version. */
 class VersionReads extends Context.Service<VersionReads, { count: number }>()("test/VersionReads") {}
 
-/** How many times the services read an organization's group membership (part of every read of its state). */
-class MembershipReads extends Context.Service<MembershipReads, { count: number }>()("test/MembershipReads") {}
+/** How many times the services listed an organization's groups (part of every read of its state, and of its system groups). */
+class GroupReads extends Context.Service<GroupReads, { count: number }>()("test/GroupReads") {}
 
 /** `f`, counting each run of its effect in `counter`. */
 const counted = <Args extends ReadonlyArray<unknown>, A, E, R>(
@@ -53,14 +55,14 @@ const countingCache = Layer.effect(
   })
 ).pipe(Layer.provide(SqlAccessCache.layer), Layer.provideMerge(Layer.sync(VersionReads, () => ({ count: 0 }))))
 
-/** The SQL GroupRepo, counting membership reads. */
+/** The SQL GroupRepo, counting group lists. */
 const countingGroups = Layer.effect(
   GroupRepo,
   Effect.gen(function*() {
     const inner = yield* GroupRepo
-    return GroupRepo.of({ ...inner, membership: counted(inner.membership, yield* MembershipReads) })
+    return GroupRepo.of({ ...inner, listByRealm: counted(inner.listByRealm, yield* GroupReads) })
   })
-).pipe(Layer.provideMerge(Layer.sync(MembershipReads, () => ({ count: 0 }))))
+).pipe(Layer.provideMerge(Layer.sync(GroupReads, () => ({ count: 0 }))))
 
 const stack = <E>(database: Layer.Layer<SqlClient.SqlClient, E>) =>
   Teamchat.layerServices.pipe(
@@ -108,7 +110,7 @@ for (const [name, make] of Object.entries(backends)) {
           const org = yield* makeOrg
           const auth = yield* Authentication
           const groups = yield* UserGroups
-          const reads = yield* MembershipReads
+          const reads = yield* GroupReads
           const member = org.member.user
           const authenticate = auth.basic(member.delivery_email, member.api_key)
           const readAll = (principal: Principal) =>
@@ -150,7 +152,7 @@ for (const [name, make] of Object.entries(backends)) {
           const auth = yield* Authentication
           const users = yield* Users
           const channels = yield* Channels
-          const reads = yield* MembershipReads
+          const reads = yield* GroupReads
           const guest = org.guest.user
           const options = { clientGravatar: false, includeCustomProfileFields: false }
           const authenticate = auth.basic(guest.delivery_email, guest.api_key)
@@ -201,7 +203,7 @@ for (const [name, make] of Object.entries(backends)) {
           const org = yield* makeOrg
           const auth = yield* Authentication
           const channels = yield* Channels
-          const reads = yield* MembershipReads
+          const reads = yield* GroupReads
           const member = org.member.user
           const request = Effect.gen(function*() {
             const principal = yield* auth.basic(member.delivery_email, member.api_key)
@@ -221,6 +223,49 @@ for (const [name, make] of Object.entries(backends)) {
           yield* (yield* Users).deactivate(org.guest.user.id)
           // The first request after the writes reads the organization at authentication, not in the list.
           assert.deepStrictEqual(yield* request, { channels: ["listed: 2"], reads: 0 })
+        }))
+
+      it.effect("GET /users/me/subscriptions reads only the caller's subscriptions beside the read authentication found current", () =>
+        Effect.gen(function*() {
+          const org = yield* makeOrg
+          const auth = yield* Authentication
+          const channels = yield* Channels
+          const subscriptions = yield* Subscriptions
+          const reads = yield* GroupReads
+          const versions = yield* VersionReads
+          const member = org.member.user
+          const created = yield* channels.create(org.realm.id, { name: "mine" })
+          yield* channels.subscribe(created.id, [member.id, org.other.user.id])
+          const request = Effect.gen(function*() {
+            const principal = yield* auth.basic(member.delivery_email, member.api_key)
+            const before = { groups: reads.count, versions: versions.count }
+            const listed = yield* subscriptions.list(principal, { includeSubscribers: true })
+            return {
+              subscriptions: listed.map((s) => `${s.name}: ${s.subscribers?.length}`),
+              reads: { groups: reads.count - before.groups, versions: versions.count - before.versions }
+            }
+          })
+          // The first request after the writes finds the key in the database, and reads the organization.
+          assert.deepStrictEqual((yield* request).subscriptions, ["mine: 2"])
+          assert.deepStrictEqual(yield* request, { subscriptions: ["mine: 2"], reads: { groups: 0, versions: 0 } })
+        }))
+
+      it.effect("POST /register takes the organization's system groups from its access read, not from a list of its own", () =>
+        Effect.gen(function*() {
+          const org = yield* makeOrg
+          const register = yield* Register
+          const reads = yield* GroupReads
+          const server = { zulip_version: "11.0", zulip_feature_level: 400, zulip_merge_base: "11.0", base_url: "http://localhost" }
+          const registerOnce = Effect.gen(function*() {
+            const before = reads.count
+            const state = yield* register.register(org.member, { fetch_event_types: ["realm", "subscription"] }, server)
+            return { reads: reads.count - before, policy: state.realm_can_set_delete_message_policy_group }
+          })
+          // The first one reads the organization (makeOrg's writes moved it); the next reuses that read.
+          const first = yield* registerOnce
+          const moderators = (yield* (yield* GroupRepo).findByName(org.realm.id, "role:moderators"))!
+          assert.strictEqual(first.policy, moderators.id)
+          assert.deepStrictEqual(yield* registerOnce, { ...first, reads: 0 })
         }))
 
       it.effect("a GET /messages authenticated with the check deferred reads the version in its search, and fails stale when it moved", () =>
