@@ -18,7 +18,7 @@ import * as Persistence from "../../src/Persistence.ts"
 import { Authentication } from "../../src/services/Authentication.ts"
 import { Messages } from "../../src/services/Messages.ts"
 import type { FetchRequest } from "../../src/services/Messages.ts"
-import { ChannelRepo, GroupRepo, RealmRepo } from "../../src/ports/Repositories.ts"
+import { ChannelRepo, GroupRepo, RealmRepo, UserRepo } from "../../src/ports/Repositories.ts"
 import { Channels, defaultListChannelsOptions } from "../../src/services/Channels.ts"
 import { UserGroups } from "../../src/services/UserGroups.ts"
 import { Register } from "../../src/services/Register.ts"
@@ -143,7 +143,21 @@ for (const [name, make] of Object.entries(backends)) {
           const after = yield* readAll(second)
           assert.strictEqual(reads.count - beforeSecond, 1)
           assert.deepStrictEqual(after.names, ["team"])
-          assert.deepStrictEqual([...after.members].sort((a, b) => a - b), [member.id, org.other.user.id].sort((a, b) => a - b))
+          const ascending = (ids: ReadonlyArray<number>) => [...ids].sort((a, b) => a - b)
+          assert.deepStrictEqual(ascending(after.members), ascending([member.id, org.other.user.id]))
+
+          // Written through the repository, as another process would: only the organization's version tells.
+          const team = (yield* (yield* GroupRepo).findByName(org.realm.id, "team"))!
+          yield* (yield* GroupRepo).addMembers(team.id, [org.admin.user.id])
+          const withAdmin = ascending([member.id, org.other.user.id, org.admin.user.id])
+          // The first request after it reads the organization once; the next reads nothing.
+          for (const expectedReads of [1, 0]) {
+            const principal = yield* authenticate
+            const beforeRead = reads.count
+            const joined = yield* readAll(principal)
+            assert.strictEqual(reads.count - beforeRead, expectedReads)
+            assert.deepStrictEqual(ascending(joined.members), withAdmin)
+          }
         }))
 
       it.effect("GET /users and GET /users/{id|email} answer from the kept read, and a guest sees a new channel's members after joining it", () =>
@@ -220,8 +234,11 @@ for (const [name, make] of Object.entries(backends)) {
           assert.strictEqual(first.reads, 0)
           const created = yield* channels.create(org.realm.id, { name: "listed" })
           yield* channels.subscribe(created.id, [member.id, org.other.user.id, org.guest.user.id])
-          yield* (yield* Users).deactivate(org.guest.user.id)
-          // The first request after the writes reads the organization at authentication, not in the list.
+          // Deactivated through the repository, as another process would: only the organization's version tells.
+          const userRepo = yield* UserRepo
+          yield* userRepo.update({ ...(yield* userRepo.findById(org.guest.user.id))!, is_active: false })
+          // The first request after it reads the organization once; the next reads nothing.
+          assert.deepStrictEqual(yield* request, { channels: ["listed: 2"], reads: 1 })
           assert.deepStrictEqual(yield* request, { channels: ["listed: 2"], reads: 0 })
         }))
 
