@@ -14,18 +14,17 @@ import type { ChannelId, GroupId, RealmId, UserId } from "../domain/Ids.ts"
 import type { TopicsPolicy } from "../domain/Realm.ts"
 import { isAdministrator, isGuest } from "../domain/Role.ts"
 import type { User } from "../domain/User.ts"
-import { systemGroupIdsOf } from "../domain/UserGroup.ts"
 import { BadRequest, CannotAdministerChannel, InvalidUserId, StreamDoesNotExist } from "../errors/Errors.ts"
 import { renderDescription } from "../markdown/Description.ts"
 import { hasContentAccess, hasMetadataAccess, isChannelAdministrator } from "../permissions/ChannelAccess.ts"
 import { membershipCheck } from "../permissions/GroupMembership.ts"
 import { Events } from "./events/Events.ts"
 import { Audience } from "../domain/Event.ts"
-import { accessOfRequest, makeAccessLoader, subscribersOf } from "./internal/access.ts"
-import { activeSubscriberIds, subscriptionAddEvents } from "./events/subscriptionEvents.ts"
+import { accessOfRequest, makeAccessLoader, postPolicyGroupsIn, subscribersOf } from "./internal/access.ts"
+import { streamObject, subscriptionAddEvents } from "./events/subscriptionEvents.ts"
 import { ChannelRepo, RealmRepo, SubscriptionRepo, UserRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
-import { postPolicyGroupsOf, toApiChannel } from "../views/ChannelView.ts"
+import { toApiChannel } from "../views/ChannelView.ts"
 import type { ApiChannel } from "../views/ChannelView.ts"
 import { Organizations } from "./Organizations.ts"
 import type { Principal } from "../domain/Principal.ts"
@@ -114,8 +113,6 @@ export class Channels extends Context.Service<Channels, {
           return { realm, ctx: yield* loadAccess(realm) }
         })
 
-      const postPolicyGroups = (realmId: RealmId) => Effect.map(organizations.systemGroups(realmId), postPolicyGroupsOf)
-
       const create = Effect.fn("Channels.create")(function*(realmId: RealmId, input: NewChannel) {
         const name = input.name.trim()
         if (name.length === 0) return yield* new BadRequest({ msg: "Channel name can't be empty." })
@@ -180,7 +177,7 @@ export class Channels extends Context.Service<Channels, {
             {
               type: "stream",
               op: "create",
-              streams: [toApiChannel(channel, activeSubscriberIds(ctx, channel.id).length, yield* postPolicyGroups(realmId))]
+              streams: [streamObject(ctx, channel)]
             },
             Audience.channelMetadata(channel.id)
           )
@@ -215,8 +212,7 @@ export class Channels extends Context.Service<Channels, {
                 after.ctx,
                 after.realm,
                 new Map([[channelId, added]]),
-                (user) => written.get(user),
-                yield* postPolicyGroups(channel.realm_id)
+                (user) => written.get(user)
               )
             )
           }
@@ -254,7 +250,7 @@ export class Channels extends Context.Service<Channels, {
           for (const id of subscribersOf(ctx, channel.id)) if (state.usersById.get(id)?.is_active === true) count++
           return count
         }
-        const policyGroups = postPolicyGroupsOf(systemGroupIdsOf(state.groups))
+        const policyGroups = postPolicyGroupsIn(ctx)
         return selected.map((channel) =>
           toApiChannel(channel, countOf(channel), policyGroups, { includeDefault: options.include_default })
         )

@@ -97,8 +97,7 @@ import { subscriptionAddEvents } from "./events/subscriptionEvents.ts"
 import { accessInput, canReadChannel, makeAccessLoader } from "./internal/access.ts"
 import type { AccessContext } from "./internal/access.ts"
 import { KeyGenerator } from "./KeyGenerator.ts"
-import { Organizations } from "./Organizations.ts"
-import { postPolicyGroupsOf } from "../views/ChannelView.ts"
+import { systemGroupIdsOf } from "../domain/UserGroup.ts"
 import { Users } from "./Users.ts"
 import { defaultWelcomeMessage, WelcomeBot } from "./WelcomeBot.ts"
 
@@ -185,7 +184,6 @@ export class Invitations extends Context.Service<Invitations, {
       const realms = yield* RealmRepo
       const groups = yield* GroupRepo
       const subscriptions = yield* SubscriptionRepo
-      const organizations = yield* Organizations
       const users = yield* Users
       const welcomeBot = yield* WelcomeBot
       const events = yield* Events
@@ -231,7 +229,7 @@ export class Invitations extends Context.Service<Invitations, {
         return yield* tx.withTransaction(Effect.gen(function*() {
           const ctx = yield* context(principal.realm)
           const actor = ctx.state.usersById.get(principal.user.id) ?? principal.user
-          const systemGroups = yield* organizations.systemGroups(principal.realm.id)
+          const systemGroups = systemGroupIdsOf(ctx.state.groups)
           if (!hasGroupPermission(ctx.state.index, actor, systemGroups["role:administrators"], { allowEveryoneGroup: false })) {
             return yield* new InsufficientPermission()
           }
@@ -335,10 +333,9 @@ export class Invitations extends Context.Service<Invitations, {
         }
         if (added.size > 0) {
           const after = yield* context(realm)
-          const ids = yield* organizations.systemGroups(realm.id)
           yield* events.publishAll(
             realm.id,
-            subscriptionAddEvents(before, after, after.state.realm, added, (u, c) => written.get(`${u}:${c}`), postPolicyGroupsOf(ids))
+            subscriptionAddEvents(before, after, after.state.realm, added, (u, c) => written.get(`${u}:${c}`))
           )
         }
         for (const groupId of invitation.group_ids) {

@@ -31,7 +31,7 @@ import type { ChannelId, GroupId } from "../domain/Ids.ts"
 import { isAdministrator, isGuest, isModeratorOrAbove, isOwner } from "../domain/Role.ts"
 import type { User } from "../domain/User.ts"
 import { DisplaySettingsLegacy, NotificationSettingsLegacy } from "../domain/UserSettings.ts"
-import { canAccessUser, canSeeChannel, makeAccessLoader } from "./internal/access.ts"
+import { canAccessUser, canSeeChannel, makeAccessLoader, postPolicyGroupsIn } from "./internal/access.ts"
 import type { AccessContext } from "./internal/access.ts"
 import { activeSubscriberIds } from "./events/subscriptionEvents.ts"
 import { hasGroupPermission } from "../permissions/GroupMembership.ts"
@@ -45,7 +45,7 @@ import { UserSettings } from "./UserSettings.ts"
 import { PushDevices } from "./PushDevices.ts"
 import { UserStatus } from "./UserStatus.ts"
 import { Presence } from "./Presence.ts"
-import { postPolicyGroupsOf, toApiChannel, toApiSubscription } from "../views/ChannelView.ts"
+import { toApiChannel, toApiSubscription } from "../views/ChannelView.ts"
 import type { PostPolicyGroups } from "../views/ChannelView.ts"
 import { systemGroupIdsOf } from "../domain/UserGroup.ts"
 import { toApiUserGroup } from "../views/UserGroupView.ts"
@@ -138,7 +138,7 @@ export class Register extends Context.Service<Register, {
         // `subscriptions`/`unsubscribed` and for the unread counts.
         const ownSubscriptions = yield* subscriptions.listByUser(user.id)
         const ids = systemGroupIdsOf(ctx.state.groups)
-        const policy = postPolicyGroupsOf(ids)
+        const policy = postPolicyGroupsIn(ctx)
         const state: Record<string, unknown> = {}
         const caps = options.capabilities
         const now = yield* Clock.currentTimeMillis

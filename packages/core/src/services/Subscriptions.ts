@@ -15,18 +15,16 @@ import type { User } from "../domain/User.ts"
 import { BadRequest, InsufficientPermission, InvalidChannelId, NoSuchUser, StreamNameDoesNotExist } from "../errors/Errors.ts"
 import { Events } from "./events/Events.ts"
 import { Audience } from "../domain/Event.ts"
-import { accessOfRequest, canReadChannel, canSeeChannel, makeAccessLoader } from "./internal/access.ts"
+import { accessOfRequest, canReadChannel, canSeeChannel, makeAccessLoader, postPolicyGroupsIn } from "./internal/access.ts"
 import type { AccessContext } from "./internal/access.ts"
 import { activeSubscriberIds, subscriptionAddEvents, subscriptionRemoveEvents } from "./events/subscriptionEvents.ts"
 import { canAddSubscribers, canRemoveSubscribers } from "../permissions/ChannelAccess.ts"
 import { hasGroupPermission, membershipCheck } from "../permissions/GroupMembership.ts"
 import { ChannelRepo, RealmRepo, SubscriptionRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
-import { postPolicyGroupsOf, toApiSubscription } from "../views/ChannelView.ts"
+import { toApiSubscription } from "../views/ChannelView.ts"
 import type { ApiSubscription } from "../views/ChannelView.ts"
-import { systemGroupIdsOf } from "../domain/UserGroup.ts"
 import { Channels } from "./Channels.ts"
-import { Organizations } from "./Organizations.ts"
 import type { Principal } from "../domain/Principal.ts"
 
 /** POST /users/me/subscriptions, decoded. @category models */
@@ -127,7 +125,6 @@ export class Subscriptions extends Context.Service<Subscriptions, {
     Effect.gen(function*() {
       const loadAccess = yield* makeAccessLoader
       const channelsService = yield* Channels
-      const organizations = yield* Organizations
       const subscriptions = yield* SubscriptionRepo
       const channelRepo = yield* ChannelRepo
       const realms = yield* RealmRepo
@@ -140,7 +137,6 @@ export class Subscriptions extends Context.Service<Subscriptions, {
           return yield* loadAccess(realm)
         })
 
-      const policyGroups = (principal: Principal) => Effect.map(organizations.systemGroups(principal.realm.id), postPolicyGroupsOf)
 
       const resolvePrincipals = Effect.fnUntraced(function*(
         ctx: AccessContext,
@@ -167,7 +163,7 @@ export class Subscriptions extends Context.Service<Subscriptions, {
       ) {
         // The organization as authentication found it current for this request (its kept read).
         const ctx = yield* accessOfRequest(loadAccess, principal)
-        const groupsIds = postPolicyGroupsOf(systemGroupIdsOf(ctx.state.groups))
+        const groupsIds = postPolicyGroupsIn(ctx)
         const mine = (yield* subscriptions.listByUser(principal.user.id)).filter((s) => s.active)
         return mine.flatMap((sub) => {
           const channel = ctx.channelsById.get(sub.channel_id)
@@ -294,7 +290,7 @@ export class Subscriptions extends Context.Service<Subscriptions, {
             const after = yield* context(principal)
             yield* events.publishAll(
               principal.realm.id,
-              subscriptionAddEvents(middle, after, after.state.realm, added, (u, c) => written.get(`${u}:${c}`), yield* policyGroups(principal))
+              subscriptionAddEvents(middle, after, after.state.realm, added, (u, c) => written.get(`${u}:${c}`))
             )
           }
           const result: SubscribeResult = fatal

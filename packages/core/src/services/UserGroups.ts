@@ -251,8 +251,6 @@ export class UserGroups extends Context.Service<UserGroups, {
         return yield* currentState(principal)
       })
 
-      const systemGroupIds = (state: OrganizationState) => systemGroupIdsOf(state.groups)
-
       const findGroup = (state: OrganizationState, id: number): UserGroup | undefined =>
         state.groups.find((g) => g.id === id)
 
@@ -384,7 +382,7 @@ export class UserGroups extends Context.Service<UserGroups, {
             creator_id: principal.user.id,
             date_created: now,
             deactivated: false,
-            settings: defaultGroupSettings(principal.user.id, systemGroupIds(state), given)
+            settings: defaultGroupSettings(principal.user.id, systemGroupIdsOf(state.groups), given)
           })
           yield* groups.addMembers(group.id, members)
           yield* groups.addSubgroups(group.id, subgroups)

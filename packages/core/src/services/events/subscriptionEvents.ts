@@ -21,10 +21,16 @@ import type { User } from "../../domain/User.ts"
 import type { Publication } from "./Events.ts"
 import { Audience } from "../../domain/Event.ts"
 import { toApiChannel, toApiSubscription } from "../../views/ChannelView.ts"
-import type { PostPolicyGroups } from "../../views/ChannelView.ts"
 import { toApiUser } from "../../views/UserView.ts"
 import type { AccessContext } from "../internal/access.ts"
-import { canAccessUser, canSeeChannel, hasFullUserAccess, metadataViewers, subscribersOf } from "../internal/access.ts"
+import {
+  canAccessUser,
+  canSeeChannel,
+  hasFullUserAccess,
+  metadataViewers,
+  postPolicyGroupsIn,
+  subscribersOf
+} from "../internal/access.ts"
 
 const ascending = (a: number, b: number) => a - b
 
@@ -33,15 +39,14 @@ export const activeSubscriberIds = (ctx: AccessContext, channelId: ChannelId): A
     ascending
   )
 
-export const streamObject = (ctx: AccessContext, channel: Channel, groups: PostPolicyGroups) =>
-  toApiChannel(channel, activeSubscriberIds(ctx, channel.id).length, groups)
+export const streamObject = (ctx: AccessContext, channel: Channel) =>
+  toApiChannel(channel, activeSubscriberIds(ctx, channel.id).length, postPolicyGroupsIn(ctx))
 
 /** `stream create` for users who can see the channel after but not before. */
 export const streamCreations = (
   before: AccessContext,
   after: AccessContext,
-  channels: ReadonlyArray<Channel>,
-  groups: PostPolicyGroups
+  channels: ReadonlyArray<Channel>
 ): Array<Publication> => {
   const out: Array<Publication> = []
   for (const channel of channels) {
@@ -53,7 +58,7 @@ export const streamCreations = (
     })
     if (gained.length === 0) continue
     out.push({
-      event: { type: "stream", op: "create", streams: [streamObject(after, current, groups)] },
+      event: { type: "stream", op: "create", streams: [streamObject(after, current)] },
       audience: Audience.users(gained)
     })
   }
@@ -115,11 +120,11 @@ export const subscriptionAddEvents = (
   after: AccessContext,
   realm: Realm,
   added: ReadonlyMap<ChannelId, ReadonlyArray<UserId>>,
-  subscriptionOf: (userId: UserId, channelId: ChannelId) => Subscription | undefined,
-  groups: PostPolicyGroups
+  subscriptionOf: (userId: UserId, channelId: ChannelId) => Subscription | undefined
 ): Array<Publication> => {
+  const groups = postPolicyGroupsIn(after)
   const channels = Array.from(added.keys()).map((id) => after.channelsById.get(id)!).filter((c) => c !== undefined)
-  const out: Array<Publication> = [...userAccessChanges(before, after, realm), ...streamCreations(before, after, channels, groups)]
+  const out: Array<Publication> = [...userAccessChanges(before, after, realm), ...streamCreations(before, after, channels)]
   const byUser = new Map<UserId, Array<Channel>>()
   for (const channel of channels) {
     for (const userId of added.get(channel.id) ?? []) {

@@ -19,6 +19,9 @@ import { membershipCheck } from "../../permissions/GroupMembership.ts"
 import { AccessCache } from "../../ports/AccessCache.ts"
 import { AlertWordRepo, ChannelRepo, RealmRepo, SubscriptionRepo } from "../../ports/Repositories.ts"
 import type { GroupRepo, UserRepo } from "../../ports/Repositories.ts"
+import { systemGroupIdsOf } from "../../domain/UserGroup.ts"
+import { postPolicyGroupsOf } from "../../views/ChannelView.ts"
+import type { PostPolicyGroups } from "../../views/ChannelView.ts"
 import { loadOrganizationState } from "./organizationState.ts"
 import type { OrganizationState } from "./organizationState.ts"
 
@@ -86,6 +89,9 @@ export const canAccessUser = (ctx: AccessContext, viewer: User, target: User): b
   for (const channelId of ctx.subscriptions.get(target.id) ?? empty) if (mine.has(channelId)) return true
   return false
 }
+
+/** The system groups channel views report posting policies by, from the read's groups. */
+export const postPolicyGroupsIn = (ctx: AccessContext): PostPolicyGroups => postPolicyGroupsOf(systemGroupIdsOf(ctx.state.groups))
 
 export const activeUsers = (ctx: AccessContext): ReadonlyArray<User> => ctx.state.users.filter((u) => u.is_active)
 
