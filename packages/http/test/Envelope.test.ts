@@ -318,12 +318,21 @@ describe("Envelope.respond with a struct and a rest (POST /register's answer)", 
       (text) => assert.isUndefined(text)
     ))
 
-  it.effect("POST /register's endpoint answers directly", () =>
+  it.effect("POST /register's endpoint answers directly, byte for byte as its encoder would", () =>
     Effect.gen(function*() {
-      const data = { queue_id: "1:2", last_event_id: -1, zulip_version: "11.0", zulip_feature_level: 400, zulip_merge_base: "", realm_users: [] }
-      const out = yield* Envelope.respond(Api.groups.events.endpoints.register as unknown as HttpApiEndpoint.Top)(data).pipe(
-        Effect.provideService(IgnoredParameters, [])
-      )
-      assert.isTrue(HttpServerResponse.isHttpServerResponse(out))
+      const endpoint = Api.groups.events.endpoints.register
+      const data = {
+        queue_id: "1:2",
+        last_event_id: -1,
+        zulip_version: "11.0",
+        zulip_feature_level: 400,
+        zulip_merge_base: "",
+        realm_users: [{ user_id: 4, full_name: "Iago", profile_data: {} }],
+        max_message_id: 40
+      }
+      const text = yield* answeredText(Envelope.respond(endpoint as unknown as HttpApiEndpoint.Top), data)
+      assert.isDefined(text)
+      const schema = Array.from(endpoint.success as Iterable<Schema.Codec<unknown, unknown>>)[0]!
+      assert.strictEqual(text, JSON.stringify(yield* Schema.encodeUnknownEffect(schema)({ result: "success", msg: "", ...data })))
     }))
 })
