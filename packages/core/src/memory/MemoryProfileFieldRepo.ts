@@ -36,6 +36,7 @@ export const layer: Layer.Layer<ProfileFieldRepo, never, MemoryDatabase> = Layer
         Effect.sync(() => {
           if (db.tables.profileFields.has(field.id)) db.tables.profileFields.set(field.id, field)
         }),
+      lockFields: () => Effect.void,
       delete: (id) =>
         Effect.sync(() => {
           db.tables.profileFields.delete(id)

@@ -93,7 +93,10 @@ export const userRepo = Layer.effect(
           if (replace(db.tables.users, user)) db.accessChanged(user.realm_id)
         }),
       findById: (id) => Effect.sync(() => db.tables.users.get(id)),
+      // One writer at a time: reads in a transaction are current already.
+      findByIdForUpdate: (id) => Effect.sync(() => db.tables.users.get(id)),
       lockAddresses: () => Effect.void,
+      lockRoles: () => Effect.void,
       findByDeliveryEmail: (realm, email) =>
         Effect.sync(() => {
           const wanted = email.toLowerCase()

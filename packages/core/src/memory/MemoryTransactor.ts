@@ -9,11 +9,12 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Semaphore from "effect/Semaphore"
-import { Transactor } from "../ports/Transactor.ts"
+import { runBeforeCommit, Transactor } from "../ports/Transactor.ts"
 import { MemoryDatabase } from "./MemoryDatabase.ts"
 
 interface MemoryTransaction {
   readonly callbacks: Array<Effect.Effect<void>>
+  readonly beforeCommit: Array<Effect.Effect<void>>
 }
 
 const CurrentMemoryTransaction = Context.Reference<MemoryTransaction | undefined>(
@@ -38,12 +39,14 @@ export const layer: Layer.Layer<Transactor, never, MemoryDatabase> = Layer.effec
           return Effect.suspend(() => {
             const mark = db.begin()
             const callbacks = current.callbacks.length
+            const beforeCommit = current.beforeCommit.length
             return effect.pipe(
               Effect.onExit((exit) =>
                 Effect.sync(() => {
                   if (exit._tag === "Failure") {
                     db.rollback(mark)
                     current.callbacks.length = callbacks
+                    current.beforeCommit.length = beforeCommit
                   } else {
                     db.commit()
                   }
@@ -52,11 +55,12 @@ export const layer: Layer.Layer<Transactor, never, MemoryDatabase> = Layer.effec
             )
           })
         }
-        const tx: MemoryTransaction = { callbacks: [] }
+        const tx: MemoryTransaction = { callbacks: [], beforeCommit: [] }
         return lock.withPermits(1)(
           Effect.suspend(() => {
             const mark = db.begin()
             return effect.pipe(
+              Effect.tap(() => runBeforeCommit(tx.beforeCommit)),
               Effect.provideService(CurrentMemoryTransaction, tx),
               Effect.onExit((exit) => Effect.sync(() => (exit._tag === "Failure" ? db.rollback(mark) : db.commit())))
             )
@@ -67,6 +71,14 @@ export const layer: Layer.Layer<Transactor, never, MemoryDatabase> = Layer.effec
       })
     return Transactor.of({
       withTransaction,
+      // Deferred as on SQL, so that both backends write in the same order.
+      beforeCommit: (effect) =>
+        Effect.withFiber((fiber) => {
+          const current = fiber.getRef(CurrentMemoryTransaction)
+          if (current === undefined) return effect
+          current.beforeCommit.push(effect)
+          return Effect.void
+        }),
       afterCommit: <R>(effect: Effect.Effect<void, never, R>) =>
         Effect.withFiber<void, never, R>((fiber) => {
           const current = fiber.getRef(CurrentMemoryTransaction)

@@ -29,6 +29,15 @@ export class ProfileFieldRepo extends Context.Service<ProfileFieldRepo, {
   /** Inserts or replaces the value of (field_id, user_id). */
   setValue(value: ProfileFieldValue): Effect.Effect<void>
   removeValue(fieldId: ProfileFieldId, userId: UserId): Effect.Effect<void>
+  /**
+   * Serialises the organization's field definitions until the current
+   * transaction ends: `"definitions"` for a change of them (exclusive, so
+   * the summary limit and unique labels checked still hold at the commit),
+   * `"values"` for writing users' values (shared, so the fields a value
+   * names cannot go before it is written). Taken before the rows it guards.
+   * A no-op where transactions already run one at a time.
+   */
+  lockFields(realmId: RealmId, purpose: "definitions" | "values"): Effect.Effect<void>
   /** Removes a field's values that are not among `keep` (option keys that still exist). */
   removeValuesExcept(fieldId: ProfileFieldId, keep: ReadonlyArray<string>): Effect.Effect<void>
 }>()("teamchat/core/ports/ProfileFieldRepo") {}

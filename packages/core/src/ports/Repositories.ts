@@ -35,6 +35,14 @@ export class UserRepo extends Context.Service<UserRepo, {
   insert(make: (id: UserId) => Insert<User>): Effect.Effect<User>
   update(user: User): Effect.Effect<void>
   findById(id: UserId): Effect.Effect<User | undefined>
+  /**
+   * `findById` under a row lock held until the current transaction ends:
+   * every read that a write of the row is computed from, so a concurrent
+   * write waits and then sees this one (no update lost to a stale read).
+   * Lock order: the organization-wide locks (`lockRoles`, `lockAddresses`)
+   * first, then user rows.
+   */
+  findByIdForUpdate(id: UserId): Effect.Effect<User | undefined>
   /** Case-insensitive match on the real address within one organization. */
   findByDeliveryEmail(realmId: RealmId, email: string): Effect.Effect<User | undefined>
   findByApiKey(apiKey: string): Effect.Effect<User | undefined>
@@ -49,6 +57,14 @@ export class UserRepo extends Context.Service<UserRepo, {
    * one at a time.
    */
   lockAddresses(realmId: RealmId): Effect.Effect<void>
+  /**
+   * Serialises the organization's role changes and (de)activations until
+   * the current transaction ends, so the active owners a change counted
+   * are still there when it commits (the organization keeps an owner).
+   * Taken before any user row. A no-op where transactions already run one
+   * at a time.
+   */
+  lockRoles(realmId: RealmId): Effect.Effect<void>
 }>()("teamchat/core/ports/UserRepo") {}
 
 /** @category services */

@@ -237,6 +237,7 @@ export class CustomProfileFields extends Context.Service<CustomProfileFields, {
         tx.withTransaction(Effect.gen(function*() {
           yield* requireAdministrator(principal)
           const realmId = principal.realm.id
+          yield* repo.lockFields(realmId, "definitions")
           const fields = yield* repo.listByRealm(realmId)
           const summary = input.display_in_profile_summary ?? false
           if (summary && summaryLimitReached(fields)) return yield* new ProfileSummaryLimit()
@@ -269,6 +270,7 @@ export class CustomProfileFields extends Context.Service<CustomProfileFields, {
         tx.withTransaction(Effect.gen(function*() {
           yield* requireAdministrator(principal)
           const realmId = principal.realm.id
+          yield* repo.lockFields(realmId, "definitions")
           const field = yield* requireField(realmId, id)
           const fields = yield* repo.listByRealm(realmId)
           if (changes.display_in_profile_summary === true && summaryLimitReached(fields, field.id)) {
@@ -310,6 +312,7 @@ export class CustomProfileFields extends Context.Service<CustomProfileFields, {
       const remove = Effect.fn("CustomProfileFields.remove")((principal: Principal, id: number) =>
         tx.withTransaction(Effect.gen(function*() {
           yield* requireAdministrator(principal)
+          yield* repo.lockFields(principal.realm.id, "definitions")
           const field = yield* requireField(principal.realm.id, id)
           yield* repo.delete(field.id)
           yield* publishFields(principal.realm.id)
@@ -319,6 +322,7 @@ export class CustomProfileFields extends Context.Service<CustomProfileFields, {
       const reorder = Effect.fn("CustomProfileFields.reorder")((principal: Principal, order: ReadonlyArray<number>) =>
         tx.withTransaction(Effect.gen(function*() {
           yield* requireAdministrator(principal)
+          yield* repo.lockFields(principal.realm.id, "definitions")
           const positions = new Map<number, number>()
           order.forEach((id, index) => positions.set(id, index))
           const fields = yield* repo.listByRealm(principal.realm.id)
@@ -333,6 +337,7 @@ export class CustomProfileFields extends Context.Service<CustomProfileFields, {
           tx.withTransaction(Effect.gen(function*() {
             if (principal.user.is_bot) return yield* new BotsNotAllowed()
             const realmId = principal.realm.id
+            yield* repo.lockFields(realmId, "values")
             const changes = yield* planValues(
               yield* repo.listByRealm(realmId),
               yield* users.listByRealm(realmId),

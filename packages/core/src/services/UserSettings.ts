@@ -189,7 +189,9 @@ export class UserSettings extends Context.Service<UserSettings, {
         }
 
         return yield* tx.withTransaction(Effect.gen(function*() {
-          let user = (yield* userRepo.findById(principal.user.id)) ?? principal.user
+          // Under the row lock: the request rewrites the row and the stored
+          // overrides from this read, so a concurrent change waits for it.
+          let user = (yield* userRepo.findByIdForUpdate(principal.user.id)) ?? principal.user
           const realm = (yield* realms.findById(user.realm_id)) ?? principal.realm
           const publications: Array<Publication> = []
           const toUser = (event: Publication["event"]): Publication => ({ event, audience: Audience.users([user.id]) })

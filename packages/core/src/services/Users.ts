@@ -37,7 +37,8 @@ import {
   NoSuchUser,
   OnlyOwner,
   OrganizationAdministratorRequired,
-  OrganizationOwnerRequired
+  OrganizationOwnerRequired,
+  UserDeactivated
 } from "../errors/Errors.ts"
 import {
   administrationRefusal,
@@ -153,6 +154,8 @@ export type AdministrationError =
   | NewEmailInUse
   | NewEmailReserved
   | NewEmailDeactivated
+  /** The actor was deactivated while the request waited for the role lock. */
+  | UserDeactivated
 
 const refusalError = (refusal: AdministrationRefusal): AdministrationError => {
   switch (refusal) {
@@ -279,8 +282,9 @@ export class Users extends Context.Service<Users, {
           placeholderEmail(u.id, principal.realm.fake_email_domain) === wanted
       }
 
+      /** The user `id`, under a row lock: every caller writes what it read. */
       const requireUser = Effect.fnUntraced(function*(id: UserId) {
-        const user = yield* users.findById(id)
+        const user = yield* users.findByIdForUpdate(id)
         if (user === undefined) return yield* new NoSuchUser()
         return user
       })
@@ -438,9 +442,20 @@ export class Users extends Context.Service<Users, {
         ])
       })
 
+      /**
+       * The user `id` for a role change or (de)activation: the organization's
+       * role lock first, then the row (the one lock order).
+       */
+      const requireUserForRoles = Effect.fnUntraced(function*(id: UserId) {
+        const found = yield* users.findById(id)
+        if (found === undefined) return yield* new NoSuchUser()
+        yield* users.lockRoles(found.realm_id)
+        return yield* requireUser(id)
+      })
+
       const deactivate = Effect.fn("Users.deactivate")((id: UserId) =>
         tx.withTransaction(Effect.gen(function*() {
-          const user = yield* requireUser(id)
+          const user = yield* requireUserForRoles(id)
           if (!user.is_active) return yield* new BadRequest({ msg: "User is already deactivated" })
           if (removesOnlyOwner(user, yield* activeHumanOwners(user.realm_id))) {
             return yield* new BadRequest({ msg: RoleErrors.onlyOwnerDeactivation })
@@ -452,7 +467,7 @@ export class Users extends Context.Service<Users, {
 
       const reactivate = Effect.fn("Users.reactivate")((id: UserId) =>
         tx.withTransaction(Effect.gen(function*() {
-          const user = yield* requireUser(id)
+          const user = yield* requireUserForRoles(id)
           if (user.is_active) return yield* new BadRequest({ msg: "User is already active" })
           yield* reactivateInTransaction(user)
           return { ...user, is_active: true }
@@ -514,7 +529,7 @@ export class Users extends Context.Service<Users, {
 
       const changeRole = Effect.fn("Users.changeRole")((id: UserId, role: Role) =>
         tx.withTransaction(Effect.gen(function*() {
-          const user = yield* requireUser(id)
+          const user = yield* requireUserForRoles(id)
           if (user.role === role) return user
           if (removesOnlyOwner(user, yield* activeHumanOwners(user.realm_id), role)) {
             return yield* new OnlyOwner()
@@ -530,10 +545,18 @@ export class Users extends Context.Service<Users, {
        * /users/{id} and /users/{email}; read again in the transaction.
        */
       const findTarget = Effect.fnUntraced(function*(principal: Principal, key: UserKey) {
+        // Under the role lock, taken first (the one lock order): the actor's
+        // role and the owners counted are current until the commit.
+        yield* users.lockRoles(principal.realm.id)
         // Read in the transaction: its version is read there too.
         const found = yield* findVisible(yield* loadAccess(principal.realm), principal, (u) =>
           typeof key === "number" ? u.id === key : matchesAddress(principal, u, key))
-        return yield* requireUser(found.id)
+        const target = yield* requireUser(found.id)
+        // The actor as they are now: a demotion or deactivation that committed
+        // while this request waited is in force for it.
+        const actor = found.id === principal.user.id ? target : yield* users.findById(principal.user.id)
+        if (actor === undefined || !actor.is_active) return yield* new UserDeactivated()
+        return { actor, target }
       })
 
       const refuse = (refusal: AdministrationRefusal | undefined) =>
@@ -541,8 +564,7 @@ export class Users extends Context.Service<Users, {
 
       const administer = Effect.fn("Users.administer")((principal: Principal, key: UserKey, changes: UserChanges) =>
         tx.withTransaction(Effect.gen(function*() {
-          const target = yield* findTarget(principal, key)
-          const actor = principal.user
+          const { actor, target } = yield* findTarget(principal, key)
           yield* refuse(administrationRefusal(actor, target, { allowBots: true, allowDeactivated: true }))
           if (changes.new_email !== undefined && !(actor.can_change_user_emails && isAdministrator(actor.role))) {
             return yield* new ChangeUserEmailsNotAuthorized()
@@ -562,6 +584,7 @@ export class Users extends Context.Service<Users, {
               fullName = name
             }
           }
+          if (changes.profile_data !== undefined) yield* profileFields.lockFields(target.realm_id, "values")
           const valueChanges = changes.profile_data === undefined ? [] : yield* planValues(
             yield* profileFields.listByRealm(target.realm_id),
             yield* users.listByRealm(target.realm_id),
@@ -607,17 +630,17 @@ export class Users extends Context.Service<Users, {
 
       const deactivateAs = Effect.fn("Users.deactivateAs")((principal: Principal, id: number) =>
         tx.withTransaction(Effect.gen(function*() {
-          const target = yield* findTarget(principal, id)
-          yield* refuse(administrationRefusal(principal.user, target, { allowBots: false, allowDeactivated: false }))
-          yield* refuse(deactivationRefusal(principal.user, target, yield* activeHumanOwners(target.realm_id)))
+          const { actor, target } = yield* findTarget(principal, id)
+          yield* refuse(administrationRefusal(actor, target, { allowBots: false, allowDeactivated: false }))
+          yield* refuse(deactivationRefusal(actor, target, yield* activeHumanOwners(target.realm_id)))
           yield* deactivateInTransaction(target)
         }))
       )
 
       const reactivateAs = Effect.fn("Users.reactivateAs")((principal: Principal, id: number) =>
         tx.withTransaction(Effect.gen(function*() {
-          const target = yield* findTarget(principal, id)
-          yield* refuse(administrationRefusal(principal.user, target, { allowBots: true, allowDeactivated: true }))
+          const { actor, target } = yield* findTarget(principal, id)
+          yield* refuse(administrationRefusal(actor, target, { allowBots: true, allowDeactivated: true }))
           if (target.is_active) return yield* new BadRequest({ msg: "User is already active" })
           yield* reactivateInTransaction(target)
         }))

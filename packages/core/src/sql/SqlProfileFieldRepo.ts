@@ -50,6 +50,8 @@ const decodeValue = (row: Row): ProfileFieldValue => ({
   rendered_value: row.rendered_value === null || row.rendered_value === undefined ? null : String(row.rendered_value)
 })
 
+const ProfileFieldsLock = 0x63706673 // "cpfs"
+
 /** @category layers */
 export const layer: Layer.Layer<ProfileFieldRepo, never, SqlClient.SqlClient> = Layer.effect(
   ProfileFieldRepo,
@@ -68,6 +70,12 @@ export const layer: Layer.Layer<ProfileFieldRepo, never, SqlClient.SqlClient> = 
       update: Effect.fn("ProfileFieldRepo.update")(function*(field: CustomProfileField) {
         const { id: _id, ...rest } = columns(field)
         yield* sql`UPDATE custom_profile_fields SET ${sql.update(rest)} WHERE id = ${field.id}`
+      }, Effect.orDie),
+      // The two-key advisory lock space, as ChannelRepo.lockNames.
+      lockFields: Effect.fn("ProfileFieldRepo.lockFields")(function*(realm: RealmId, purpose: "definitions" | "values") {
+        yield* purpose === "definitions"
+          ? sql`SELECT pg_advisory_xact_lock(${ProfileFieldsLock}::integer, ${realm}::integer)`
+          : sql`SELECT pg_advisory_xact_lock_shared(${ProfileFieldsLock}::integer, ${realm}::integer)`
       }, Effect.orDie),
       delete: Effect.fn("ProfileFieldRepo.delete")(function*(id: ProfileFieldId) {
         yield* sql`DELETE FROM custom_profile_fields WHERE id = ${id}`

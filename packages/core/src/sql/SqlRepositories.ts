@@ -158,6 +158,7 @@ const decodeUser = (row: Row): User => ({
 })
 
 const UserAddressesLock = 0x75737273 // "usrs"
+const UserRolesLock = 0x726f6c65 // "role"
 
 /** @category layers */
 export const userRepo = Layer.effect(
@@ -179,6 +180,15 @@ export const userRepo = Layer.effect(
       findById: Effect.fn("UserRepo.findById")(function*(id: UserId) {
         const rows = yield* sql<Row>`SELECT * FROM users WHERE id = ${id}`
         return first(rows.map(decodeUser))
+      }, Effect.orDie),
+      findByIdForUpdate: Effect.fn("UserRepo.findByIdForUpdate")(function*(id: UserId) {
+        // NO KEY UPDATE, the lock an UPDATE of other columns takes: it leaves
+        // foreign-key checks (a send's rows naming the user) free to go on.
+        const rows = yield* sql<Row>`SELECT * FROM users WHERE id = ${id} FOR NO KEY UPDATE`
+        return first(rows.map(decodeUser))
+      }, Effect.orDie),
+      lockRoles: Effect.fn("UserRepo.lockRoles")(function*(realm: RealmId) {
+        yield* sql`SELECT pg_advisory_xact_lock(${UserRolesLock}::integer, ${realm}::integer)`
       }, Effect.orDie),
       // The two-key advisory lock space, as ChannelRepo.lockNames. Read
       // committed: statements after it see the addresses the previous holder

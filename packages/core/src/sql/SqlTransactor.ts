@@ -1,24 +1,108 @@
 /**
  * Transactor on SQL: the client's transactions, savepoints for nested calls,
- * and its after-commit buffer.
+ * its after-commit buffer, and a before-commit buffer of its own.
+ *
+ * A transaction that PostgreSQL aborts as a deadlock victim or for a
+ * serialization failure is run again from the start, as a whole (the
+ * callbacks of the rolled-back attempt are dropped with it), a few times
+ * with a growing, jittered pause: the conflict is the database's
+ * scheduling, not the request's fault, so no caller sees it. Nested calls
+ * are savepoints of the outer transaction and are never retried alone.
  *
  * @since 0.1.0
  */
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Random from "effect/Random"
 import * as SqlClient from "effect/sql/SqlClient"
-import { Transactor } from "../ports/Transactor.ts"
+import { isSqlError } from "effect/sql/SqlError"
+import type { SqlError } from "effect/sql/SqlError"
+import { runBeforeCommit, Transactor } from "../ports/Transactor.ts"
+
+/** Attempts of one transaction in all, the first included. */
+export const maxAttempts = 6
+
+/** The conflicts a new attempt resolves: the reasons PostgreSQL reports for 40P01 and 40001. */
+const conflictReasons: ReadonlySet<string> = new Set(["DeadlockError", "SerializationError"])
+
+/** Whether `cause` is a transaction conflict: a repository's defect or the commit's failure. */
+export const isConflict = (cause: Cause.Cause<unknown>): boolean =>
+  cause.reasons.some((reason) => {
+    const error = Cause.isDieReason(reason) ? reason.defect : Cause.isFailReason(reason) ? reason.error : undefined
+    return isSqlError(error) && conflictReasons.has(error.reason._tag)
+  })
+
+/**
+ * The pause before attempt `attempt + 1`: up to 5 ms, 10 ms, 20 ms … with
+ * jitter, so the transactions that collided do not collide again in step.
+ * Real time whatever Clock the domain runs on (a test's clock may stand
+ * still): it spaces out database work, it is no domain time.
+ */
+const pause = (attempt: number) =>
+  Effect.flatMap(Random.nextIntBetween(1, 5 * 2 ** attempt), (millis) =>
+    Effect.callback<void>((resume) => {
+      const timer = setTimeout(() => resume(Effect.void), millis)
+      return Effect.sync(() => clearTimeout(timer))
+    }))
+
+/** The before-commit actions of the transaction the fiber is in. */
+const CurrentBeforeCommit = Context.Reference<Array<Effect.Effect<void>> | undefined>(
+  "teamchat/core/sql/SqlTransactor/CurrentBeforeCommit",
+  { defaultValue: () => undefined }
+)
 
 /** SQL transactions; savepoints for nested calls. Database failures are defects. */
 export const layer: Layer.Layer<Transactor, never, SqlClient.SqlClient> = Layer.effect(
   Transactor,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const toDefect = <A, E, R>(effect: Effect.Effect<A, E | SqlError, R>) =>
+      Effect.catchTag(effect, "SqlError", (error) => Effect.die(error)) as Effect.Effect<A, E, R>
+
+    /** One attempt of an outermost transaction, then the next on a conflict. */
+    const attempt = <A, E, R>(effect: Effect.Effect<A, E, R>, n: number): Effect.Effect<A, E, R> =>
+      Effect.suspend(() => {
+        const actions: Array<Effect.Effect<void>> = []
+        const body = Effect.tap(
+          Effect.provideService(effect, CurrentBeforeCommit, actions),
+          () => runBeforeCommit(actions)
+        )
+        return sql.withTransaction(body).pipe(
+          Effect.catchCause((cause) =>
+            n < maxAttempts && isConflict(cause)
+              ? Effect.andThen(pause(n), attempt(effect, n + 1))
+              : Effect.failCause(cause)
+          ),
+          toDefect
+        )
+      }) as Effect.Effect<A, E, R>
+
+    /** A savepoint: its before-commit actions are dropped if it rolls back. */
+    const savepoint = <A, E, R>(effect: Effect.Effect<A, E, R>, actions: Array<Effect.Effect<void>>) =>
+      Effect.suspend(() => {
+        const mark = actions.length
+        return toDefect(sql.withTransaction(effect)).pipe(
+          Effect.onError(() => Effect.sync(() => void actions.splice(mark)))
+        )
+      })
+
     return Transactor.of({
       withTransaction: (effect) =>
-        sql.withTransaction(effect).pipe(
-          Effect.catchTag("SqlError", (error) => Effect.die(error))
-        ) as typeof effect,
+        Effect.withFiber((fiber) => {
+          const actions = fiber.getRef(CurrentBeforeCommit)
+          return actions === undefined ? attempt(effect, 1) : savepoint(effect, actions)
+        }),
+      // Not in the registering fiber's context: that may hold a savepoint
+      // which has ended by the time the action runs.
+      beforeCommit: (effect) =>
+        Effect.withFiber((fiber) => {
+          const actions = fiber.getRef(CurrentBeforeCommit)
+          if (actions === undefined) return effect
+          actions.push(effect)
+          return Effect.void
+        }),
       afterCommit: (effect) => sql.afterCommit(effect)
     })
   })

@@ -51,6 +51,7 @@ const countingTransactor = Layer.effect(
     const count = yield* AfterCommitCount
     return Transactor.of({
       withTransaction: inner.withTransaction,
+      beforeCommit: inner.beforeCommit,
       afterCommit: (effect) => Effect.suspend(() => {
         count.registered++
         return inner.afterCommit(effect)

@@ -211,6 +211,40 @@ export const toReply = (response: Response): Effect.Effect<Reply> =>
   })
 
 /**
+ * The `Server` of a web handler whose core is `context`: requests through
+ * `handler`, logins through POST /dev_fetch_api_key (each account once).
+ */
+export const serverOf = (
+  handler: (request: Request) => Promise<Response>,
+  context: Context.Context<Core>,
+  clock: ManualClock
+): Server["Service"] => {
+  const fetchRaw = (request: Request) => Effect.flatMap(Effect.promise(() => handler(request)), toReply)
+  const fetch = (method: string, path: string, requestOptions?: RequestOptions) =>
+    fetchRaw(makeRequest(method, path, requestOptions))
+  const keys = new Map<string, Credentials & { readonly userId: number }>()
+  const login = (email: string) =>
+    Effect.suspend(() => {
+      const known = keys.get(email)
+      if (known !== undefined) return Effect.succeed(known)
+      return Effect.flatMap(fetch("POST", "/api/v1/dev_fetch_api_key", { form: { username: email } }), (reply) => {
+        if (reply.status !== 200) return Effect.die(new Error(`login ${email}: ${reply.text}`))
+        const credentials = { email, apiKey: reply.json.api_key as string, userId: reply.json.user_id as number }
+        keys.set(email, credentials)
+        return Effect.succeed(credentials)
+      })
+    })
+  return Server.of({
+    fetch,
+    fetchRaw,
+    handler,
+    login,
+    core: (effect) => Effect.provideContext(effect, context),
+    clock
+  })
+}
+
+/**
  * The server over `core` (built once for the layer, shared by its tests).
  * Rate limiting is off unless `options` turns it on; the clock's timers are
  * real unless `clockOptions` says otherwise.
@@ -230,29 +264,7 @@ export const layerServer = (
         { demo: true, rateLimit: false, ...options }
       )
       yield* Effect.addFinalizer(() => Effect.promise(dispose))
-      const fetchRaw = (request: Request) => Effect.flatMap(Effect.promise(() => handler(request)), toReply)
-      const fetch = (method: string, path: string, requestOptions?: RequestOptions) =>
-        fetchRaw(makeRequest(method, path, requestOptions))
-      const keys = new Map<string, Credentials & { readonly userId: number }>()
-      const login = (email: string) =>
-        Effect.suspend(() => {
-          const known = keys.get(email)
-          if (known !== undefined) return Effect.succeed(known)
-          return Effect.flatMap(fetch("POST", "/api/v1/dev_fetch_api_key", { form: { username: email } }), (reply) => {
-            if (reply.status !== 200) return Effect.die(new Error(`login ${email}: ${reply.text}`))
-            const credentials = { email, apiKey: reply.json.api_key as string, userId: reply.json.user_id as number }
-            keys.set(email, credentials)
-            return Effect.succeed(credentials)
-          })
-        })
-      return Server.of({
-        fetch,
-        fetchRaw,
-        handler,
-        login,
-        core: (effect) => Effect.provideContext(effect, context),
-        clock
-      })
+      return serverOf(handler, context, clock)
     })
   )
 

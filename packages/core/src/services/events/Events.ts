@@ -19,6 +19,7 @@ import type { Insert } from "../../ports/Repositories.ts"
 import type { Audience, CapabilityCondition, EventPayload, NewLoggedEvent } from "../../domain/Event.ts"
 import type { StaleAccess } from "../../ports/AccessCache.ts"
 import { EventStore } from "../../ports/EventStore.ts"
+import { Transactor } from "../../ports/Transactor.ts"
 
 /** One event and who gets it. @category models */
 export interface Publication {
@@ -55,6 +56,7 @@ export class Events extends Context.Service<Events, {
       const loadAccess = yield* makeAccessLoader
       const store = yield* EventStore
       const realms = yield* RealmRepo
+      const tx = yield* Transactor
 
       const load = (realmId: RealmId) =>
         Effect.gen(function*() {
@@ -104,7 +106,9 @@ export class Events extends Context.Service<Events, {
         realmId: RealmId,
         publications: ReadonlyArray<Publication>
       ) {
-        yield* store.append(realmId, yield* resolveAll(realmId, publications))
+        // Appended as the transaction's last write: the log's lock is then
+        // held only for the commit (see Transactor.beforeCommit).
+        yield* tx.beforeCommit(store.append(realmId, yield* resolveAll(realmId, publications)))
       })
 
       // A send's one call, inside the span of `Messages.send`: untraced, as

@@ -1,0 +1,125 @@
+/**
+ * SqlTransactor on PostgreSQL: a transaction that the database aborts as a
+ * deadlock victim is run again as a whole, and only the attempt that commits
+ * leaves anything behind (its after-commit and before-commit work included);
+ * other failures are not retried. The deadlock is forced: each transaction
+ * holds one row and waits for the other to hold the other row before asking
+ * for it.
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
+import { Transactor } from "../../src/ports/Transactor.ts"
+import * as SqlTransactor from "../../src/sql/SqlTransactor.ts"
+import * as TestDatabase from "../../src/testing/TestDatabase.ts"
+
+const layerTx = SqlTransactor.layer.pipe(Layer.provideMerge(TestDatabase.postgresLayer()))
+
+const setup = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`DROP TABLE IF EXISTS retry_rows`
+  yield* sql`CREATE TABLE retry_rows (id integer PRIMARY KEY, v integer NOT NULL)`
+  yield* sql`INSERT INTO retry_rows VALUES (1, 0), (2, 0)`
+  yield* sql`DROP TABLE IF EXISTS retry_log`
+  yield* sql`CREATE TABLE retry_log (note text NOT NULL)`
+})
+
+const notes = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<{ note: string }>`SELECT note FROM retry_log ORDER BY note`
+  return rows.map((r) => r.note)
+})
+
+describe("SqlTransactor on PostgreSQL", () => {
+  layer(layerTx, { timeout: "60 seconds", excludeTestServices: true })((it) => {
+    it.effect("a deadlock victim is run again; each transaction commits once, with its callbacks once", () =>
+      Effect.gen(function*() {
+        yield* setup
+        const sql = yield* SqlClient.SqlClient
+        const tx = yield* Transactor
+        const holding = [yield* Deferred.make<void>(), yield* Deferred.make<void>()] as const
+        const attempts = [0, 0]
+        let committedCallbacks = 0
+        const crossing = (me: 0 | 1) =>
+          tx.withTransaction(Effect.gen(function*() {
+            attempts[me]!++
+            const [mine, theirs] = me === 0 ? [1, 2] : [2, 1]
+            yield* tx.afterCommit(Effect.sync(() => void committedCallbacks++))
+            yield* tx.beforeCommit(Effect.orDie(sql`INSERT INTO retry_log VALUES (${`${me} attempt ${attempts[me]}`})`))
+            yield* sql`UPDATE retry_rows SET v = v + 1 WHERE id = ${mine}`
+            yield* Deferred.succeed(holding[me], undefined)
+            yield* Deferred.await(holding[1 - me]!)
+            yield* sql`UPDATE retry_rows SET v = v + 1 WHERE id = ${theirs}`
+          }).pipe(Effect.orDie))
+        yield* Effect.all([crossing(0), crossing(1)], { concurrency: 2 })
+        // One of the two was the victim and ran twice; the other once.
+        assert.deepStrictEqual([...attempts].sort(), [1, 2])
+        assert.strictEqual(committedCallbacks, 2)
+        const rows = yield* sql<{ id: number; v: number }>`SELECT id, v FROM retry_rows ORDER BY id`
+        assert.deepStrictEqual(rows.map((r) => [r.id, r.v]), [[1, 2], [2, 2]])
+        const victim = attempts[0] === 2 ? 0 : 1
+        assert.deepStrictEqual(yield* notes, [`${1 - victim} attempt 1`, `${victim} attempt 2`].sort())
+      }))
+
+    it.effect("a deadlock inside a nested transaction runs the outer one again from its start", () =>
+      Effect.gen(function*() {
+        yield* setup
+        const sql = yield* SqlClient.SqlClient
+        const tx = yield* Transactor
+        const holding = [yield* Deferred.make<void>(), yield* Deferred.make<void>()] as const
+        const outerStarts = [0, 0]
+        const crossing = (me: 0 | 1) =>
+          tx.withTransaction(Effect.gen(function*() {
+            outerStarts[me]!++
+            const [mine, theirs] = me === 0 ? [1, 2] : [2, 1]
+            yield* sql`UPDATE retry_rows SET v = v + 1 WHERE id = ${mine}`
+            yield* tx.withTransaction(Effect.gen(function*() {
+              yield* Deferred.succeed(holding[me], undefined)
+              yield* Deferred.await(holding[1 - me]!)
+              yield* sql`UPDATE retry_rows SET v = v + 1 WHERE id = ${theirs}`
+            }))
+          }).pipe(Effect.orDie))
+        yield* Effect.all([crossing(0), crossing(1)], { concurrency: 2 })
+        assert.deepStrictEqual([...outerStarts].sort(), [1, 2])
+        const rows = yield* sql<{ id: number; v: number }>`SELECT id, v FROM retry_rows ORDER BY id`
+        assert.deepStrictEqual(rows.map((r) => [r.id, r.v]), [[1, 2], [2, 2]])
+      }))
+
+    it.effect("other failures are not retried, and their before-commit work is dropped", () =>
+      Effect.gen(function*() {
+        yield* setup
+        const sql = yield* SqlClient.SqlClient
+        const tx = yield* Transactor
+        let attempts = 0
+        const exit = yield* Effect.exit(tx.withTransaction(Effect.gen(function*() {
+          attempts++
+          yield* tx.beforeCommit(Effect.orDie(sql`INSERT INTO retry_log VALUES ('never')`))
+          yield* sql`INSERT INTO retry_rows VALUES (1, 0)`
+        }).pipe(Effect.orDie)))
+        assert.isTrue(Exit.isFailure(exit))
+        assert.strictEqual(attempts, 1)
+        assert.deepStrictEqual(yield* notes, [])
+      }))
+
+    it.effect("before-commit work runs after the body, in order, and not for a savepoint that rolled back", () =>
+      Effect.gen(function*() {
+        yield* setup
+        const sql = yield* SqlClient.SqlClient
+        const tx = yield* Transactor
+        const seenInBody = yield* tx.withTransaction(Effect.gen(function*() {
+          yield* tx.beforeCommit(Effect.orDie(sql`INSERT INTO retry_log VALUES ('a first')`))
+          yield* Effect.exit(tx.withTransaction(Effect.gen(function*() {
+            yield* tx.beforeCommit(Effect.orDie(sql`INSERT INTO retry_log VALUES ('rolled back')`))
+            return yield* Effect.fail("no")
+          })))
+          yield* tx.withTransaction(tx.beforeCommit(Effect.orDie(sql`INSERT INTO retry_log VALUES ('b second')`)))
+          return yield* notes
+        }).pipe(Effect.orDie))
+        assert.deepStrictEqual(seenInBody, [])
+        assert.deepStrictEqual(yield* notes, ["a first", "b second"])
+      }))
+  })
+})

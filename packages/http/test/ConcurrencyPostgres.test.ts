@@ -1,0 +1,340 @@
+/**
+ * Writes that race on PostgreSQL with two workers (support/concurrency/
+ * TwoWorkers.ts): requests sent at once, alternating between two servers on
+ * one fresh database (TEST_DATABASE_URL, default
+ * postgres://postgres@127.0.0.1:5432/test). Each test repeats its race, as a
+ * race that is lost only sometimes still loses.
+ *
+ * What must hold: no 5xx; no change that was acknowledged is lost or undone
+ * by another; the invariants (an active owner remains, the role and the
+ * system groups agree); a transition made twice at once succeeds once.
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import { userId } from "@teamchat/core/domain/Ids"
+import type { UserId } from "@teamchat/core/domain/Ids"
+import { GroupRepo, RealmRepo, UserRepo } from "@teamchat/core/ports/Repositories"
+import { Users } from "@teamchat/core/services/Users"
+import { UserSettings } from "@teamchat/core/services/UserSettings"
+import * as Effect from "effect/Effect"
+import type { Reply } from "./support/Harness.ts"
+import { accounts, realmUrl, Server } from "./support/Harness.ts"
+import { layerTwoWorkers } from "./support/concurrency/TwoWorkers.ts"
+
+/** How many times each race is run. */
+const rounds = 10
+
+/** Sends the requests at once; their replies in the same order. */
+const atOnce = (requests: ReadonlyArray<Effect.Effect<Reply>>) => Effect.all(requests, { concurrency: "unbounded" })
+
+const noServerError = (replies: ReadonlyArray<Reply>) => {
+  for (const reply of replies) assert.isBelow(reply.status, 500, reply.text)
+}
+
+const userRow = (id: number) =>
+  Effect.gen(function*() {
+    const server = yield* Server
+    return (yield* server.core(UserRepo.use((users) => users.findById(userId(id)))))!
+  })
+
+/** The system groups `id` is a direct member of, by name. */
+const roleGroupsOf = (id: number) =>
+  Effect.gen(function*() {
+    const server = yield* Server
+    return yield* server.core(Effect.gen(function*() {
+      const realm = (yield* RealmRepo.use((r) => r.list)).find((r) => r.url === realmUrl)!
+      const groups = yield* GroupRepo.use((g) => g.listByRealm(realm.id))
+      const membership = yield* GroupRepo.use((g) => g.membership(realm.id))
+      return groups
+        .filter((g) => g.is_system_group && (membership.members.get(g.id) ?? new Set()).has(userId(id) as UserId))
+        .map((g) => g.name)
+        .sort()
+    }))
+  })
+
+/** `count` new members of the demo organization, logged in. */
+const freshMembers = (prefix: string, count: number) =>
+  Effect.gen(function*() {
+    const server = yield* Server
+    const realm = yield* server.core(RealmRepo.use((r) => r.list)).pipe(
+      Effect.map((all) => all.find((r) => r.url === realmUrl)!)
+    )
+    return yield* Effect.forEach(Array.from({ length: count }, (_, i) => `${prefix}-${i}@zulip.com`), (email) =>
+      Effect.andThen(
+        server.core(Users.use((users) => users.create(realm.id, { email, full_name: `Member ${email.split("@")[0]}`, role: 400 }))).pipe(Effect.orDie),
+        server.login(email)
+      ))
+  })
+
+/** Eight demo accounts, each changing only their own status and presence. */
+const eightPeople = [
+  "hamlet@zulip.com",
+  "aaron@zulip.com",
+  "iago@zulip.com",
+  "shiva@zulip.com",
+  "polonius@zulip.com",
+  "desdemona@zulip.com",
+  "ZOE@zulip.com",
+  "cordelia@zulip.com"
+]
+
+describe("concurrent writes on PostgreSQL with two workers", () => {
+  layer(layerTwoWorkers, { timeout: "300 seconds", excludeTestServices: true })((it) => {
+    it.effect("a user's PATCH /settings does not undo their deactivation", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const admin = yield* server.login(accounts.admin)
+        const member = yield* server.login("cordelia@zulip.com")
+        for (let round = 0; round < rounds; round++) {
+          const replies = yield* atOnce([
+            server.fetch("PATCH", "/api/v1/settings", {
+              as: member,
+              form: { timezone: round % 2 === 0 ? "Europe/Berlin" : "Asia/Tokyo", full_name: `Cordelia ${round}` }
+            }),
+            server.fetch("DELETE", `/api/v1/users/${member.userId}`, { as: admin })
+          ])
+          noServerError(replies)
+          assert.strictEqual(replies[1]!.status, 200, replies[1]!.text)
+          const row = yield* userRow(member.userId)
+          assert.strictEqual(row.is_active, false, `round ${round}: the deactivation was undone`)
+          const me = yield* server.fetch("GET", "/api/v1/users/me", { as: member })
+          assert.strictEqual(me.status, 401, `round ${round}: ${me.text}`)
+          if (replies[0]!.status === 200) assert.strictEqual(row.full_name, `Cordelia ${round}`)
+          const back = yield* server.fetch("POST", `/api/v1/users/${member.userId}/reactivate`, { as: admin })
+          assert.strictEqual(back.status, 200, back.text)
+        }
+      }))
+
+    it.effect("a user's PATCH /settings does not undo their demotion; role and system groups agree", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const owner = yield* server.login(accounts.owner)
+        const member = yield* server.login("othello@zulip.com")
+        for (let round = 0; round < rounds; round++) {
+          const up = yield* server.fetch("PATCH", `/api/v1/users/${member.userId}`, { as: owner, form: { role: "200" } })
+          assert.strictEqual(up.status, 200, up.text)
+          const replies = yield* atOnce([
+            server.fetch("PATCH", "/api/v1/settings", { as: member, form: { full_name: `Othello ${round}` } }),
+            server.fetch("PATCH", `/api/v1/users/${member.userId}`, { as: owner, form: { role: "400" } })
+          ])
+          noServerError(replies)
+          assert.deepStrictEqual(replies.map((r) => r.status), [200, 200], replies.map((r) => r.text).join("\n"))
+          const row = yield* userRow(member.userId)
+          assert.strictEqual(row.role, 400, `round ${round}: the demotion was undone`)
+          assert.strictEqual(row.full_name, `Othello ${round}`, `round ${round}: the rename was lost`)
+          assert.deepStrictEqual(yield* roleGroupsOf(member.userId), ["role:fullmembers", "role:members"])
+        }
+      }))
+
+    it.effect("two owners demoting or deactivating each other at once leave an owner", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const first = yield* server.login(accounts.owner)
+        const second = yield* server.login("prospero@zulip.com")
+        for (let round = 0; round < rounds; round++) {
+          const promote = yield* server.fetch("PATCH", `/api/v1/users/${second.userId}`, {
+            as: first,
+            form: { role: "100" }
+          })
+          assert.strictEqual(promote.status, 200, promote.text)
+          const deactivating = round % 2 === 1
+          const replies = yield* atOnce(
+            deactivating
+              ? [
+                server.fetch("DELETE", `/api/v1/users/${second.userId}`, { as: first }),
+                server.fetch("DELETE", `/api/v1/users/${first.userId}`, { as: second })
+              ]
+              : [
+                server.fetch("PATCH", `/api/v1/users/${second.userId}`, { as: first, form: { role: "200" } }),
+                server.fetch("PATCH", `/api/v1/users/${first.userId}`, { as: second, form: { role: "200" } })
+              ]
+          )
+          noServerError(replies)
+          // The loser is refused: the only owner left (400), or, deactivated by the winner, no longer an account (401).
+          const statuses = replies.map((r) => r.status).sort()
+          assert.deepStrictEqual(statuses, [200, deactivating ? 401 : 400], replies.map((r) => r.text).join("\n"))
+          const owners = [yield* userRow(first.userId), yield* userRow(second.userId)]
+            .filter((u) => u.is_active && u.role === 100)
+          assert.strictEqual(owners.length, 1, `round ${round}: ${replies.map((r) => r.text).join("\n")}`)
+          // Back to the start: the first owner the only owner of the two, both active.
+          const survivor = owners[0]!.id === first.userId ? first : second
+          const other = survivor === first ? second : first
+          if (deactivating) {
+            const back = yield* server.fetch("POST", `/api/v1/users/${other.userId}/reactivate`, { as: survivor })
+            assert.strictEqual(back.status, 200, back.text)
+          }
+          if (survivor === second) {
+            const swap = yield* server.fetch("PATCH", `/api/v1/users/${first.userId}`, { as: second, form: { role: "100" } })
+            assert.strictEqual(swap.status, 200, swap.text)
+          }
+          const down = yield* server.fetch("PATCH", `/api/v1/users/${second.userId}`, { as: first, form: { role: "400" } })
+          assert.strictEqual(down.status, 200, down.text)
+        }
+      }))
+
+    it.effect("8 PATCH /settings of different settings at once all stay", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const member = yield* server.login(accounts.member)
+        const changes: ReadonlyArray<readonly [string, string, unknown]> = [
+          ["twenty_four_hour_time", "true", true],
+          ["left_side_userlist", "true", true],
+          ["starred_message_counts", "false", false],
+          ["fluid_layout_width", "true", true],
+          ["high_contrast_mode", "true", true],
+          ["enter_sends", "true", true],
+          ["enable_sounds", "false", false],
+          ["send_read_receipts", "false", false]
+        ]
+        for (let round = 0; round < rounds / 2; round++) {
+          const replies = yield* atOnce(changes.map(([name, value]) =>
+            server.fetch("PATCH", "/api/v1/settings", {
+              as: member,
+              form: { [name]: round % 2 === 0 ? value : String(value !== "true") }
+            })
+          ))
+          noServerError(replies)
+          assert.deepStrictEqual(replies.map((r) => r.status), changes.map(() => 200))
+          const user = yield* userRow(member.userId)
+          const stored = yield* server.core(UserSettings.use((s) => s.get(user)))
+          for (const [name, , value] of changes) {
+            assert.strictEqual(stored[name], round % 2 === 0 ? value : !value, `round ${round}: ${name} was lost`)
+          }
+        }
+      }))
+
+    it.effect("status changes and first presence pings of 8 users at once all succeed (no deadlock answered)", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const people = yield* Effect.forEach(eightPeople, (email) => server.login(email))
+        for (let round = 0; round < rounds; round++) {
+          const replies = yield* atOnce(people.flatMap((as, i) => [
+            server.fetch("POST", "/api/v1/users/me/status", {
+              as,
+              form: { status_text: `round ${round}`, away: String((round + i) % 2 === 0) }
+            }),
+            server.fetch("POST", "/api/v1/users/me/presence", {
+              as,
+              form: { status: round % 2 === 0 ? "active" : "idle", new_user_input: "true" }
+            })
+          ]))
+          noServerError(replies)
+          assert.deepStrictEqual(replies.map((r) => r.status), replies.map(() => 200), replies.map((r) => r.text).join("\n"))
+        }
+      }))
+
+    it.effect("8 role changes at once in one organization all succeed", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const owner = yield* server.login(accounts.owner)
+        const people = yield* freshMembers("role", 8)
+        for (let round = 0; round < rounds / 2; round++) {
+          const role = round % 2 === 0 ? "300" : "400"
+          const replies = yield* atOnce(people.map((person) =>
+            server.fetch("PATCH", `/api/v1/users/${person.userId}`, { as: owner, form: { role } })
+          ))
+          noServerError(replies)
+          assert.deepStrictEqual(replies.map((r) => r.status), replies.map(() => 200), replies.map((r) => r.text).join("\n"))
+          for (const person of people) assert.strictEqual((yield* userRow(person.userId)).role, Number(role))
+        }
+      }))
+
+    it.effect("profile fields: the summary limit and unique labels hold, and values set while a field goes answer 4xx", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const admin = yield* server.login(accounts.admin)
+        const people = yield* Effect.forEach(eightPeople, (email) => server.login(email))
+        const fields = () =>
+          Effect.map(server.fetch("GET", "/api/v1/realm/profile_fields", { as: admin }), (r) => r.json.custom_fields as Array<any>)
+        const create = (name: string, summary: boolean) =>
+          server.fetch("POST", "/api/v1/realm/profile_fields", {
+            as: admin,
+            form: { name, hint: "", field_type: "1", display_in_profile_summary: String(summary) }
+          })
+        const summaryLimit = { result: "error", msg: "Only 2 custom profile fields can be displayed in the profile summary.", code: "BAD_REQUEST" }
+        const labelTaken = { result: "error", msg: "A field with that label already exists.", code: "BAD_REQUEST" }
+        for (let round = 0; round < rounds / 2; round++) {
+          // The summary limit.
+          for (const f of (yield* fields()).filter((f) => f.display_in_profile_summary === true)) {
+            const off = yield* server.fetch("PATCH", `/api/v1/realm/profile_fields/${f.id}`, {
+              as: admin,
+              form: { display_in_profile_summary: "false" }
+            })
+            assert.strictEqual(off.status, 200, off.text)
+          }
+          const summary = yield* atOnce(Array.from({ length: 8 }, (_, i) => create(`Summary ${round}.${i}`, true)))
+          noServerError(summary)
+          assert.strictEqual(summary.filter((r) => r.status === 200).length, 2, summary.map((r) => r.text).join("\n"))
+          for (const r of summary.filter((r) => r.status !== 200)) assert.deepStrictEqual(r.json, summaryLimit)
+          assert.strictEqual((yield* fields()).filter((f) => f.display_in_profile_summary === true).length, 2)
+
+          // One label: created at once, renamed to at once.
+          const same = yield* atOnce(Array.from({ length: 8 }, () => create(`Same ${round}`, false)))
+          noServerError(same)
+          assert.strictEqual(same.filter((r) => r.status === 200).length, 1, same.map((r) => r.text).join("\n"))
+          for (const r of same.filter((r) => r.status !== 200)) assert.deepStrictEqual(r.json, labelTaken)
+          const own = yield* Effect.forEach(Array.from({ length: 8 }, (_, i) => i), (i) =>
+            Effect.map(create(`Rename ${round}.${i}`, false), (r) => r.json.id as number))
+          const renames = yield* atOnce(own.map((id) =>
+            server.fetch("PATCH", `/api/v1/realm/profile_fields/${id}`, { as: admin, form: { name: `Renamed ${round}` } })
+          ))
+          noServerError(renames)
+          assert.strictEqual(renames.filter((r) => r.status === 200).length, 1, renames.map((r) => r.text).join("\n"))
+          for (const r of renames.filter((r) => r.status !== 200)) assert.deepStrictEqual(r.json, labelTaken)
+          assert.strictEqual((yield* fields()).filter((f) => f.name === `Renamed ${round}`).length, 1)
+
+          // A field deleted while people set their value of it.
+          const doomed = own[0]!
+          const racing = yield* atOnce([
+            server.fetch("DELETE", `/api/v1/realm/profile_fields/${doomed}`, { as: admin }),
+            ...people.map((as) =>
+              server.fetch("PATCH", "/api/v1/users/me/profile_data", {
+                as,
+                form: { data: JSON.stringify([{ id: doomed, value: `value of ${as.email}` }]) }
+              })
+            )
+          ])
+          noServerError(racing)
+          assert.strictEqual(racing[0]!.status, 200, racing[0]!.text)
+          for (const r of racing.slice(1)) {
+            if (r.status !== 200) {
+              assert.deepStrictEqual(r.json, { result: "error", msg: `Field id ${doomed} not found.`, code: "BAD_REQUEST" })
+            }
+          }
+        }
+      }))
+
+    it.effect("a user deactivated or reactivated 8 times at once: one success, one event", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const admin = yield* server.login(accounts.admin)
+        const target = yield* server.login("ZOE@zulip.com")
+        const queue = yield* server.fetch("POST", "/api/v1/register", {
+          as: admin,
+          form: { event_types: JSON.stringify(["realm_user"]) }
+        })
+        assert.strictEqual(queue.status, 200, queue.text)
+        for (let round = 0; round < rounds / 2; round++) {
+          const down = yield* atOnce(Array.from({ length: 8 }, () =>
+            server.fetch("DELETE", `/api/v1/users/${target.userId}`, { as: admin })))
+          noServerError(down)
+          assert.strictEqual(down.filter((r) => r.status === 200).length, 1, down.map((r) => r.text).join("\n"))
+          const up = yield* atOnce(Array.from({ length: 8 }, () =>
+            server.fetch("POST", `/api/v1/users/${target.userId}/reactivate`, { as: admin })))
+          noServerError(up)
+          assert.strictEqual(up.filter((r) => r.status === 200).length, 1, up.map((r) => r.text).join("\n"))
+          for (const reply of up.filter((r) => r.status !== 200)) {
+            assert.deepStrictEqual(reply.json, { result: "error", msg: "User is already active", code: "BAD_REQUEST" })
+          }
+        }
+        const polled = yield* server.fetch("GET", "/api/v1/events", {
+          as: admin,
+          query: { queue_id: queue.json.queue_id, last_event_id: "-1", dont_block: "true" }
+        })
+        assert.strictEqual(polled.status, 200, polled.text)
+        const activity = polled.json.events
+          .filter((e: any) => e.op === "update" && e.person?.user_id === target.userId && "is_active" in e.person)
+          .map((e: any) => e.person.is_active)
+        assert.deepStrictEqual(activity, Array.from({ length: rounds / 2 }, () => [false, true]).flat())
+      }))
+  })
+})
