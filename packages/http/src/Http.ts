@@ -6,8 +6,12 @@
  *   HttpApi endpoints, the OpenAPI document at GET /api/v1/openapi.json, a
  *   small HTML page at GET / (what this server is, how to connect), the
  *   emoji data at GET /static/generated/emoji/emoji_api.json, the join
- *   page of invitation links at /join/{key}/ (`internal/JoinPage.ts`), and
- *   a catch-all that answers any other path or method with Zulip's 404 JSON.
+ *   page of invitation links at /join/{key}/ (`internal/JoinPage.ts`).
+ *   What no route serves is answered as Zulip's rest_dispatch answers it: a
+ *   path served with other methods with a 405 (`Allow` and `allowed_methods`
+ *   naming them) or, for OPTIONS, a 204 with `Allow`; any other path with
+ *   Zulip's 404 JSON. HEAD is served wherever GET is (effect's router takes
+ *   GET's route; the servers leave the body out).
  *   It requires the core services (`Teamchat.Services`), the store rate
  *   limits are counted in (`RateLimitStore`: `Persistence.layerRateLimits*`)
  *   and the `HttpRouter` (which `HttpRouter.serve` and
@@ -68,9 +72,9 @@ import * as FastPaths from "./FastPaths.ts"
 import * as Config from "./internal/Config.ts"
 import * as EmojiData from "./internal/EmojiData.ts"
 import type { HttpOptions } from "./internal/Config.ts"
-import { notFound, toResponse } from "./internal/Errors.ts"
 import * as JoinPage from "./internal/JoinPage.ts"
 import type { RateLimiter } from "./internal/RateLimiter.ts"
+import * as RouteTable from "./internal/RouteTable.ts"
 import * as RootPage from "./internal/RootPage.ts"
 import * as AuthenticationMiddleware from "./middleware/Authentication.ts"
 import * as RateLimitMiddleware from "./middleware/RateLimit.ts"
@@ -123,8 +127,6 @@ const handlers = Layer.mergeAll(
   PushDevicesHandlers.layer
 )
 
-const notFoundRoute = HttpRouter.add("*", "*", toResponse(notFound()))
-
 const limiters = new WeakMap<HttpOptions, Layer.Layer<RateLimiter, never, RateLimitStore.RateLimitStore>>()
 
 /**
@@ -154,7 +156,8 @@ export const layerRateLimiter = (
 }
 
 /**
- * Every route of the API, the OpenAPI document and the catch-all 404.
+ * Every route of the API and the OpenAPI document; Zulip's 404 and 405 for
+ * what none serves.
  *
  * @category layers
  */
@@ -191,7 +194,11 @@ export const layerRoutes = (
   const joinPage = JoinPage.layer(
     options.rateLimit === false ? false : options.joinRateLimit ?? JoinPage.defaultRateLimit
   ).pipe(Layer.provide(limiter))
-  return Layer.mergeAll(routes, rootPage, emojiData, joinPage, notFoundRoute, RequestLog.layer({ log: options.log === true }))
+  // Every route registers through the recording router; what none serves is
+  // answered from its table by the outermost middleware.
+  return Layer.mergeAll(routes, rootPage, emojiData, joinPage, RequestLog.layer({ log: options.log === true })).pipe(
+    Layer.provide(Layer.provideMerge(RouteTable.layerRecording, RouteTable.layer))
+  )
 }
 
 /**

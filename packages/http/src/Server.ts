@@ -376,15 +376,32 @@ const answerClientError = (error: NodeJS.ErrnoException, socket: net.Socket): vo
 }
 
 /**
+ * In front of the routes: an HTTP/1.1 request without Host (which HTTP/1.1
+ * requires) gets Zulip's JSON 400, where Node's own check (turned off in
+ * `makeNodeServer`) would send an empty one. HTTP/1.0 needs none, as for Node.
+ */
+const requireHost = (next: FastPaths.Handler): FastPaths.Handler => (request, response) => {
+  if (request.headers.host !== undefined || request.httpVersionMajor !== 1 || request.httpVersionMinor !== 1) {
+    return next(request, response)
+  }
+  const body = JSON.stringify({ result: "error", msg: "The request has no Host header.", code: "BAD_REQUEST" })
+  // The body, if any, is not read: the connection closes after the answer.
+  response.writeHead(400, { "content-type": "application/json", "content-length": Buffer.byteLength(body), connection: "close" })
+  response.end(body)
+}
+
+/**
  * A Node server that answers parser errors as Zulip does and gives clients
  * `requestTimeout` to send a request; the timeout is checked every quarter
  * of itself (at most every second) rather than Node's default 30 seconds.
+ * A request without Host reaches the listeners, for `requireHost`.
  */
 const makeNodeServer = (requestTimeout: Duration.Input, keepAliveTimeout: Duration.Input | undefined) => {
   const timeout = Duration.toMillis(requestTimeout)
   const server = createServer({
     requestTimeout: timeout,
     headersTimeout: timeout,
+    requireHostHeader: false,
     connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(timeout / 4)))
   })
   if (keepAliveTimeout !== undefined) server.keepAliveTimeout = Duration.toMillis(keepAliveTimeout)
@@ -504,14 +521,14 @@ export const layer = (config: ServerConfig, options: Options = {}) =>
         )
       const announce = Layer.effectDiscard(Effect.gen(function*() {
         server.off("request", starting)
-        // The shortcuts go in front of the routes' listener (attached by
-        // `serve`), which is put back first thing at shutdown, for `serve`
-        // to remove it.
+        // The Host check and the shortcuts go in front of the routes'
+        // listener (attached by `serve`), which is put back first thing at
+        // shutdown, for `serve` to remove it.
         const wrap = yield* FastPaths.FastPaths
         const listeners = server.listeners("request") as Array<FastPaths.Handler>
-        if (wrap !== undefined && listeners.length === 1) {
+        if (listeners.length === 1) {
           const routesListener = listeners[0]!
-          const wrapped = wrap.node(routesListener)
+          const wrapped = requireHost(wrap === undefined ? routesListener : wrap.node(routesListener))
           server.off("request", routesListener)
           server.on("request", wrapped)
           yield* Effect.addFinalizer(() =>

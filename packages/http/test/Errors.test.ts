@@ -14,22 +14,18 @@ const notFound = { result: "error", msg: "Not Found", code: "BAD_REQUEST" }
 
 describe("unknown routes", () => {
   layer(layerServer((clock) => demoLayer("memory", clock)))((it) => {
-    it.effect("any unknown path or method is Zulip's 404", () =>
+    it.effect("any unknown path is Zulip's 404, whatever the method", () =>
       Effect.gen(function*() {
         const server = yield* Server
         const hamlet = yield* server.login(accounts.member)
         const cases: ReadonlyArray<readonly [string, string]> = [
           ["GET", "/api/v1/no_such_endpoint"],
           ["GET", "/api/v1/users/me/nothing/here"],
-          ["POST", "/api/v1/users/me"],
-          ["DELETE", "/api/v1/server_settings"],
-          ["PATCH", "/api/v1/streams"],
-          ["GET", "/api/v1/fetch_api_key"],
-          ["POST", "/"],
+          ["POST", "/api/v1/users/me/nothing/here"],
           ["GET", "/index.html"],
           ["GET", "/json/users/me"],
-          ["OPTIONS", "/api/v1/users"],
-          ["HEAD", "/api/v1/server_settings"],
+          ["OPTIONS", "/api/v1/no_such_endpoint"],
+          ["HEAD", "/api/v1/no_such_endpoint"],
           // Paths the router cannot even decode.
           ["GET", "/api/v1/users/%E0%A4%A"],
           ["GET", "/api/v1/users/%"]
@@ -39,6 +35,86 @@ describe("unknown routes", () => {
           assert.strictEqual(response.status, 404, `${method} ${path}`)
           assert.strictEqual(response.headers.get("content-type"), "application/json", `${method} ${path}`)
           if (method !== "HEAD") assert.deepStrictEqual(yield* Effect.promise(() => response.json()), notFound, `${method} ${path}`)
+        }
+      }))
+
+    // Zulip's rest_dispatch (json_method_not_allowed): no `code`, the methods in
+    // `allowed_methods` and in Django's Allow header, HEAD wherever GET is.
+    it.effect("a known path with another method is Zulip's 405, with the path's methods in Allow", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const hamlet = yield* server.login(accounts.member)
+        const cases: ReadonlyArray<readonly [string, string, ReadonlyArray<string>]> = [
+          ["POST", "/api/v1/server_settings", ["GET", "HEAD"]],
+          ["DELETE", "/api/v1/server_settings", ["GET", "HEAD"]],
+          ["PATCH", "/api/v1/streams", ["GET", "HEAD"]],
+          ["GET", "/api/v1/fetch_api_key", ["POST"]],
+          ["HEAD", "/api/v1/fetch_api_key", ["POST"]],
+          ["PUT", "/api/v1/messages", ["GET", "POST", "HEAD"]],
+          ["PATCH", "/api/v1/users/me/alert_words", ["GET", "POST", "DELETE", "HEAD"]],
+          // PATCH and DELETE reach /users/{user_id_or_email} and /users/{user_id} with "me".
+          ["PUT", "/api/v1/users/me", ["GET", "PATCH", "DELETE", "HEAD"]],
+          ["POST", "/api/v1/users/me", ["GET", "PATCH", "DELETE", "HEAD"]],
+          ["GET", "/api/v1/drafts/12", ["PATCH", "DELETE"]],
+          // The query string is not the path's.
+          ["GET", "/api/v1/fetch_api_key?username=x", ["POST"]],
+          ["POST", "/", ["GET", "HEAD"]]
+        ]
+        for (const [method, path, allowed] of cases) {
+          const response = yield* Effect.promise(() => server.handler(makeRequest(method, path, { as: hamlet })))
+          assert.strictEqual(response.status, 405, `${method} ${path}`)
+          assert.strictEqual(response.headers.get("content-type"), "application/json", `${method} ${path}`)
+          assert.strictEqual(response.headers.get("allow"), allowed.join(", "), `${method} ${path}`)
+          const text = yield* Effect.promise(() => response.text())
+          if (method === "HEAD") assert.strictEqual(text, "", `${method} ${path}`)
+          else {
+            assert.deepStrictEqual(
+              JSON.parse(text),
+              { result: "error", msg: "Method Not Allowed", allowed_methods: allowed },
+              `${method} ${path}`
+            )
+          }
+        }
+      }))
+
+    it.effect("OPTIONS on a known path is Zulip's 204 with the path's methods, sorted, in Allow", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const cases: ReadonlyArray<readonly [string, string]> = [
+          ["/api/v1/users", "GET, HEAD"],
+          ["/api/v1/users/me/alert_words", "DELETE, GET, HEAD, POST"],
+          ["/api/v1/fetch_api_key", "POST"]
+        ]
+        for (const [path, allow] of cases) {
+          const response = yield* Effect.promise(() => server.handler(makeRequest("OPTIONS", path)))
+          assert.strictEqual(response.status, 204, path)
+          assert.strictEqual(response.headers.get("allow"), allow, path)
+          assert.strictEqual(yield* Effect.promise(() => response.text()), "", path)
+        }
+      }))
+
+    it.effect("HEAD on a GET route answers as GET, without the body", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const hamlet = yield* server.login(accounts.member)
+        const cases: ReadonlyArray<readonly [string, (typeof hamlet) | undefined]> = [
+          ["/api/v1/server_settings", undefined],
+          ["/api/v1/users/me", hamlet],
+          ["/api/v1/messages?anchor=newest&num_before=2&num_after=0", hamlet],
+          ["/api/v1/users/me/alert_words", hamlet],
+          ["/static/generated/emoji/emoji_api.json", undefined],
+          // Refused as GET is: no credentials.
+          ["/api/v1/users/me", undefined]
+        ]
+        for (const [path, as] of cases) {
+          const get = yield* Effect.promise(() => server.handler(makeRequest("GET", path, { as })))
+          const getText = yield* Effect.promise(() => get.text())
+          const head = yield* Effect.promise(() => server.handler(makeRequest("HEAD", path, { as })))
+          assert.strictEqual(head.status, get.status, path)
+          assert.strictEqual(head.headers.get("content-type"), get.headers.get("content-type"), path)
+          assert.strictEqual(head.headers.get("content-length"), String(Buffer.byteLength(getText)), path)
+          assert.strictEqual(head.headers.get("www-authenticate"), get.headers.get("www-authenticate"), path)
+          assert.strictEqual(yield* Effect.promise(() => head.text()), "", path)
         }
       }))
 

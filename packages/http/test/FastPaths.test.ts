@@ -514,6 +514,36 @@ describe("GET /users/me and GET /messages shortcuts", () => {
       })), 240_000)
   }
 
+  it.live("other methods on the shortcuts' paths: HEAD answers as GET without its body, others a 405 naming the path's methods", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { port } = yield* start({})
+      const plain = { host, authorization: basic("iago@zulip.com", (yield* devKey(port, "iago@zulip.com")).api_key) }
+      const [getMe, headMe, getPage, headPage, putMe, putMessages, headMessages] = yield* exchange(port, [
+        get(plain),
+        get(plain, "/api/v1/users/me", "HEAD"),
+        get(plain, page),
+        get(plain, page, "HEAD"),
+        get(plain, "/api/v1/users/me", "PUT"),
+        get(plain, "/api/v1/messages", "PUT"),
+        get({ ...plain, authorization: "Basic !!!!" }, "/api/v1/messages", "HEAD")
+      ])
+      const head = (response: string) => withoutDate(response.slice(0, response.indexOf("\r\n\r\n") + 4))
+      assert.match(getMe!, /^HTTP\/1\.1 200 OK\r\n/)
+      assert.strictEqual(withoutDate(headMe!), head(getMe!))
+      assert.match(getPage!, /^HTTP\/1\.1 200 OK\r\n/)
+      assert.strictEqual(withoutDate(headPage!), head(getPage!))
+      const notAllowed = (allowed: ReadonlyArray<string>) => {
+        const body = JSON.stringify({ result: "error", msg: "Method Not Allowed", allowed_methods: allowed })
+        return `HTTP/1.1 405 Method Not Allowed\r\nallow: ${allowed.join(", ")}\r\ncontent-type: application/json\r\n` +
+          `content-length: ${body.length}\r\nDate: -\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n\r\n${body}`
+      }
+      // /users/me's PATCH and DELETE are /users/{user_id_or_email}'s and /users/{user_id}'s.
+      assert.strictEqual(withoutDate(putMe!), notAllowed(["GET", "PATCH", "DELETE", "HEAD"]))
+      assert.strictEqual(withoutDate(putMessages!), notAllowed(["GET", "POST", "HEAD"]))
+      // HEAD is GET's: refused as GET would be, without the body.
+      assert.match(headMessages!, /^HTTP\/1\.1 401 Unauthorized\r\n[^]*\r\n\r\n$/)
+    })), 60_000)
+
   it.live("GET /messages asked again with the same query string: answered afresh, for whoever asks, as by the routes", () =>
     Effect.scoped(Effect.gen(function*() {
       const servers = yield* memory(false, {})

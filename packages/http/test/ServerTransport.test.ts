@@ -1,9 +1,9 @@
 /**
  * What Node's HTTP parser answers before a request reaches the routes,
  * checked on raw sockets against a started server: a request line or
- * headers over Node's limit, a body shorter than its Content-Length, and
- * malformed HTTP all get Zulip's JSON error instead of Node's bare text or
- * a hang. A long poll holds its response past the request timeout.
+ * headers over Node's limit, a body shorter than its Content-Length,
+ * malformed HTTP and an HTTP/1.1 request without Host all get Zulip's JSON
+ * error instead of Node's bare text, an empty body or a hang. A long poll holds its response past the request timeout.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Teamchat from "@teamchat/core/Teamchat"
@@ -98,6 +98,20 @@ describe("Server transport errors", () => {
         code: "BAD_REQUEST"
       })
     })), { timeout: 30_000 })
+
+  // Node itself refuses these with an empty 400 unless told not to.
+  for (const path of ["/api/v1/server_settings", "/api/v1/users/me", "/api/v1/messages?anchor=newest&num_before=1&num_after=0"]) {
+    it.live(`an HTTP/1.1 request without Host gets Zulip's JSON 400: GET ${path}`, () =>
+      Effect.scoped(Effect.gen(function*() {
+        const port = yield* start("5000 millis")
+        const response = yield* exchange(port, [`GET ${path} HTTP/1.1\r\nAuthorization: Basic aWFnb0B6dWxpcC5jb206eA==\r\n\r\n`])
+        assertJsonError(response, "HTTP/1.1 400 Bad Request", {
+          result: "error",
+          msg: "The request has no Host header.",
+          code: "BAD_REQUEST"
+        })
+      })), { timeout: 30_000 })
+  }
 
   // The second is a send of Iago's, whose body the POST /messages shortcut waits for.
   const incomplete = [

@@ -45,8 +45,23 @@ export class InternalServerError extends ZulipError.make<InternalServerError>()(
   message: "Internal server error"
 }) {}
 
-/** The body of an unknown route (and of a known path with the wrong method). */
+/** The body of an unknown route. */
 export const notFound = (): ZulipError.ZulipError => new NotFoundRoute()
+
+/**
+ * A known path asked with a method it is not served with: Zulip's
+ * rest_dispatch answer (json_method_not_allowed), 405 with the path's
+ * methods in Django's `Allow` and in `allowed_methods`, and no `code`.
+ */
+export const methodNotAllowed = (methods: ReadonlyArray<string>): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.jsonUnsafe({ result: "error", msg: "Method Not Allowed", allowed_methods: methods }, {
+    status: 405,
+    headers: { allow: methods.join(", ") }
+  })
+
+/** OPTIONS on a known path: Zulip's rest_dispatch answers 204 with the path's methods, sorted, in `Allow`. */
+export const allowedMethods = (methods: ReadonlyArray<string>): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.empty({ status: 204, headers: { allow: [...methods].sort().join(", ") } })
 
 /** The response Zulip sends for an error: its status, headers and wire body, as JSON. */
 export const toResponse = (error: ZulipError.ZulipError): HttpServerResponse.HttpServerResponse =>

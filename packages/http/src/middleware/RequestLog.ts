@@ -1,7 +1,9 @@
 /**
  * The outermost layer around every route: one structured log line per
- * request (when enabled), the last-resort conversion of a defect into
- * Zulip's 500 JSON, and the computation of deferred responses
+ * request (when enabled), the answer to a request no route serves (Zulip's
+ * 404, or its 405 or OPTIONS' 204 for a path served with other methods),
+ * the last-resort conversion of a defect into Zulip's 500 JSON, and the
+ * computation of deferred responses
  * (`internal/DeferredResponse.ts`: a GET /events that waits), so that the
  * line has the status sent and the whole duration.
  *
@@ -26,7 +28,8 @@ import * as MutableRef from "effect/MutableRef"
 import * as Option from "effect/Option"
 import type { unhandled } from "effect/Types"
 import * as DeferredResponse from "../internal/DeferredResponse.ts"
-import { InternalServerError, notFound, toResponse } from "../internal/Errors.ts"
+import { allowedMethods, InternalServerError, methodNotAllowed, notFound, toResponse } from "../internal/Errors.ts"
+import { RouteTable } from "../internal/RouteTable.ts"
 
 /**
  * The user a request authenticated as, for its log line. The logging
@@ -99,11 +102,23 @@ const errorCode = (response: HttpServerResponse.HttpServerResponse): string | un
   }
 }
 
-const recover = (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown> => {
+/**
+ * What the router serves no route for (it has no catch-all, so that HEAD
+ * finds GET's route): a path served with other methods, from `table`, is a
+ * 405, or for OPTIONS a 204; any other path, one it cannot even decode too,
+ * a 404.
+ */
+const noRoute = (table: RouteTable["Service"], request: HttpServerRequest.HttpServerRequest) => {
+  const methods = table.methodsOf(request.url)
+  if (methods.length === 0) return toResponse(notFound())
+  return request.method === "OPTIONS" ? allowedMethods(methods) : methodNotAllowed(methods)
+}
+
+const recover = (table: RouteTable["Service"]) =>
+(cause: Cause.Cause<unknown>): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest> => {
   if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
-  // The router fails this way on paths it cannot even decode.
   if (Cause.findErrorOption(cause).pipe(Option.exists(isRouteNotFound))) {
-    return Effect.succeed(toResponse(notFound()))
+    return Effect.map(HttpServerRequest.HttpServerRequest, (request) => noRoute(table, request))
   }
   return Effect.as(
     Effect.logError("Unhandled error while serving a request", cause),
@@ -112,6 +127,7 @@ const recover = (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerResponse.
 }
 
 const logged = (
+  table: RouteTable["Service"],
   httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, unknown>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, unknown> =>
   Effect.gen(function*() {
@@ -120,7 +136,7 @@ const logged = (
     const user = MutableRef.make<number | null>(null)
     const response: HttpServerResponse.HttpServerResponse = yield* Effect.catchCause(
       Effect.provideService(DeferredResponse.resolving(httpEffect), LoggedUser, user),
-      recover
+      recover(table)
     )
     const end = yield* Clock.currentTimeMillis
     yield* logRequest({
@@ -135,22 +151,23 @@ const logged = (
   })
 
 /**
- * The global router middleware: catches defects anywhere below it (logged,
- * answered with a Zulip 500) and logs one line per request when `log` is on.
+ * The global router middleware: answers what no route serves (404, 405,
+ * OPTIONS' 204, from the routes' `RouteTable`), catches defects anywhere
+ * below it (logged, answered with a Zulip 500) and logs one line per request
+ * when `log` is on.
  *
  * @category layers
  */
-export const layer = (options: { readonly log: boolean }): Layer.Layer<never, never, HttpRouter.HttpRouter> =>
-  options.log
-    ? HttpRouter.middleware(
-      (httpEffect) => logged(httpEffect) as Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled>,
-      { global: true }
-    )
-    : HttpRouter.middleware(
-      (httpEffect) =>
-        Effect.catchCause(DeferredResponse.resolving(httpEffect), recover) as Effect.Effect<
-          HttpServerResponse.HttpServerResponse,
-          unhandled
-        >,
-      { global: true }
-    )
+export const layer = (options: { readonly log: boolean }): Layer.Layer<never, never, HttpRouter.HttpRouter | RouteTable> =>
+  HttpRouter.middleware(
+    Effect.map(RouteTable, (table) =>
+      options.log
+        ? (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled>) =>
+          logged(table, httpEffect) as Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled>
+        : (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled>) =>
+          Effect.catchCause(DeferredResponse.resolving(httpEffect), recover(table)) as Effect.Effect<
+            HttpServerResponse.HttpServerResponse,
+            unhandled
+          >),
+    { global: true }
+  )

@@ -261,6 +261,20 @@ export const userStatusContract = (backend: Backend) =>
           // `away` is not a parameter here: ignored, so nothing new was passed.
           const awayOnly = yield* setOther(admin, member.userId, { away: "true" })
           assert.deepStrictEqual(awayOnly.json, badRequest("Client did not pass any new values."))
+          // Zulip's order of checks here too: new values first (an emoji code or
+          // type alone is none), then an emoji name for a code or type.
+          assert.deepStrictEqual(
+            (yield* setOther(admin, member.userId, { emoji_code: "1f697" })).json,
+            badRequest("Client did not pass any new values.")
+          )
+          assert.deepStrictEqual(
+            (yield* setOther(admin, member.userId, { status_text: "meeting", emoji_code: "1f697" })).json,
+            badRequest("Client must pass emoji_name if they pass either emoji_code or reaction_type.")
+          )
+          assert.deepStrictEqual(
+            (yield* setOther(admin, member.userId, { status_text: "meeting", reaction_type: "unicode_emoji" })).json,
+            badRequest("Client must pass emoji_name if they pass either emoji_code or reaction_type.")
+          )
           const withAway = yield* setOther(admin, member.userId, { away: "true", status_text: "meeting" })
           assert.deepStrictEqual(withAway.json, success({ ignored_parameters_unsupported: ["away"] }))
           const settings = yield* registerState(member, ["user_settings"])
