@@ -33,7 +33,7 @@ import { principals } from "./matrix/Table.ts"
 // -----------------------------------------------------------------------------
 // the fixture
 
-class MatrixFixture extends Context.Service<MatrixFixture, Fixture>()("@teamchat/http/test/MatrixFixture") {}
+export class MatrixFixture extends Context.Service<MatrixFixture, Fixture>()("@teamchat/http/test/MatrixFixture") {}
 
 /** The roles the demo organization has accounts for. */
 const demoRoles = ["owner", "admin", "moderator", "member", "guest"] as const
@@ -128,16 +128,17 @@ const makeFixture = Effect.gen(function*() {
   })
 })
 
-const layerMatrix = (backend: Backend) =>
-  Layer.effect(MatrixFixture, makeFixture).pipe(
-    Layer.provideMerge(layerServer((clock) => demoLayer(backend, clock)))
-  )
+/** The matrix's fixture over a server (the demo organization on it). */
+export const layerMatrixOn = (server: Layer.Layer<Server, unknown>) =>
+  Layer.effect(MatrixFixture, makeFixture).pipe(Layer.provideMerge(server))
+
+const layerMatrix = (backend: Backend) => layerMatrixOn(layerServer((clock) => demoLayer(backend, clock)))
 
 // -----------------------------------------------------------------------------
 // checking one case
 
-const methodOf = (row: Row) => row.operation.split(" ")[0]!
-const pathOf = (row: Row) => row.operation.split(" ")[1]!
+export const methodOf = (row: Row) => row.operation.split(" ")[0]!
+export const pathOf = (row: Row) => row.operation.split(" ")[1]!
 
 /** The fields of `actual` that `expected` names. */
 const pick = (actual: any, expected: Record<string, unknown>) =>

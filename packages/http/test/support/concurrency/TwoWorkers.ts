@@ -6,6 +6,8 @@
  * database. `server.core` runs on the first worker's core.
  */
 import * as DemoOrganization from "@teamchat/core/demo/DemoOrganization"
+import { KeyGenerator } from "@teamchat/core/services/KeyGenerator"
+import { PasswordHasher } from "@teamchat/core/services/PasswordHasher"
 import * as PgClientLayer from "@teamchat/core/sql/PgClientLayer"
 import * as Teamchat from "@teamchat/core/Teamchat"
 import * as TestDatabase from "@teamchat/core/testing/TestDatabase"
@@ -25,8 +27,11 @@ export const layerTwoWorkers: Layer.Layer<Server, unknown> = Layer.effect(
     const clock = makeManualClock(epoch)
     const database = yield* Layer.buildWithScope(TestDatabase.postgresLayer(), scope)
     const { url } = Context.get(database, TestDatabase.TestDatabase)
+    // Random keys and queue ids, as real workers have: the test layer's
+    // sequences would be the same in both workers.
+    const secrets = Layer.mergeAll(KeyGenerator.layer, PasswordHasher.layerTest)
     const coreOf = () =>
-      Teamchat.layerSql(Teamchat.layerSecretsTest).pipe(
+      Teamchat.layerSql(secrets).pipe(
         Layer.provide(PgClientLayer.layer(url, { maxConnections: 8 })),
         Layer.provideMerge(Layer.succeed(Clock.Clock, clock.clock))
       )
