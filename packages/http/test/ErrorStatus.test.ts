@@ -160,6 +160,7 @@ const table: ReadonlyArray<readonly [ZulipError.ZulipError, number]> = [
   [new Errors.InvitationLinkUnknown(), 404],
   [new Errors.InvitationLinkExpired(), 410],
   [new Errors.InvitationLinkRevoked(), 410],
+  [new Errors.InvitationLinkMakerNotAllowed(), 410],
   [new Errors.PasswordTooWeak(), 400],
   [new Errors.InvalidFlag({ flag: "is_private" }), 400],
   [new Errors.FlagNotEditable({ flag: "mentioned" }), 400],

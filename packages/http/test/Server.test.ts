@@ -151,6 +151,33 @@ describe("server settings", () => {
         assert.strictEqual(wrongRealm.json.code, "AUTHENTICATION_FAILED")
       }))
 
+    it.effect("the dev login is the demo organization's only: elsewhere its endpoints answer as without --demo", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const notFound = { result: "error", msg: "Not Found", code: "BAD_REQUEST" }
+        for (const origin of ["http://other.example:9991", "http://internal.example"]) {
+          const key = yield* server.fetch("POST", "/api/v1/dev_fetch_api_key", {
+            origin,
+            form: { username: origin.includes("other") ? "boss@other.example" : "bot-owner@internal.example" }
+          })
+          assert.strictEqual(key.status, 404, `${origin}: ${key.text}`)
+          assert.deepStrictEqual(key.json, notFound, origin)
+          const list = yield* server.fetch("GET", "/api/v1/dev_list_users", { origin })
+          assert.strictEqual(list.status, 404, `${origin}: ${list.text}`)
+          assert.deepStrictEqual(list.json, notFound, origin)
+        }
+        // The demo organization keeps it, and lists its own people only.
+        const demoKey = yield* server.fetch("POST", "/api/v1/dev_fetch_api_key", { form: { username: accounts.admin } })
+        assert.strictEqual(demoKey.status, 200, demoKey.text)
+        assert.strictEqual(demoKey.json.email, accounts.admin)
+        const demoList = yield* server.fetch("GET", "/api/v1/dev_list_users")
+        assert.strictEqual(demoList.status, 200, demoList.text)
+        assert.deepStrictEqual(
+          demoList.json.direct_admins.map((u: { email: string }) => u.email),
+          ["desdemona@zulip.com", "iago@zulip.com"]
+        )
+      }))
+
     it.effect("an unknown host with several organizations: no organization", () =>
       Effect.gen(function*() {
         const server = yield* Server

@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import type { BotType, Role } from "../domain/Role.ts"
+import { demoStringId } from "../permissions/DevLogin.ts"
 
 /** @category models */
 export interface DemoUser {
@@ -32,7 +33,7 @@ export interface DemoChannel {
 
 /** @category constants */
 export const realm = {
-  string_id: "zulip",
+  string_id: demoStringId,
   name: "Zulip Dev",
   description: "The Zulip development environment default organization.  It's great for testing!",
   fake_email_domain: "zulipdev.com"

@@ -76,6 +76,15 @@ export interface Invitation {
 export const isUsable = (invitation: Invitation, now: number): boolean =>
   !invitation.revoked && (invitation.expires === null || invitation.expires >= now)
 
+/**
+ * The expiry that ends a link at `now` (a link is usable through its expiry
+ * millisecond). Deactivating a user ends their links so, as Zulip's
+ * `revoke_invites_generated_by_user` sets their expiry to the present.
+ *
+ * @category rules
+ */
+export const expiryEndingAt = (now: number): number => now - 1
+
 /** What is wrong with a link that cannot be used. @category models */
 export type UnusableReason = "unknown" | "expired" | "revoked"
 

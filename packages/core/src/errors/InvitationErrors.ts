@@ -83,6 +83,19 @@ export class InvitationLinkRevoked extends ZulipError.make<InvitationLinkRevoked
 }) {}
 
 /**
+ * The join page for a link whose maker may no longer invite with it
+ * (deactivated, or no longer holding the role the link grants): links act
+ * with their maker's current rights.
+ *
+ * @category invitations
+ * @since 0.1.0
+ */
+export class InvitationLinkMakerNotAllowed extends ZulipError.make<InvitationLinkMakerNotAllowed>()("InvitationLinkMakerNotAllowed", {
+  code: "BAD_REQUEST",
+  message: "The person who made this invitation link may no longer invite people with it. Ask for a new one."
+}) {}
+
+/**
  * A password shorter than Zulip's PASSWORD_MIN_LENGTH (6) on the join page.
  *
  * @category invitations
@@ -107,5 +120,6 @@ export const InvitationErrors = [
   InvitationLinkUnknown,
   InvitationLinkExpired,
   InvitationLinkRevoked,
+  InvitationLinkMakerNotAllowed,
   PasswordTooWeak
 ] as const

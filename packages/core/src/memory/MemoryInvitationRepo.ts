@@ -32,6 +32,15 @@ export const layer: Layer.Layer<InvitationRepo, never, MemoryDatabase> = Layer.e
         Effect.sync(() => {
           const invitation = db.tables.invitations.get(id)
           if (invitation !== undefined) db.tables.invitations.set(id, { ...invitation, revoked: true })
+        }),
+      expireByReferrer: (realmId, referrerId, expires) =>
+        Effect.sync(() => {
+          const ended = [...db.tables.invitations.values()].filter((invitation) =>
+            invitation.realm_id === realmId && invitation.referrer_id === referrerId && !invitation.revoked &&
+            (invitation.expires === null || invitation.expires > expires)
+          )
+          for (const invitation of ended) db.tables.invitations.set(invitation.id, { ...invitation, expires })
+          return ended.length
         })
     })
   )

@@ -6,7 +6,7 @@
  */
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
-import type { InvitationId, RealmId } from "../domain/Ids.ts"
+import type { InvitationId, RealmId, UserId } from "../domain/Ids.ts"
 import type { Invitation } from "../domain/Invitation.ts"
 import type { Insert } from "./Repositories.ts"
 
@@ -20,4 +20,9 @@ export class InvitationRepo extends Context.Service<InvitationRepo, {
   listByRealm(realmId: RealmId): Effect.Effect<ReadonlyArray<Invitation>>
   /** Marks the invitation revoked. */
   revoke(id: InvitationId): Effect.Effect<void>
+  /**
+   * Sets the expiry of every link `referrerId` made in `realmId` that is
+   * neither revoked nor expired at `expires` to `expires`; how many changed.
+   */
+  expireByReferrer(realmId: RealmId, referrerId: UserId, expires: number): Effect.Effect<number>
 }>()("teamchat/core/ports/InvitationRepo") {}

@@ -13,6 +13,7 @@ import { isAdministrator } from "../domain/Role.ts"
 import type { User } from "../domain/User.ts"
 import {
   AuthenticationFailed,
+  DevAuthNotEnabled,
   InvalidApiKey,
   InvalidEmailAddress,
   MalformedApiKey,
@@ -20,6 +21,7 @@ import {
   RealmDeactivated,
   UserDeactivated
 } from "../errors/Errors.ts"
+import { hasDevLogin } from "../permissions/DevLogin.ts"
 import { makeCachedKeyLookup } from "./internal/access.ts"
 import { AccessCache } from "../ports/AccessCache.ts"
 import { RealmRepo, UserRepo } from "../ports/Repositories.ts"
@@ -71,14 +73,19 @@ export class Authentication extends Context.Service<Authentication, {
     username: string,
     password: string
   ): Effect.Effect<ApiKeyGrant, AuthenticationFailed | UserDeactivated | RealmDeactivated | PasswordAuthDisabled | InvalidEmailAddress>
+  /** The demo organization's only (`DevLogin.hasDevLogin`); elsewhere `DevAuthNotEnabled`. */
   devFetchApiKey(
     realmId: RealmId,
     username: string
-  ): Effect.Effect<ApiKeyGrant, AuthenticationFailed | UserDeactivated | RealmDeactivated | InvalidEmailAddress>
+  ): Effect.Effect<
+    ApiKeyGrant,
+    DevAuthNotEnabled | AuthenticationFailed | UserDeactivated | RealmDeactivated | InvalidEmailAddress
+  >
+  /** The demo organization's only, as `devFetchApiKey`. */
   devListUsers(realmId: RealmId): Effect.Effect<{
     readonly direct_admins: ReadonlyArray<DevListedUser>
     readonly direct_users: ReadonlyArray<DevListedUser>
-  }>
+  }, DevAuthNotEnabled>
 }>()("teamchat/core/services/Authentication") {
   static readonly layer = Layer.effect(
     Authentication,
@@ -162,7 +169,15 @@ export class Authentication extends Context.Service<Authentication, {
         return grant(candidate)
       })
 
+      /** The organization, when it has the dev login; checked first, as where the login does not exist. */
+      const devRealm = Effect.fnUntraced(function*(realmId: RealmId) {
+        const realm = yield* realms.findById(realmId)
+        if (realm === undefined || !hasDevLogin(realm)) return yield* new DevAuthNotEnabled()
+        return realm
+      })
+
       const devFetchApiKey = Effect.fn("Authentication.devFetchApiKey")(function*(realmId: RealmId, username: string) {
+        yield* devRealm(realmId)
         const { realm, user } = yield* login(realmId, username)
         if (realm.deactivated) return yield* new RealmDeactivated()
         if (user === undefined) return yield* new AuthenticationFailed()
@@ -171,8 +186,7 @@ export class Authentication extends Context.Service<Authentication, {
       })
 
       const devListUsers = Effect.fn("Authentication.devListUsers")(function*(realmId: RealmId) {
-        const realm = yield* realms.findById(realmId)
-        if (realm === undefined) return { direct_admins: [], direct_users: [] }
+        const realm = yield* devRealm(realmId)
         const people = (yield* userRepo.listByRealm(realmId))
           .filter((u) => u.is_active && !u.is_bot)
           .sort((a, b) => (a.delivery_email < b.delivery_email ? -1 : a.delivery_email > b.delivery_email ? 1 : 0))

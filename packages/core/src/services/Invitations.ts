@@ -13,18 +13,24 @@
  * the caller may add members to; a custom welcome message only from
  * administrators.
  *
+ * `invite_expires_in_minutes` is a positive integer or null (Zulip's
+ * `PositiveInt | None`: "invite_expires_in_minutes is too small").
+ *
  * GET /invites lists the usable links (not revoked, not expired) an
  * administrator's organization has, or a non-administrator's own. A link is
  * revoked by its maker, or by an administrator (an owner for owner links).
  * `invites_changed` goes to the organization's administrators and the link's
  * maker, after the change commits.
  *
- * Joining: the link must be usable; the account gets the invited role, the
- * link's channels (and the organization's default channels when the link
- * asks), its groups, and a welcome message from the Welcome Bot (the link's
- * custom text; the organization's default when the link has none). All of it
- * is one transaction; the events (`realm_user` add, subscriptions, group
- * membership, the message) go out after it commits.
+ * Joining: the link must be usable, and its maker must still be allowed to
+ * make it (active, and by the rule of `permissions/InvitationPermissions.ts`:
+ * a demoted owner's owner links, or a deactivated maker's links, make no
+ * account); the account gets the invited role, the link's channels (and the
+ * organization's default channels when the link asks), its groups, and a
+ * welcome message from the Welcome Bot (the link's custom text; the
+ * organization's default when the link has none). All of it is one
+ * transaction, the checks included; the events (`realm_user` add,
+ * subscriptions, group membership, the message) go out after it commits.
  *
  * Keys come from `KeyGenerator` (24 characters of [a-z0-9]); a key is looked
  * up by its SHA-256 and then compared with the stored one in constant time.
@@ -71,6 +77,7 @@ import {
   InvalidUserGroup,
   InvitationAlreadyRevoked,
   InvitationLinkExpired,
+  InvitationLinkMakerNotAllowed,
   InvitationLinkRevoked,
   InvitationLinkUnknown,
   InviteAsAdministratorRequired,
@@ -84,10 +91,12 @@ import {
   PasswordTooWeak,
   TooLarge,
   TooLong,
+  TooSmall,
   UserGroupDeactivated
 } from "../errors/Errors.ts"
 import { canAddSubscribers } from "../permissions/ChannelAccess.ts"
-import { hasGroupPermission } from "../permissions/GroupMembership.ts"
+import { inviteRefusal } from "../permissions/InvitationPermissions.ts"
+import type { InviteRefusal } from "../permissions/InvitationPermissions.ts"
 import { canAddSubgroups } from "../permissions/UserGroupPermissions.ts"
 import { InvitationRepo } from "../ports/InvitationRepo.ts"
 import { GroupRepo, RealmRepo, SubscriptionRepo } from "../ports/Repositories.ts"
@@ -131,6 +140,7 @@ export type CallerError = NotAllowedForGuests | BotsNotAllowed
 export type CreateError =
   | CallerError
   | InvalidParameter
+  | TooSmall
   | TooLarge
   | TooLong
   | InsufficientPermission
@@ -145,7 +155,7 @@ export type CreateError =
 export type RevokeError = CallerError | NoSuchInvitation | OrganizationOwnerRequired | InviteAsAdministratorRequired | InvitationAlreadyRevoked
 
 /** A link that cannot be used. @category errors */
-export type LinkError = InvitationLinkUnknown | InvitationLinkExpired | InvitationLinkRevoked
+export type LinkError = InvitationLinkUnknown | InvitationLinkExpired | InvitationLinkRevoked | InvitationLinkMakerNotAllowed
 
 /** Bad join form input. @category errors */
 export type JoinFormError =
@@ -208,6 +218,26 @@ export class Invitations extends Context.Service<Invitations, {
         return Effect.void
       }
 
+      /** The organization's `create_multiuse_invite_group`: its administrators (not yet a setting here). */
+      const inviteGroupOf = (ctx: AccessContext) => systemGroupIdsOf(ctx.state.groups)["role:administrators"]
+
+      /** Zulip's error for each refusal of a link's maker. */
+      const refusalError = (refusal: InviteRefusal) => {
+        switch (refusal) {
+          case "guest":
+            return new NotAllowedForGuests()
+          case "bot":
+            return new BotsNotAllowed()
+          case "owner_required":
+            return new OrganizationOwnerRequired()
+          case "administrator_required":
+            return new InviteAsAdministratorRequired()
+          case "deactivated":
+          case "insufficient_permission":
+            return new InsufficientPermission()
+        }
+      }
+
       /** `invites_changed` to the organization's administrators and the link's maker. */
       const publishChanged = (ctx: AccessContext, referrerId: UserId) => {
         const audience = ctx.state.users.filter((u) => u.is_active && isAdministrator(u.role)).map((u) => u.id)
@@ -219,6 +249,7 @@ export class Invitations extends Context.Service<Invitations, {
         const invitedAs = input.invite_as ?? Roles.member
         if (!isRole(invitedAs)) return yield* new InvalidParameter({ var_name: "invite_as" })
         const minutes = input.invite_expires_in_minutes === undefined ? DefaultValidityMinutes : input.invite_expires_in_minutes
+        if (minutes !== null && minutes <= 0) return yield* new TooSmall({ var_name: "invite_expires_in_minutes" })
         if (minutes !== null && minutes > MaxValidityMinutes) {
           return yield* new TooLarge({ var_name: "invite_expires_in_minutes" })
         }
@@ -229,11 +260,8 @@ export class Invitations extends Context.Service<Invitations, {
         return yield* tx.withTransaction(Effect.gen(function*() {
           const ctx = yield* context(principal.realm)
           const actor = ctx.state.usersById.get(principal.user.id) ?? principal.user
-          const systemGroups = systemGroupIdsOf(ctx.state.groups)
-          if (!hasGroupPermission(ctx.state.index, actor, systemGroups["role:administrators"], { allowEveryoneGroup: false })) {
-            return yield* new InsufficientPermission()
-          }
-          yield* checkRole(invitedAs, actor, invitedAs === Roles.owner || invitedAs === Roles.administrator || invitedAs === Roles.moderator)
+          const refusal = inviteRefusal(ctx.state.index, inviteGroupOf(ctx), actor, invitedAs)
+          if (refusal !== undefined) return yield* refusalError(refusal)
           // Zulip's access_streams_for_invite.
           const channelIds: Array<ChannelId> = []
           for (const id of input.stream_ids ?? []) {
@@ -309,8 +337,15 @@ export class Invitations extends Context.Service<Invitations, {
         }
         if (found.revoked) return yield* new InvitationLinkRevoked()
         if (!isUsable(found, yield* Clock.currentTimeMillis)) return yield* new InvitationLinkExpired()
-        const current = (yield* realms.findById(realm.id)) ?? realm
-        return { invitation: found, realm: current } satisfies UsableLink
+        // The link acts with its maker's rights as they are now, not as they
+        // were when it was made: a demoted administrator's administrator link
+        // must not keep making administrators.
+        const ctx = yield* context(realm)
+        const maker = ctx.state.usersById.get(found.referrer_id)
+        if (maker === undefined || inviteRefusal(ctx.state.index, inviteGroupOf(ctx), maker, found.invited_as) !== undefined) {
+          return yield* new InvitationLinkMakerNotAllowed()
+        }
+        return { invitation: found, realm: ctx.state.realm } satisfies UsableLink
       })
 
       /** The link's channels and groups for the new user, with their events. */

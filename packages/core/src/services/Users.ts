@@ -63,6 +63,8 @@ import {
 import type { AccessContext } from "./internal/access.ts"
 import { GroupRepo, MessageRepo, RealmRepo, UserRepo } from "../ports/Repositories.ts"
 import { ProfileFieldRepo } from "../ports/ProfileFieldRepo.ts"
+import { InvitationRepo } from "../ports/InvitationRepo.ts"
+import { expiryEndingAt } from "../domain/Invitation.ts"
 import { toProfileData } from "../domain/CustomProfileField.ts"
 import { planValues, profileDataByUser, writeValues } from "./internal/profileValues.ts"
 import type { ProfileDataEntry, ProfileValueError } from "./internal/profileValues.ts"
@@ -244,6 +246,7 @@ export class Users extends Context.Service<Users, {
       const hasher = yield* PasswordHasher
       const keys = yield* KeyGenerator
       const profileFields = yield* ProfileFieldRepo
+      const invitations = yield* InvitationRepo
       const profileDataOf = (user: User) => Effect.map(profileFields.valuesByUser(user.id), toProfileData)
       // What a check without a stored hash verifies against: made once, at
       // the same cost, from a random password nobody knows.
@@ -412,23 +415,30 @@ export class Users extends Context.Service<Users, {
        * The writes and events of a deactivation, inside the caller's
        * transaction. Zulip (feature level 377): peer_remove for the user's
        * subscriptions, then the deactivation itself; a person's active bots
-       * are deactivated with them (Zulip's cascade), each the same way.
+       * are deactivated with them (Zulip's cascade), each the same way. Their
+       * usable invitation links end now (Zulip's
+       * `revoke_invites_generated_by_user`; reactivating does not revive
+       * them), announced to administrators with `invites_changed`.
        */
       const deactivateInTransaction = Effect.fnUntraced(function*(user: User) {
         const realm = yield* requireRealm(user.realm_id)
         const all = yield* users.listByRealm(user.realm_id)
         const bots = user.is_bot ? [] : all.filter((u) => u.is_bot && u.is_active && u.bot_owner_id === user.id)
         const deactivated: Array<User> = []
+        const ended = expiryEndingAt(yield* Clock.currentTimeMillis)
+        let expiredLinks = 0
         for (const target of [user, ...bots]) {
           const updated: User = { ...target, is_active: false }
           yield* users.update(updated)
           deactivated.push(updated)
+          expiredLinks += yield* invitations.expireByReferrer(realm.id, target.id, ended)
         }
         const ctx = yield* accessContext(realm)
-        yield* events.publishAll(
-          realm.id,
-          deactivated.flatMap((u) => [...peerEvents(ctx, u, "peer_remove"), personUpdate(u, { is_active: false })])
-        )
+        const administrators = ctx.state.users.filter((u) => u.is_active && isAdministrator(u.role)).map((u) => u.id)
+        yield* events.publishAll(realm.id, [
+          ...deactivated.flatMap((u) => [...peerEvents(ctx, u, "peer_remove"), personUpdate(u, { is_active: false })]),
+          ...(expiredLinks > 0 ? [{ event: { type: "invites_changed" }, audience: Audience.users(administrators) }] : [])
+        ])
       })
 
       const reactivateInTransaction = Effect.fnUntraced(function*(user: User) {

@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { fromRow } from "../domain/Ids.ts"
-import type { InvitationId, RealmId } from "../domain/Ids.ts"
+import type { InvitationId, RealmId, UserId } from "../domain/Ids.ts"
 import { keyHash } from "../domain/Invitation.ts"
 import type { Invitation } from "../domain/Invitation.ts"
 import type { Role } from "../domain/Role.ts"
@@ -68,6 +68,13 @@ export const layer: Layer.Layer<InvitationRepo, never, SqlClient.SqlClient> = La
       }, Effect.orDie),
       revoke: Effect.fn("InvitationRepo.revoke")(function*(id: InvitationId) {
         yield* sql`UPDATE multiuse_invites SET revoked = TRUE WHERE id = ${id}`
+      }, Effect.orDie),
+      expireByReferrer: Effect.fn("InvitationRepo.expireByReferrer")(function*(realmId: RealmId, referrerId: UserId, expires: number) {
+        const rows = yield* sql<Row>`
+          UPDATE multiuse_invites SET expires = ${expires}
+          WHERE realm_id = ${realmId} AND referrer_id = ${referrerId} AND NOT revoked AND (expires IS NULL OR expires > ${expires})
+          RETURNING id`
+        return rows.length
       }, Effect.orDie)
     })
   })

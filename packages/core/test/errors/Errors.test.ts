@@ -326,6 +326,8 @@ const table: ReadonlyArray<Row> = [
     json`{"result":"error","msg":"This invitation link has expired. Ask the person who invited you for a new one.","code":"BAD_REQUEST"}`),
   row(new E.InvitationLinkRevoked(),
     json`{"result":"error","msg":"This invitation link has been revoked. Ask the person who invited you for a new one.","code":"BAD_REQUEST"}`),
+  row(new E.InvitationLinkMakerNotAllowed(),
+    json`{"result":"error","msg":"The person who made this invitation link may no longer invite people with it. Ask for a new one.","code":"BAD_REQUEST"}`),
   row(new E.PasswordTooWeak(), json`{"result":"error","msg":"The password is too weak.","code":"BAD_REQUEST"}`),
   // flags and narrows
   row(new E.InvalidFlag({ flag: "is_private" }),

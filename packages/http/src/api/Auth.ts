@@ -3,6 +3,8 @@
  * email and password) and the `dev` group (POST /dev_fetch_api_key and
  * GET /dev_list_users), which is mounted only when `HttpOptions.demo` is on;
  * otherwise its routes do not exist and answer the 404 of any unknown route.
+ * Even when mounted they serve the demo organization alone: any other
+ * organization gets that same 404 (see handlers/Auth.ts).
  *
  * Parameters arrive in the form body or the query string (see
  * RequestParams); they are declared under `query`.

@@ -41,6 +41,7 @@ const statuses: { readonly [K in Tag]?: number } = {
   InvitationLinkUnknown: 404,
   InvitationLinkExpired: 410,
   InvitationLinkRevoked: 410,
+  InvitationLinkMakerNotAllowed: 410,
   // the adapter's own
   PayloadTooLarge: 413,
   RateLimitHit: 429,

@@ -4,7 +4,8 @@
  *
  * GET shows a plain HTML form (full name, email, password), or a page saying
  * why the link cannot be used: 404 for a key that names no invitation, 410
- * for an expired or revoked link. POST makes the account through core
+ * for an expired or revoked link, or one whose maker may no longer invite
+ * with it (deactivated or demoted; checked again as the account is made). POST makes the account through core
  * `Invitations.join` and shows a success page; bad input shows the form
  * again with the reason (400) and writes nothing.
  *
@@ -231,7 +232,7 @@ export const layer = (
       const error = joined.failure
       if (
         error instanceof Errors.InvitationLinkUnknown || error instanceof Errors.InvitationLinkExpired ||
-        error instanceof Errors.InvitationLinkRevoked
+        error instanceof Errors.InvitationLinkRevoked || error instanceof Errors.InvitationLinkMakerNotAllowed
       ) {
         return linkProblem(error)
       }

@@ -169,6 +169,9 @@ export const invitationsContract = (backend: Backend) =>
             [{ group_ids: JSON.stringify([membersGroup.id]) }, badRequest("Insufficient permission")],
             [{ invite_expires_in_minutes: "\"soon\"" }, badRequest("invite_expires_in_minutes is not an integer")],
             [{ invite_expires_in_minutes: String(1_440_000_000_000) }, badRequest("invite_expires_in_minutes is too large")],
+            // A positive integer or null, as Zulip's PositiveInt.
+            [{ invite_expires_in_minutes: "-5" }, badRequest("invite_expires_in_minutes is too small")],
+            [{ invite_expires_in_minutes: "0" }, badRequest("invite_expires_in_minutes is too small")],
             [{ include_realm_default_subscriptions: "1" }, badRequest("include_realm_default_subscriptions is not a boolean")],
             [{ welcome_message_custom_text: "x".repeat(8001) }, badRequest("welcome_message_custom_text is too long (limit: 8000 characters)")]
           ]
@@ -394,6 +397,128 @@ export const invitationsContract = (backend: Backend) =>
           const response = yield* Effect.promise(() => server.handler(makeRequest("GET", `/join/${never.key}`)))
           assert.strictEqual(response.status, 200)
           assert.include(yield* Effect.promise(() => response.text()), "<h1>Join Zulip Dev</h1>")
+        }))
+
+      /** A person who joined through a link made by `maker` with `form`, logged in with their password. */
+      const joinedAs = (maker: Credentials, form: Record<string, string>, name: string) =>
+        Effect.gen(function*() {
+          const server = yield* Server
+          const link = yield* made(maker, form)
+          const email = `${name.toLowerCase()}@zulip.com`
+          const joined = yield* submit(link.key, { full_name: name, email, password: "elsinore-2026" })
+          assert.strictEqual(joined.status, 200, joined.html)
+          const key = yield* server.fetch("POST", "/api/v1/fetch_api_key", { form: { username: email, password: "elsinore-2026" } })
+          assert.strictEqual(key.status, 200, key.text)
+          return { email, apiKey: key.json.api_key as string, userId: key.json.user_id as number } satisfies Credentials & { userId: number }
+        })
+
+      const setRole = (who: Credentials, target: number, role: number) =>
+        Effect.flatMap(Server, (server) =>
+          Effect.map(server.fetch("PATCH", `/api/v1/users/${target}`, { as: who, form: { role: JSON.stringify(role) } }), (reply) => {
+            assert.deepStrictEqual(reply.json, success(), reply.text)
+          }))
+
+      const roleOf = (email: string, password: string) =>
+        Effect.gen(function*() {
+          const server = yield* Server
+          const key = (yield* server.fetch("POST", "/api/v1/fetch_api_key", { form: { username: email, password } })).json
+          return (yield* server.fetch("GET", "/api/v1/users/me", { as: { email, apiKey: key.api_key as string } })).json.role as number
+        })
+
+      const makerRefusal = `<h1>This invitation link cannot be used</h1>
+<p role="alert">The person who made this invitation link may no longer invite people with it. Ask for a new one.</p>`
+
+      it.effect("a link grants only what its maker may still invite: owner links need an owner, administrator links an administrator", () =>
+        Effect.gen(function*() {
+          const owner = yield* as("owner")
+          const gertrude = yield* joinedAs(owner, { invite_as: "100" }, "Gertrude")
+          const ownerLink = yield* made(gertrude, { invite_as: "100" })
+          const adminLink = yield* made(gertrude, { invite_as: "200" })
+          const memberLink = yield* made(gertrude)
+          // A form opened while the maker was an owner.
+          const { cookie, token } = yield* openForm(ownerLink.key)
+          const before = yield* userCount
+
+          yield* setRole(owner, gertrude.userId, 200)
+          const refused = yield* page("GET", ownerLink.key)
+          assert.strictEqual(refused.status, 410, refused.html)
+          assert.include(refused.html, makerRefusal)
+          const late = yield* page("POST", ownerLink.key, {
+            form: { teamchat_join_csrf: token, full_name: "Claudius", email: "claudius@zulip.com", password: "long enough" },
+            cookie
+          })
+          assert.strictEqual(late.status, 410, late.html)
+          assert.include(late.html, makerRefusal)
+          assert.strictEqual(yield* userCount, before, "the refused join wrote nothing")
+          // An administrator may still invite administrators and members.
+          const admin = yield* submit(adminLink.key, { full_name: "Voltemand", email: "voltemand@zulip.com", password: "long enough" })
+          assert.strictEqual(admin.status, 200, admin.html)
+          assert.strictEqual(yield* roleOf("voltemand@zulip.com", "long enough"), 200)
+
+          // A moderator may invite nobody (the organization's invitation group is its administrators).
+          yield* setRole(owner, gertrude.userId, 300)
+          for (const link of [adminLink, memberLink]) {
+            const shown = yield* page("GET", link.key)
+            assert.strictEqual(shown.status, 410, shown.html)
+            assert.include(shown.html, makerRefusal)
+            const posted = yield* page("POST", link.key, {
+              form: { teamchat_join_csrf: token, full_name: "Cornelius", email: "cornelius@zulip.com", password: "long enough" },
+              cookie
+            })
+            assert.strictEqual(posted.status, 410, posted.html)
+            assert.include(posted.html, makerRefusal)
+          }
+          assert.strictEqual(yield* userCount, before + 1)
+
+          // The check is of the maker's current rights: an owner again, the owner link works again.
+          yield* setRole(owner, gertrude.userId, 100)
+          const again = yield* submit(ownerLink.key, { full_name: "Reynaldo", email: "reynaldo@zulip.com", password: "long enough" })
+          assert.strictEqual(again.status, 200, again.html)
+          assert.strictEqual(yield* roleOf("reynaldo@zulip.com", "long enough"), 100)
+        }))
+
+      it.effect("deactivating a maker expires their links, as Zulip does, and announces it to administrators", () =>
+        Effect.gen(function*() {
+          const server = yield* Server
+          const owner = yield* as("owner")
+          const admin = yield* as("admin")
+          const horatio = yield* joinedAs(owner, { invite_as: "200" }, "Horatio")
+          const link = yield* made(horatio)
+          const forever = yield* made(horatio, { invite_expires_in_minutes: "null" })
+          const ownersLink = yield* made(owner)
+          const { cookie, token } = yield* openForm(link.key)
+          const poll = yield* listen(admin, ["invites_changed"])
+          const before = yield* userCount
+
+          const deactivated = yield* server.fetch("DELETE", `/api/v1/users/${horatio.userId}`, { as: owner })
+          assert.deepStrictEqual(deactivated.json, success(), deactivated.text)
+          assert.deepStrictEqual(yield* poll, [{ type: "invites_changed" }])
+          const listed = (yield* listLinks(owner)).json.invites as Array<{ id: number }>
+          assert.deepStrictEqual(
+            [link.id, forever.id, ownersLink.id].filter((id) => listed.some((i) => i.id === id)),
+            [ownersLink.id],
+            "only the other maker's link is still listed"
+          )
+          const expiredPage = `<h1>This invitation link cannot be used</h1>
+<p role="alert">This invitation link has expired. Ask the person who invited you for a new one.</p>`
+          for (const key of [link.key, forever.key]) {
+            const shown = yield* page("GET", key)
+            assert.strictEqual(shown.status, 410, shown.html)
+            assert.include(shown.html, expiredPage)
+          }
+          const late = yield* page("POST", link.key, {
+            form: { teamchat_join_csrf: token, full_name: "Marcellus", email: "marcellus@zulip.com", password: "long enough" },
+            cookie
+          })
+          assert.strictEqual(late.status, 410, late.html)
+          assert.include(late.html, expiredPage)
+          assert.strictEqual(yield* userCount, before)
+
+          // Reactivating the maker does not bring the links back.
+          const reactivated = yield* server.fetch("POST", `/api/v1/users/${horatio.userId}/reactivate`, { as: owner })
+          assert.deepStrictEqual(reactivated.json, success(), reactivated.text)
+          assert.strictEqual((yield* page("GET", forever.key)).status, 410)
+          assert.strictEqual((yield* page("GET", ownersLink.key)).status, 200)
         }))
 
       it.effect("without a custom text the Welcome Bot sends the organization's default", () =>

@@ -4,6 +4,7 @@
  */
 import { assert } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as DemoData from "../../../src/demo/DemoData.ts"
 import { userId } from "../../../src/domain/Ids.ts"
 import type { Role } from "../../../src/domain/Role.ts"
 import type { Persistence } from "../../../src/Persistence.ts"
@@ -150,9 +151,10 @@ export const authenticationTests = (it: Vitest.MethodsNonLive<Teamchat.Services 
       yield* fails(auth.fetchApiKey(org.realm.id, person.delivery_email, "wrong"), "UserDeactivated", "Account is deactivated")
     }).pipe(withTestClock))
 
-  it.effect("Authentication.devFetchApiKey: any active account, bots included, without a password", () =>
+  it.effect("Authentication.devFetchApiKey: any active account of the demo organization, bots included, without a password", () =>
     Effect.gen(function*() {
-      const org = yield* makeOrg({ settings: { email_address_visibility: 3 } })
+      // The demo organization is the one with the demo's string id (this block's database has no other).
+      const org = yield* makeOrg({ string_id: DemoData.realm.string_id, settings: { email_address_visibility: 3 } })
       const auth = yield* Authentication
       const users = yield* Users
       const person = yield* addUser(org, 600, { email: `Dev.Login@${org.domain}` })
@@ -182,6 +184,17 @@ export const authenticationTests = (it: Vitest.MethodsNonLive<Teamchat.Services 
         "RealmDeactivated",
         "This organization has been deactivated"
       )
+    }).pipe(withTestClock))
+
+  it.effect("Authentication.devFetchApiKey and devListUsers: no other organization has the dev login", () =>
+    Effect.gen(function*() {
+      const org = yield* makeOrg()
+      const auth = yield* Authentication
+      const owner = org.owner.delivery_email
+      yield* fails(auth.devFetchApiKey(org.realm.id, owner), "DevAuthNotEnabled", "DevAuthBackend not enabled.")
+      // Refused before the address is even looked at, as where the login does not exist.
+      yield* fails(auth.devFetchApiKey(org.realm.id, "nobody"), "DevAuthNotEnabled", "DevAuthBackend not enabled.")
+      yield* fails(auth.devListUsers(org.realm.id), "DevAuthNotEnabled", "DevAuthBackend not enabled.")
     }).pipe(withTestClock))
 
   it.effect("Users.rotateApiKey: the old key stops working at once", () =>

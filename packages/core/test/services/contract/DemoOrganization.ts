@@ -445,7 +445,8 @@ export const demoOrganizationTests = (it: Vitest.MethodsNonLive<Teamchat.Service
           "shiva@zulip.com"
         ].map(entry)
       })
-      assert.deepStrictEqual(yield* auth.devListUsers(realmId(realm.id + 1000)), { direct_admins: [], direct_users: [] })
+      // No organization, no dev login.
+      yield* fails(auth.devListUsers(realmId(realm.id + 1000)), "DevAuthNotEnabled", "DevAuthBackend not enabled.")
     }).pipe(withTestClock))
 
   it.effect("group memberships of the demo roles", () =>

@@ -1,0 +1,26 @@
+/**
+ * Which organization has the development login (POST /dev_fetch_api_key,
+ * GET /dev_list_users): the demo organization only. The login hands out any
+ * account's API key without a password, so an organization made for real
+ * (`create-organization`, with a password) on a demo server must not have it.
+ *
+ * @since 0.1.0
+ */
+import type { Realm } from "../domain/Realm.ts"
+
+/**
+ * The string id the demo organization is seeded with (`DemoData.realm`);
+ * string ids are unique, so it names that one organization.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const demoStringId = "zulip"
+
+/**
+ * Whether `realm` has the development login.
+ *
+ * @category rules
+ * @since 0.1.0
+ */
+export const hasDevLogin = (realm: Pick<Realm, "string_id">): boolean => realm.string_id === demoStringId
