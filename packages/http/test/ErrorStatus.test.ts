@@ -28,6 +28,7 @@ const table: ReadonlyArray<readonly [ZulipError.ZulipError, number]> = [
   [new Errors.NotValidJson({ var_name: "to" }), 400],
   [new Errors.ArgumentNotValidJson({ var_name: "field_type" }), 400],
   [new Errors.TooSmall({ var_name: "num_after" }), 400],
+  [new Errors.TooManyItems({ var_name: "alert_words", max_items: 1000 }), 400],
   [new Errors.TooLarge({ var_name: "history_limit_days" }), 400],
   [new Errors.TooLong({ var_name: "name", max_length: 40 }), 400],
   [new Errors.TooShort({ var_name: "password" }), 400],
