@@ -178,7 +178,8 @@ const table: ReadonlyArray<readonly [ZulipError.ZulipError, number]> = [
   // the HTTP adapter's own errors
   [new HttpErrors.PayloadTooLarge({ max_bytes: 256 }), 413],
   [new HttpErrors.NullCharacters({ var_name: "content" }), 400],
-  [new HttpErrors.InternalServerError(), 500]
+  [new HttpErrors.InternalServerError(), 500],
+  [new HttpErrors.ServiceUnavailable(), 503]
 ]
 
 const challenge = { "WWW-Authenticate": "Basic realm=\"zulip\"" }
@@ -197,7 +198,8 @@ describe("ErrorStatus", () => {
       "NotFoundRoute",
       "PayloadTooLarge",
       "NullCharacters",
-      "InternalServerError"
+      "InternalServerError",
+      "ServiceUnavailable"
     ].sort()
     assert.deepStrictEqual(tested, all)
     assert.strictEqual(new Set(all).size, all.length)
@@ -208,6 +210,7 @@ describe("ErrorStatus", () => {
       assert.deepStrictEqual(ErrorStatus.headers(e), challenge)
     }
     assert.deepStrictEqual(ErrorStatus.headers(new Errors.RateLimitHit({ retry_after_seconds: 2.5 })), { "Retry-After": "2.5" })
+    assert.deepStrictEqual(ErrorStatus.headers(new HttpErrors.ServiceUnavailable()), { "Retry-After": "1" })
     assert.deepStrictEqual(ErrorStatus.headers(new Errors.InvalidApiKey()), {})
     assert.deepStrictEqual(ErrorStatus.headers(new Errors.StreamDoesNotExist({ stream_id: 1 })), {})
   })

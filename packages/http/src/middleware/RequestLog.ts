@@ -27,6 +27,7 @@ import * as Option from "effect/Option"
 import type { unhandled } from "effect/Types"
 import * as DeferredResponse from "../internal/DeferredResponse.ts"
 import { InternalServerError, notFound, toResponse } from "../internal/Errors.ts"
+import * as Failures from "../internal/Failures.ts"
 
 /**
  * The user a request authenticated as, for its log line. The logging
@@ -105,7 +106,7 @@ const recover = (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerResponse.
   if (Cause.findErrorOption(cause).pipe(Option.exists(isRouteNotFound))) {
     return Effect.succeed(toResponse(notFound()))
   }
-  return Effect.as(
+  return Failures.unavailable(cause) ?? Effect.as(
     Effect.logError("Unhandled error while serving a request", cause),
     toResponse(new InternalServerError())
   )
