@@ -10,6 +10,7 @@ import * as Layer from "effect/Layer"
 import type * as Redis from "effect/persistence/Redis"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type { MigrationError } from "effect/sql/Migrator"
+import * as SqlErrors from "effect/sql/SqlError"
 import type { SqlError } from "effect/sql/SqlError"
 import * as MemoryAccessCache from "./memory/MemoryAccessCache.ts"
 import { MemoryDatabase } from "./memory/MemoryDatabase.ts"
@@ -206,3 +207,20 @@ export const layerRateLimitsPostgres = (
   url: string,
   options: PgClientLayer.PgClientOptions = { maxConnections: 4 }
 ): Layer.Layer<RateLimitStore, SqlError> => SqlRateLimitStore.layer.pipe(Layer.provide(PgClientLayer.layer(url, options)))
+
+/**
+ * Whether a failure (a storage defect, as repositories report them) means
+ * the database cannot take the work now rather than that the work is wrong:
+ * no connection could be opened in time or the server refused one
+ * (connection errors, PostgreSQL's `53300` too many connections, `57P03`
+ * cannot connect now). Adapters answer these as "try again later".
+ *
+ * @category errors
+ */
+export const isUnavailable = (defect: unknown): boolean => {
+  if (!SqlErrors.isSqlError(defect)) return false
+  const reason = defect.reason
+  if (reason._tag === "ConnectionError") return true
+  const cause = reason.cause as { readonly code?: unknown } | undefined
+  return typeof cause === "object" && cause !== null && (cause.code === "53300" || cause.code === "57P03")
+}

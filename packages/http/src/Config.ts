@@ -18,6 +18,7 @@
  * | `LOG_LEVEL` | | info |
  * | `LOG_FORMAT` (logfmt, json, pretty) | | logfmt: one line per entry |
  * | `PUSH_BOUNCER_URL` | | unset: no push service (POST /mobile_push/register fails with `PUSH_SERVICE_NOT_CONFIGURED`) |
+ * | `MAX_BODY_BYTES` | | the HTTP adapter's default (4 MiB): larger request bodies get a 413 |
  *
  * Each value, from a flag or a variable, is parsed by effect's `Config`:
  * `Config.Boolean`, `Config.LogLevel`, `Config.Literals`, and integers and URLs
@@ -93,6 +94,8 @@ export interface ServerConfig {
    * forwarded to (`PUSH_BOUNCER_URL`); undefined: none configured.
    */
   readonly pushBouncerUrl?: string | undefined
+  /** Larger request bodies are refused with a 413 (`MAX_BODY_BYTES`); undefined: the HTTP adapter's default. */
+  readonly maxBodyBytes?: number | undefined
 }
 
 /** How log entries (one per request, among others) are written to stdout. @category models */
@@ -270,6 +273,11 @@ const settings = {
     expected: "a postgres:// or postgresql:// URL (e.g. postgres://user:password@localhost:5432/teamchat), or memory://"
   },
   dataDir: { name: "DATA_DIR", read: Config.String, expected: "a directory path" },
+  maxBodyBytes: {
+    name: "MAX_BODY_BYTES",
+    read: integerBetween(1024, 1024 * 1024 * 1024),
+    expected: "a whole number of bytes from 1024 to 1073741824"
+  },
   pushBouncerUrl: {
     name: "PUSH_BOUNCER_URL",
     read: (name) => Config.map(Config.schema(Schema.URL.check(Schema.makeFilter(isBouncerUrl)), name), (url) => url.toString()),
@@ -404,6 +412,7 @@ export const server = Effect.fn("Config.server")(function*(overrides: Overrides 
   const logFormat = Option.getOrElse(yield* read(settings.logFormat), (): LogFormat => defaults.logFormat)
   const db = yield* database(overrides)
   const bouncer = yield* pushBouncerUrl
+  const maxBodyBytes = Option.getOrUndefined(yield* read(settings.maxBodyBytes))
   return {
     port: listenPort,
     host,
@@ -415,7 +424,8 @@ export const server = Effect.fn("Config.server")(function*(overrides: Overrides 
     logFormat,
     workers: yield* workers(db, overrides),
     rateLimitStore: yield* rateLimitStore(db),
-    ...(bouncer === undefined ? {} : { pushBouncerUrl: bouncer })
+    ...(bouncer === undefined ? {} : { pushBouncerUrl: bouncer }),
+    ...(maxBodyBytes === undefined ? {} : { maxBodyBytes })
   } satisfies ServerConfig as ServerConfig
 })
 

@@ -458,7 +458,8 @@ export const httpOptions = (config: ServerConfig, overrides: Partial<HttpOptions
   log: true,
   ...overrides,
   demo: config.demo,
-  rateLimit: resolveRateLimit(config.rateLimit, overrides.rateLimit ?? defaultHttpOptions.rateLimit)
+  rateLimit: resolveRateLimit(config.rateLimit, overrides.rateLimit ?? defaultHttpOptions.rateLimit),
+  ...(config.maxBodyBytes === undefined ? {} : { maxBodyBytes: config.maxBodyBytes })
 })
 
 /**

@@ -493,6 +493,19 @@ describe("Config", () => {
       })
     }))
 
+  it.effect("MAX_BODY_BYTES sets the request body limit of the served options (default 4 MiB)", () =>
+    Effect.gen(function*() {
+      const config = yield* load({ MAX_BODY_BYTES: "65536" })
+      assert.strictEqual(config.maxBodyBytes, 65536)
+      assert.strictEqual(Server.httpOptions(config).maxBodyBytes, 65536)
+      assert.strictEqual(Server.httpOptions(yield* load({})).maxBodyBytes, 4 * 1024 * 1024)
+      const error = yield* Effect.flip(load({ MAX_BODY_BYTES: "12" }))
+      assert.strictEqual(
+        error.message,
+        "invalid MAX_BODY_BYTES \"12\": expected a whole number of bytes from 1024 to 1073741824"
+      )
+    }))
+
   it.effect("reads the environment; flags win; empty variables count as unset", () =>
     Effect.gen(function*() {
       const env = {

@@ -28,6 +28,7 @@ const table: ReadonlyArray<readonly [ZulipError.ZulipError, number]> = [
   [new Errors.NotValidJson({ var_name: "to" }), 400],
   [new Errors.ArgumentNotValidJson({ var_name: "field_type" }), 400],
   [new Errors.TooSmall({ var_name: "num_after" }), 400],
+  [new Errors.TooManyItems({ var_name: "alert_words", max_items: 1000 }), 400],
   [new Errors.TooLarge({ var_name: "history_limit_days" }), 400],
   [new Errors.TooLong({ var_name: "name", max_length: 40 }), 400],
   [new Errors.TooShort({ var_name: "password" }), 400],
@@ -178,7 +179,8 @@ const table: ReadonlyArray<readonly [ZulipError.ZulipError, number]> = [
   // the HTTP adapter's own errors
   [new HttpErrors.PayloadTooLarge({ max_bytes: 256 }), 413],
   [new HttpErrors.NullCharacters({ var_name: "content" }), 400],
-  [new HttpErrors.InternalServerError(), 500]
+  [new HttpErrors.InternalServerError(), 500],
+  [new HttpErrors.ServiceUnavailable(), 503]
 ]
 
 const challenge = { "WWW-Authenticate": "Basic realm=\"zulip\"" }
@@ -197,7 +199,8 @@ describe("ErrorStatus", () => {
       "NotFoundRoute",
       "PayloadTooLarge",
       "NullCharacters",
-      "InternalServerError"
+      "InternalServerError",
+      "ServiceUnavailable"
     ].sort()
     assert.deepStrictEqual(tested, all)
     assert.strictEqual(new Set(all).size, all.length)
@@ -208,6 +211,7 @@ describe("ErrorStatus", () => {
       assert.deepStrictEqual(ErrorStatus.headers(e), challenge)
     }
     assert.deepStrictEqual(ErrorStatus.headers(new Errors.RateLimitHit({ retry_after_seconds: 2.5 })), { "Retry-After": "2.5" })
+    assert.deepStrictEqual(ErrorStatus.headers(new HttpErrors.ServiceUnavailable()), { "Retry-After": "1" })
     assert.deepStrictEqual(ErrorStatus.headers(new Errors.InvalidApiKey()), {})
     assert.deepStrictEqual(ErrorStatus.headers(new Errors.StreamDoesNotExist({ stream_id: 1 })), {})
   })

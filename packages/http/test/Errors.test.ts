@@ -177,7 +177,7 @@ describe("unknown routes", () => {
         assert.deepStrictEqual(Object.keys(reply.json.paths["/api/v1/users/me/alert_words"]).sort(), ["delete", "get", "post"])
         const me = reply.json.paths["/api/v1/users/me"].get
         assert.deepStrictEqual(me.security, [{ basic: [] }])
-        assert.deepStrictEqual(Object.keys(me.responses), ["200", "400", "401", "403", "404", "413", "429", "500"])
+        assert.deepStrictEqual(Object.keys(me.responses), ["200", "400", "401", "403", "404", "413", "429", "500", "503"])
         const users = reply.json.paths["/api/v1/users"].get
         assert.deepStrictEqual(users.parameters.map((p: { name: string }) => p.name), [
           "client_gravatar",

@@ -408,7 +408,7 @@ describe("defaults", () => {
           rateLimit: { requests: 200, windowSeconds: 60 },
           anonymousRateLimit: { requests: 100, windowSeconds: 60 },
           authenticationRateLimit: { requests: 5, windowSeconds: 1800 },
-          maxBodyBytes: 25 * 1024 * 1024,
+          maxBodyBytes: 4 * 1024 * 1024,
           version: { zulip_version: "11.0-teamchat", zulip_feature_level: 416, zulip_merge_base: "11.0" },
           log: false
         })

@@ -202,6 +202,19 @@ export class TooLong extends ZulipError.make<TooLong>()("TooLong", {
 }) {}
 
 /**
+ * A list parameter with more items than the server takes in one request
+ * (Zulip's "too long" wording, counting items instead of characters).
+ *
+ * @category parameters
+ * @since 0.1.0
+ */
+export class TooManyItems extends ZulipError.make<TooManyItems>()("TooManyItems", {
+  code: "BAD_REQUEST",
+  params: { var_name: Schema.String, max_items: Schema.Int },
+  message: ({ max_items, var_name }) => `${var_name} is too long (limit: ${max_items} items)`
+}) {}
+
+/**
  * @category parameters
  * @since 0.1.0
  */
@@ -284,6 +297,7 @@ export const ParameterErrors = [
   TooSmall,
   TooLarge,
   TooLong,
+  TooManyItems,
   TooShort,
   CannotBeBlank,
   RequiredStringBlank,

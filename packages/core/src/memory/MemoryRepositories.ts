@@ -23,6 +23,7 @@ import {
   UserRepo,
   UserSettingsRepo
 } from "../ports/Repositories.ts"
+import type { Insert } from "../ports/Repositories.ts"
 
 const byId = <A extends { readonly id: number }>(rows: Iterable<A>): Array<A> =>
   Array.from(rows).sort((a, b) => a.id - b.id)
@@ -193,18 +194,20 @@ export const groupRepo = Layer.effect(
     }))
 )
 
+const insertChannel = (db: MemoryDatabase["Service"], row: Insert<Channel>): Channel => {
+  const channel: Channel = { ...row, id: channelId(db.nextId("channels")) }
+  db.tables.channels.set(channel.id, channel)
+  db.accessChanged(channel.realm_id)
+  return channel
+}
+
 /** @category layers */
 export const channelRepo = Layer.effect(
   ChannelRepo,
   MemoryDatabase.useSync((db) =>
     ChannelRepo.of({
-      insert: (row) =>
-        Effect.sync(() => {
-          const channel: Channel = { ...row, id: channelId(db.nextId("channels")) }
-          db.tables.channels.set(channel.id, channel)
-          db.accessChanged(channel.realm_id)
-          return channel
-        }),
+      insert: (row) => Effect.sync(() => insertChannel(db, row)),
+      insertMany: (rows) => Effect.sync(() => rows.map((row) => insertChannel(db, row))),
       update: (channel) =>
         Effect.sync(() => {
           if (replace(db.tables.channels, channel)) db.accessChanged(channel.realm_id)
@@ -226,21 +229,28 @@ export const channelRepo = Layer.effect(
 
 const subscriptionOrder = (a: Subscription, b: Subscription) => a.channel_id - b.channel_id || a.user_id - b.user_id
 
+const upsertSubscription = (db: MemoryDatabase["Service"], sub: Subscription): void => {
+  db.tables.subscriptions.set(edge(sub.user_id, sub.channel_id), sub)
+  db.accessChanged(db.tables.channels.get(sub.channel_id)?.realm_id)
+}
+
 /** @category layers */
 export const subscriptionRepo = Layer.effect(
   SubscriptionRepo,
   MemoryDatabase.useSync((db) =>
     SubscriptionRepo.of({
-      upsert: (sub) =>
-        Effect.sync(() => {
-          db.tables.subscriptions.set(edge(sub.user_id, sub.channel_id), sub)
-          db.accessChanged(db.tables.channels.get(sub.channel_id)?.realm_id)
-        }),
+      upsert: (sub) => Effect.sync(() => upsertSubscription(db, sub)),
+      upsertMany: (subs) => Effect.sync(() => subs.forEach((sub) => upsertSubscription(db, sub))),
       find: (user, channel) => Effect.sync(() => db.tables.subscriptions.get(edge(user, channel))),
       listByUser: (user) =>
         Effect.sync(() =>
           Array.from(db.tables.subscriptions.values()).filter((s) => s.user_id === user).sort(subscriptionOrder)
         ),
+      listByUsers: (users) =>
+        Effect.sync(() => {
+          const wanted = new Set(users)
+          return Array.from(db.tables.subscriptions.values()).filter((s) => wanted.has(s.user_id)).sort(subscriptionOrder)
+        }),
       listByChannel: (channel) =>
         Effect.sync(() =>
           Array.from(db.tables.subscriptions.values()).filter((s) => s.channel_id === channel).sort(subscriptionOrder)

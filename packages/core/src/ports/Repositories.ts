@@ -93,6 +93,8 @@ export class GroupRepo extends Context.Service<GroupRepo, {
 /** @category services */
 export class ChannelRepo extends Context.Service<ChannelRepo, {
   insert(channel: Insert<Channel>): Effect.Effect<Channel>
+  /** Inserts several channels in one write; returns them in the order given. */
+  insertMany(channels: ReadonlyArray<Insert<Channel>>): Effect.Effect<ReadonlyArray<Channel>>
   update(channel: Channel): Effect.Effect<void>
   findById(id: ChannelId): Effect.Effect<Channel | undefined>
   /** Case-insensitive name match within one organization. */
@@ -110,9 +112,13 @@ export class ChannelRepo extends Context.Service<ChannelRepo, {
 export class SubscriptionRepo extends Context.Service<SubscriptionRepo, {
   /** Inserts or replaces the row for (user_id, channel_id). */
   upsert(subscription: Subscription): Effect.Effect<void>
+  /** `upsert` of several rows in one write (at most one row per user and channel). */
+  upsertMany(subscriptions: ReadonlyArray<Subscription>): Effect.Effect<void>
   find(userId: UserId, channelId: ChannelId): Effect.Effect<Subscription | undefined>
   /** Rows of one user, active or not, by channel id. */
   listByUser(userId: UserId): Effect.Effect<ReadonlyArray<Subscription>>
+  /** Rows of several users, active or not, by channel id then user id. */
+  listByUsers(userIds: ReadonlyArray<UserId>): Effect.Effect<ReadonlyArray<Subscription>>
   /** Rows of one channel, active or not, by user id. */
   listByChannel(channelId: ChannelId): Effect.Effect<ReadonlyArray<Subscription>>
   /** Rows of every channel of the organization, by channel id then user id. */

@@ -73,6 +73,12 @@ const noChannels: ReadonlySet<ChannelId> = new Set()
 /** @category services */
 export class Channels extends Context.Service<Channels, {
   create(realmId: RealmId, input: NewChannel): Effect.Effect<Channel, BadRequest>
+  /**
+   * Creates several channels at once, in a bounded number of statements
+   * (POST /users/me/subscriptions); the same checks and events as `create`
+   * for each, in the order given.
+   */
+  createMany(realmId: RealmId, inputs: ReadonlyArray<NewChannel>): Effect.Effect<ReadonlyArray<Channel>, BadRequest>
   findById(id: ChannelId): Effect.Effect<Channel | undefined>
   findByName(realmId: RealmId, name: string): Effect.Effect<Channel | undefined>
   /** Subscribes users (idempotent); returns the users newly subscribed. */
@@ -113,76 +119,102 @@ export class Channels extends Context.Service<Channels, {
           return { realm, ctx: yield* loadAccess(realm) }
         })
 
-      const create = Effect.fn("Channels.create")(function*(realmId: RealmId, input: NewChannel) {
+      const checkNew = (input: NewChannel): Effect.Effect<{ name: string; description: string }, BadRequest> => {
         const name = input.name.trim()
-        if (name.length === 0) return yield* new BadRequest({ msg: "Channel name can't be empty." })
+        if (name.length === 0) return Effect.fail(new BadRequest({ msg: "Channel name can't be empty." }))
         if (name.length > MaxChannelNameLength) {
-          return yield* new BadRequest({ msg: `Channel name too long (limit: ${MaxChannelNameLength} characters).` })
+          return Effect.fail(new BadRequest({ msg: `Channel name too long (limit: ${MaxChannelNameLength} characters).` }))
         }
         const description = input.description ?? ""
         if (description.length > MaxChannelDescriptionLength) {
-          return yield* new BadRequest({ msg: `description is too long (limit: ${MaxChannelDescriptionLength} characters)` })
+          return Effect.fail(
+            new BadRequest({ msg: `description is too long (limit: ${MaxChannelDescriptionLength} characters)` })
+          )
         }
+        return Effect.succeed({ name, description })
+      }
+
+      // Any number of channels in a bounded number of statements: one name
+      // check, one insert, one read of the organization, one publication.
+      const createMany = Effect.fn("Channels.createMany")(function*(realmId: RealmId, inputs: ReadonlyArray<NewChannel>) {
+        const checked: Array<{ name: string; description: string; input: NewChannel }> = []
+        for (const input of inputs) checked.push({ ...(yield* checkNew(input)), input })
+        if (checked.length === 0) return []
         return yield* tx.withTransaction(Effect.gen(function*() {
           // Concurrent creators of one name wait here; the later ones then see it.
           yield* channels.lockNames(realmId)
-          if ((yield* channels.findByName(realmId, name)) !== undefined) {
-            return yield* new BadRequest({ msg: `Channel '${name}' already exists` })
+          const taken = new Set<string>()
+          if (checked.length === 1) {
+            const clash = yield* channels.findByName(realmId, checked[0]!.name)
+            if (clash !== undefined) taken.add(clash.name.toLowerCase())
+          } else {
+            for (const channel of yield* channels.listByRealm(realmId)) taken.add(channel.name.toLowerCase())
           }
-          const creator = input.creator_id ?? null
-          // The creator must be a user of the organization (SQL enforces
+          for (const { name } of checked) {
+            if (taken.has(name.toLowerCase())) return yield* new BadRequest({ msg: `Channel '${name}' already exists` })
+            taken.add(name.toLowerCase())
+          }
+          // Each creator must be a user of the organization (SQL enforces
           // existence with a foreign key; the memory backend would not).
-          if (creator !== null && (yield* users.findById(creator))?.realm_id !== realmId) {
-            return yield* new BadRequest({ msg: "No such user" })
+          const creators = new Set<UserId>()
+          for (const { input } of checked) if (input.creator_id !== undefined && input.creator_id !== null) creators.add(input.creator_id)
+          for (const creator of creators) {
+            if ((yield* users.findById(creator))?.realm_id !== realmId) return yield* new BadRequest({ msg: "No such user" })
           }
           const ids = yield* organizations.systemGroups(realmId)
           const now = yield* Clock.currentTimeMillis
-          const inviteOnly = input.invite_only ?? false
           const nobody: GroupId = ids["role:nobody"]
-          const channel = yield* channels.insert({
-            realm_id: realmId,
-            name,
-            description,
-            rendered_description: renderDescription(description),
-            date_created: Math.floor(now / 1000),
-            creator_id: creator,
-            invite_only: inviteOnly,
-            is_web_public: input.is_web_public ?? false,
-            is_archived: false,
-            // Zulip: public channels always share their history with subscribers.
-            history_public_to_subscribers: inviteOnly ? input.history_public_to_subscribers ?? false : true,
-            message_retention_days: input.message_retention_days ?? null,
-            topics_policy: input.topics_policy ?? "inherit",
-            first_message_id: null,
-            folder_id: null,
-            is_recently_active: true,
-            is_default: input.is_default ?? false,
-            settings: {
-              can_add_subscribers_group: nobody,
-              can_remove_subscribers_group: ids["role:administrators"],
-              can_administer_channel_group: creator === null ? nobody : { direct_members: [creator], direct_subgroups: [] },
-              can_delete_any_message_group: nobody,
-              can_delete_own_message_group: ids["role:everyone"],
-              can_move_messages_out_of_channel_group: nobody,
-              can_move_messages_within_channel_group: nobody,
-              can_send_message_group: ids["role:everyone"],
-              can_subscribe_group: nobody,
-              can_resolve_topics_group: nobody
+          const created = yield* channels.insertMany(checked.map(({ description, input, name }) => {
+            const creator = input.creator_id ?? null
+            const inviteOnly = input.invite_only ?? false
+            return {
+              realm_id: realmId,
+              name,
+              description,
+              rendered_description: renderDescription(description),
+              date_created: Math.floor(now / 1000),
+              creator_id: creator,
+              invite_only: inviteOnly,
+              is_web_public: input.is_web_public ?? false,
+              is_archived: false,
+              // Zulip: public channels always share their history with subscribers.
+              history_public_to_subscribers: inviteOnly ? input.history_public_to_subscribers ?? false : true,
+              message_retention_days: input.message_retention_days ?? null,
+              topics_policy: input.topics_policy ?? "inherit",
+              first_message_id: null,
+              folder_id: null,
+              is_recently_active: true,
+              is_default: input.is_default ?? false,
+              settings: {
+                can_add_subscribers_group: nobody,
+                can_remove_subscribers_group: ids["role:administrators"],
+                can_administer_channel_group: creator === null ? nobody : { direct_members: [creator], direct_subgroups: [] },
+                can_delete_any_message_group: nobody,
+                can_delete_own_message_group: ids["role:everyone"],
+                can_move_messages_out_of_channel_group: nobody,
+                can_move_messages_within_channel_group: nobody,
+                can_send_message_group: ids["role:everyone"],
+                can_subscribe_group: nobody,
+                can_resolve_topics_group: nobody
+              }
             }
-          })
+          }))
           // Zulip's send_stream_creation_event: to everyone who can see it exists.
           const { ctx } = yield* accessContext(realmId)
-          yield* events.publish(
+          yield* events.publishAll(
             realmId,
-            {
-              type: "stream",
-              op: "create",
-              streams: [streamObject(ctx, channel)]
-            },
-            Audience.channelMetadata(channel.id)
+            created.map((channel) => ({
+              event: { type: "stream", op: "create", streams: [streamObject(ctx, channel)] },
+              audience: Audience.channelMetadata(channel.id)
+            }))
           )
-          return channel
+          return created
         }))
+      })
+
+      const create = Effect.fn("Channels.create")(function*(realmId: RealmId, input: NewChannel) {
+        const [channel] = yield* createMany(realmId, [input])
+        return channel!
       })
 
       const subscribe = Effect.fn("Channels.subscribe")((channelId: ChannelId, userIds: ReadonlyArray<UserId>) =>
@@ -322,6 +354,7 @@ export class Channels extends Context.Service<Channels, {
       return Channels.of({
         update,
         create,
+        createMany,
         findById: (id) => channels.findById(id),
         findByName: (realmId, name) => channels.findByName(realmId, name),
         subscribe,

@@ -12,7 +12,14 @@ import type { Channel, Subscription, SubscriptionProperties } from "../domain/Ch
 import { MaxChannelNameLength, newSubscriptionProperties } from "../domain/Channel.ts"
 import { ChannelId, UserId } from "../domain/Ids.ts"
 import type { User } from "../domain/User.ts"
-import { BadRequest, InsufficientPermission, InvalidChannelId, NoSuchUser, StreamNameDoesNotExist } from "../errors/Errors.ts"
+import {
+  BadRequest,
+  InsufficientPermission,
+  InvalidChannelId,
+  NoSuchUser,
+  StreamNameDoesNotExist,
+  TooManyItems
+} from "../errors/Errors.ts"
 import { Events } from "./events/Events.ts"
 import { Audience } from "../domain/Event.ts"
 import { accessOfRequest, canReadChannel, canSeeChannel, makeAccessLoader, postPolicyGroupsIn } from "./internal/access.ts"
@@ -82,8 +89,37 @@ export const SubscriptionPropertyNames = [
   "wildcard_mentions_notify"
 ] as const
 
+/** Channels one subscribe or unsubscribe request may name. @category constants */
+export const MaxSubscriptionsPerRequest = 1000
+
+/** Users one subscribe or unsubscribe request may name in `principals`. @category constants */
+export const MaxPrincipalsPerRequest = 1000
+
+/** Channels × principals of one subscribe or unsubscribe request. @category constants */
+export const MaxSubscriptionPairsPerRequest = 20_000
+
+/** Changes one POST /users/me/subscriptions/properties may carry. @category constants */
+export const MaxPropertyChangesPerRequest = 1000
+
 /** @category errors */
-export type SubscribeError = BadRequest | InsufficientPermission | NoSuchUser
+export type SubscribeError = BadRequest | InsufficientPermission | NoSuchUser | TooManyItems
+
+/** The request's size checked against the limits above, before any work. */
+const checkSize = (channels: number, principals: ReadonlyArray<unknown> | undefined): Effect.Effect<void, TooManyItems | BadRequest> => {
+  if (channels > MaxSubscriptionsPerRequest) {
+    return Effect.fail(new TooManyItems({ var_name: "subscriptions", max_items: MaxSubscriptionsPerRequest }))
+  }
+  const users = principals === undefined || principals.length === 0 ? 1 : principals.length
+  if (users > MaxPrincipalsPerRequest) {
+    return Effect.fail(new TooManyItems({ var_name: "principals", max_items: MaxPrincipalsPerRequest }))
+  }
+  if (channels * users > MaxSubscriptionPairsPerRequest) {
+    return Effect.fail(new BadRequest({
+      msg: `Too many subscription changes in one request (limit: ${MaxSubscriptionPairsPerRequest} user-channel pairs).`
+    }))
+  }
+  return Effect.void
+}
 
 const codePointOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
@@ -113,12 +149,12 @@ export class Subscriptions extends Context.Service<Subscriptions, {
   unsubscribe(
     principal: Principal,
     request: UnsubscribeRequest
-  ): Effect.Effect<UnsubscribeResult, StreamNameDoesNotExist | InsufficientPermission | NoSuchUser>
+  ): Effect.Effect<UnsubscribeResult, StreamNameDoesNotExist | InsufficientPermission | NoSuchUser | TooManyItems | BadRequest>
   /** POST /users/me/subscriptions/properties. */
   updateProperties(
     principal: Principal,
     changes: ReadonlyArray<SubscriptionPropertyChange>
-  ): Effect.Effect<void, BadRequest | InvalidChannelId>
+  ): Effect.Effect<void, BadRequest | InvalidChannelId | TooManyItems>
 }>()("teamchat/core/services/Subscriptions") {
   static readonly layer = Layer.effect(
     Subscriptions,
@@ -157,6 +193,14 @@ export class Subscriptions extends Context.Service<Subscriptions, {
         return out
       })
 
+      /** The rows of each user, active or not, by channel id: one read for every user. */
+      const rowsByUser = (users: ReadonlyArray<User>) =>
+        Effect.map(subscriptions.listByUsers(users.map((u) => u.id)), (rows) => {
+          const out = new Map<UserId, Map<ChannelId, Subscription>>(users.map((u) => [u.id, new Map()]))
+          for (const row of rows) out.get(row.user_id)?.set(row.channel_id, row)
+          return out
+        })
+
       const list = Effect.fn("Subscriptions.list")(function*(
         principal: Principal,
         options: { readonly includeSubscribers: boolean }
@@ -174,6 +218,7 @@ export class Subscriptions extends Context.Service<Subscriptions, {
       })
 
       const subscribe = Effect.fn("Subscriptions.subscribe")(function*(principal: Principal, request: SubscribeRequest) {
+        yield* checkSize(request.subscriptions.length, request.principals)
         const names: Array<{ name: string; description: string | undefined }> = []
         for (const item of request.subscriptions) {
           const name = yield* checkChannelName(item.name)
@@ -248,9 +293,9 @@ export class Subscriptions extends Context.Service<Subscriptions, {
             !(actor.role <= 200)) {
             return yield* new InsufficientPermission()
           }
-          const created: Array<Channel> = []
-          for (const n of toCreate) {
-            created.push(yield* channelsService.create(principal.realm.id, {
+          const created = yield* channelsService.createMany(
+            principal.realm.id,
+            toCreate.map((n) => ({
               name: n.name,
               ...(n.description === undefined ? {} : { description: n.description }),
               invite_only: request.invite_only ?? false,
@@ -262,23 +307,25 @@ export class Subscriptions extends Context.Service<Subscriptions, {
               ...(request.message_retention_days === undefined ? {} : { message_retention_days: request.message_retention_days }),
               creator_id: actor.id
             }))
-          }
+          )
           const middle = yield* context(principal)
           const subscribed: Record<string, Array<string>> = {}
           const already: Record<string, Array<string>> = {}
           const added = new Map<ChannelId, Array<UserId>>()
           const written = new Map<string, Subscription>()
+          // Every target's rows in one read, every new row in one write.
+          const rowsOf = yield* rowsByUser(targets)
           for (const channel of [...created, ...authorized]) {
             for (const user of targets) {
-              const current = yield* subscriptions.find(user.id, channel.id)
+              const mine = rowsOf.get(user.id)!
+              const current = mine.get(channel.id)
               if (current?.active === true) {
                 ;(already[String(user.id)] ??= []).push(channel.name)
                 continue
               }
-              const properties = current?.properties ??
-                newSubscriptionProperties(yield* subscriptions.listByUser(user.id))
+              const properties = current?.properties ?? newSubscriptionProperties(Array.from(mine.values()))
               const row: Subscription = { user_id: user.id, channel_id: channel.id, active: true, properties }
-              yield* subscriptions.upsert(row)
+              mine.set(channel.id, row)
               written.set(`${user.id}:${channel.id}`, row)
               ;(subscribed[String(user.id)] ??= []).push(channel.name)
               let list = added.get(channel.id)
@@ -286,6 +333,7 @@ export class Subscriptions extends Context.Service<Subscriptions, {
               list.push(user.id)
             }
           }
+          yield* subscriptions.upsertMany(Array.from(written.values()))
           if (added.size > 0) {
             const after = yield* context(principal)
             yield* events.publishAll(
@@ -301,7 +349,7 @@ export class Subscriptions extends Context.Service<Subscriptions, {
       })
 
       const unsubscribe = Effect.fn("Subscriptions.unsubscribe")((principal: Principal, request: UnsubscribeRequest) =>
-        tx.withTransaction(Effect.gen(function*() {
+        Effect.andThen(checkSize(request.subscriptions.length, request.principals), tx.withTransaction(Effect.gen(function*() {
           const before = yield* context(principal)
           const actor = principal.user
           const targets = yield* resolvePrincipals(before, principal, request.principals)
@@ -323,33 +371,40 @@ export class Subscriptions extends Context.Service<Subscriptions, {
           const removed: Array<string> = []
           const notRemoved: Array<string> = []
           const changes = new Map<ChannelId, Array<UserId>>()
+          const rowsOf = yield* rowsByUser(targets)
+          const written: Array<Subscription> = []
           for (const user of targets) {
             for (const channel of wanted) {
-              const current = yield* subscriptions.find(user.id, channel.id)
+              const current = rowsOf.get(user.id)!.get(channel.id)
               if (current?.active !== true) {
                 notRemoved.push(channel.name)
                 continue
               }
-              yield* subscriptions.upsert({ ...current, active: false })
+              written.push({ ...current, active: false })
               removed.push(channel.name)
               let list = changes.get(channel.id)
               if (list === undefined) changes.set(channel.id, list = [])
               list.push(user.id)
             }
           }
+          yield* subscriptions.upsertMany(written)
           if (changes.size > 0) {
             const after = yield* context(principal)
             yield* events.publishAll(principal.realm.id, subscriptionRemoveEvents(before, after, after.state.realm, changes))
           }
           return { removed, not_removed: notRemoved } satisfies UnsubscribeResult
-        }))
+        })))
       )
 
       const updateProperties = Effect.fn("Subscriptions.updateProperties")((
         principal: Principal,
         changes: ReadonlyArray<SubscriptionPropertyChange>
       ) =>
-        tx.withTransaction(Effect.gen(function*() {
+        Effect.andThen(
+          changes.length > MaxPropertyChangesPerRequest
+            ? Effect.fail(new TooManyItems({ var_name: "subscription_data", max_items: MaxPropertyChangesPerRequest }))
+            : Effect.void,
+          tx.withTransaction(Effect.gen(function*() {
           const ctx = yield* context(principal)
           for (const change of changes) {
             const property = change.property
@@ -392,7 +447,7 @@ export class Subscriptions extends Context.Service<Subscriptions, {
               updates.map((event) => ({ event, audience: Audience.users([principal.user.id]) }))
             )
           }
-        }))
+        })))
       )
 
       return Subscriptions.of({ list, subscribe, unsubscribe, updateProperties })

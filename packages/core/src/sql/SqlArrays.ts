@@ -24,3 +24,12 @@ export const bigintArray = (sql: Statement.Constructor, ids: ReadonlyArray<numbe
  */
 export const inIds = (sql: Statement.Constructor, column: string, ids: ReadonlyArray<number>): Statement.Fragment =>
   sql`${sql(column)} = ANY(${bigintArray(sql, ids.filter(Number.isSafeInteger))})`
+
+/**
+ * `values` as one JSON text parameter, for `jsonb_array_elements_text(...::jsonb)`
+ * and `jsonb_to_recordset(...::jsonb)`: lists of strings or records of any
+ * length in one parameter, read the same on both drivers.
+ *
+ * @category constructors
+ */
+export const jsonList = (values: ReadonlyArray<unknown>): string => JSON.stringify(values)

@@ -32,7 +32,7 @@ import {
   UserRepo,
   UserSettingsRepo
 } from "../ports/Repositories.ts"
-import { bigintArray, inIds } from "./SqlArrays.ts"
+import { bigintArray, inIds, jsonList } from "./SqlArrays.ts"
 import type { Insert } from "../ports/Repositories.ts"
 
 // ---------------------------------------------------------------------------
@@ -398,6 +398,34 @@ export const channelRepo = Layer.effect(
         const channel: Channel = { ...row, id: fromRow.channelId(int(inserted!.id)) }
         return channel
       }, Effect.orDie),
+      // One statement for any number: the rows as one JSON parameter, in
+      // order; their ids are matched back by name (unique in an organization).
+      insertMany: Effect.fn("ChannelRepo.insertMany")(function*(rows: ReadonlyArray<Insert<Channel>>) {
+        if (rows.length === 0) return []
+        const inserted = yield* sql<{ id: unknown; realm_id: unknown; name: unknown }>`
+          INSERT INTO channels (realm_id, name, description, rendered_description, date_created, creator_id,
+            invite_only, is_web_public, is_archived, history_public_to_subscribers, message_retention_days,
+            topics_policy, first_message_id, folder_id, is_recently_active, is_default, settings)
+          SELECT r.realm_id, r.name, r.description, r.rendered_description, r.date_created, r.creator_id,
+            r.invite_only, r.is_web_public, r.is_archived, r.history_public_to_subscribers, r.message_retention_days,
+            r.topics_policy, r.first_message_id, r.folder_id, r.is_recently_active, r.is_default, r.settings::jsonb
+          FROM ROWS FROM (jsonb_to_recordset(${jsonList(rows.map(channelColumns))}::jsonb) AS (
+            realm_id bigint, name text, description text, rendered_description text, date_created bigint,
+            creator_id bigint, invite_only boolean, is_web_public boolean, is_archived boolean,
+            history_public_to_subscribers boolean, message_retention_days integer, topics_policy text,
+            first_message_id bigint, folder_id bigint, is_recently_active boolean, is_default boolean,
+            settings text)) WITH ORDINALITY AS r(
+            realm_id, name, description, rendered_description, date_created, creator_id, invite_only, is_web_public,
+            is_archived, history_public_to_subscribers, message_retention_days, topics_policy, first_message_id,
+            folder_id, is_recently_active, is_default, settings, n)
+          ORDER BY r.n
+          RETURNING id, realm_id, name`
+        const ids = new Map(inserted.map((r) => [`${int(r.realm_id)}:${str(r.name).toLowerCase()}`, int(r.id)]))
+        return rows.map((row): Channel => ({
+          ...row,
+          id: fromRow.channelId(ids.get(`${row.realm_id}:${row.name.toLowerCase()}`)!)
+        }))
+      }, Effect.orDie),
       update: Effect.fn("ChannelRepo.update")(function*(channel: Channel) {
         yield* sql`UPDATE channels SET ${sql.update(channelColumns(channel))} WHERE id = ${channel.id}`
       }, Effect.orDie),
@@ -479,6 +507,35 @@ export const subscriptionRepo = Layer.effect(
             audible_notifications = EXCLUDED.audible_notifications,
             wildcard_mentions_notify = EXCLUDED.wildcard_mentions_notify`
       }, Effect.orDie),
+      // One statement for any number of rows: the rows as one JSON parameter.
+      upsertMany: Effect.fn("SubscriptionRepo.upsertMany")(function*(subs: ReadonlyArray<Subscription>) {
+        if (subs.length === 0) return
+        yield* sql`
+          INSERT INTO subscriptions (user_id, channel_id, active, color, pin_to_top, is_muted, desktop_notifications,
+            email_notifications, push_notifications, audible_notifications, wildcard_mentions_notify)
+          SELECT r.user_id, r.channel_id, r.active, r.color, r.pin_to_top, r.is_muted, r.desktop_notifications,
+            r.email_notifications, r.push_notifications, r.audible_notifications, r.wildcard_mentions_notify
+          FROM jsonb_to_recordset(${jsonList(subs.map(subscriptionColumns))}::jsonb) AS r(
+            user_id bigint, channel_id bigint, active boolean, color text, pin_to_top boolean, is_muted boolean,
+            desktop_notifications boolean, email_notifications boolean, push_notifications boolean,
+            audible_notifications boolean, wildcard_mentions_notify boolean)
+          ON CONFLICT (user_id, channel_id) DO UPDATE SET
+            active = EXCLUDED.active,
+            color = EXCLUDED.color,
+            pin_to_top = EXCLUDED.pin_to_top,
+            is_muted = EXCLUDED.is_muted,
+            desktop_notifications = EXCLUDED.desktop_notifications,
+            email_notifications = EXCLUDED.email_notifications,
+            push_notifications = EXCLUDED.push_notifications,
+            audible_notifications = EXCLUDED.audible_notifications,
+            wildcard_mentions_notify = EXCLUDED.wildcard_mentions_notify`
+      }, Effect.orDie),
+      listByUsers: Effect.fn("SubscriptionRepo.listByUsers")(function*(users: ReadonlyArray<UserId>) {
+        if (users.length === 0) return []
+        const rows = yield* sql<Row>`
+          SELECT * FROM subscriptions WHERE ${inIds(sql, "user_id", users)} ORDER BY channel_id, user_id`
+        return rows.map(decodeSubscription)
+      }, Effect.orDie),
       find: Effect.fn("SubscriptionRepo.find")(function*(user: UserId, channel: ChannelId) {
         const rows = yield* sql<Row>`SELECT * FROM subscriptions WHERE user_id = ${user} AND channel_id = ${channel}`
         return first(rows.map(decodeSubscription))
@@ -549,17 +606,30 @@ export const alertWordRepo = Layer.effect(
         }
         return out
       }, Effect.orDie),
+      // One statement each, whatever the number of words: the list is one
+      // JSON parameter (see SqlArrays.ts), deduplicated here so the first
+      // spelling of a word is the one inserted.
       add: Effect.fn("AlertWordRepo.add")(function*(user: UserId, words: ReadonlyArray<string>) {
-        for (const word of words) {
-          yield* sql`
-            INSERT INTO alert_words (user_id, word) VALUES (${user}, ${word})
-            ON CONFLICT (user_id, lower(word)) DO NOTHING`
-        }
+        const seen = new Set<string>()
+        const fresh = words.filter((word) => {
+          const key = word.toLowerCase()
+          if (seen.has(key)) return false
+          seen.add(key)
+          return true
+        })
+        if (fresh.length === 0) return
+        yield* sql`
+          INSERT INTO alert_words (user_id, word)
+          SELECT ${user}, w.word FROM jsonb_array_elements_text(${jsonList(fresh)}::jsonb) WITH ORDINALITY AS w(word, n)
+          ORDER BY w.n
+          ON CONFLICT (user_id, lower(word)) DO NOTHING`
       }, Effect.orDie),
       remove: Effect.fn("AlertWordRepo.remove")(function*(user: UserId, words: ReadonlyArray<string>) {
-        for (const word of words) {
-          yield* sql`DELETE FROM alert_words WHERE user_id = ${user} AND lower(word) = lower(${word})`
-        }
+        if (words.length === 0) return
+        yield* sql`
+          DELETE FROM alert_words
+          WHERE user_id = ${user}
+            AND lower(word) IN (SELECT lower(w) FROM jsonb_array_elements_text(${jsonList(words)}::jsonb) AS w)`
       }, Effect.orDie)
     })
   })

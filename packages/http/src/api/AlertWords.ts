@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import { AlertWords } from "@teamchat/core"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
@@ -13,7 +14,10 @@ import * as Envelope from "../internal/Envelope.ts"
 import * as Params from "../internal/Params.ts"
 import { Authentication } from "./Middleware.ts"
 
-const words = Params.json(Params.shape.list(Params.shape.string), "JSON list of words or phrases.")
+const words = Params.json(
+  Params.shape.list(Params.shape.string, AlertWords.MaxAlertWordsPerRequest),
+  `JSON list of at most ${AlertWords.MaxAlertWordsPerRequest} words or phrases, each at most ${AlertWords.MaxAlertWordLength} characters; a user has at most ${AlertWords.MaxAlertWordsPerUser}.`
+)
 
 const list = Envelope.Success({ alert_words: Schema.Array(Schema.String) })
 

@@ -17,6 +17,7 @@ import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
+import { Subscriptions } from "@teamchat/core"
 import * as Envelope from "../internal/Envelope.ts"
 import * as Params from "../internal/Params.ts"
 import { Authentication } from "./Middleware.ts"
@@ -40,20 +41,27 @@ export const Subscription = Schema.Struct({
   subscribers: Schema.optionalKey(Schema.Array(Schema.Int))
 })
 
+const { MaxPrincipalsPerRequest, MaxPropertyChangesPerRequest, MaxSubscriptionPairsPerRequest, MaxSubscriptionsPerRequest } =
+  Subscriptions
+
 /** User ids (preferred) or API email addresses. @category schemas */
 export const Principals = Params.json(
-  Params.shape.oneOf<ReadonlyArray<number | string>>(
-    Params.shape.list(Params.shape.integer),
-    Params.shape.list(Params.shape.string)
+  Params.shape.atMost(
+    MaxPrincipalsPerRequest,
+    Params.shape.oneOf<ReadonlyArray<number | string>>(
+      Params.shape.list(Params.shape.integer),
+      Params.shape.list(Params.shape.string)
+    )
   ),
-  "JSON list of user ids (preferred) or of API email addresses; absent: the caller."
+  `JSON list of at most ${MaxPrincipalsPerRequest} user ids (preferred) or API email addresses; absent: the caller.`
 )
 
 const subscriptionRequests = Params.shape.list(
   Params.shape.struct<{ name: string; description?: string }>(
     { name: Params.shape.string, description: Params.shape.string },
     ["description"]
-  )
+  ),
+  MaxSubscriptionsPerRequest
 )
 
 const propertyChanges = Params.shape.list(
@@ -61,7 +69,8 @@ const propertyChanges = Params.shape.list(
     stream_id: Params.shape.integer,
     property: Params.shape.string,
     value: Params.shape.oneOf<unknown>(Params.shape.boolean, Params.shape.string)
-  })
+  }),
+  MaxPropertyChangesPerRequest
 )
 
 const namesByUser = Schema.Record(Schema.String, Schema.Array(Schema.String)).annotate({
@@ -79,7 +88,7 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
       query: {
         subscriptions: Params.json(
           subscriptionRequests,
-          "JSON list of `{\"name\": …, \"description\": …}`; channels that do not exist are created."
+          `JSON list of at most ${MaxSubscriptionsPerRequest} \`{"name": …, "description": …}\`; channels that do not exist are created (at most ${MaxSubscriptionPairsPerRequest} channels × principals).`
         ),
         principals: Schema.optionalKey(Principals),
         authorization_errors_fatal: Schema.optionalKey(Params.JsonBoolean),
@@ -97,7 +106,10 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
     }).annotate(OpenApi.Summary, "Subscribe to channels"),
     HttpApiEndpoint.delete("unsubscribe", "/users/me/subscriptions", {
       query: {
-        subscriptions: Params.json(Params.shape.list(Params.shape.string), "JSON list of channel names."),
+        subscriptions: Params.json(
+          Params.shape.list(Params.shape.string, MaxSubscriptionsPerRequest),
+          `JSON list of at most ${MaxSubscriptionsPerRequest} channel names.`
+        ),
         principals: Schema.optionalKey(Principals)
       },
       success: Envelope.Success({
@@ -109,7 +121,7 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
       query: {
         subscription_data: Params.json(
           propertyChanges,
-          "JSON list of `{\"stream_id\": …, \"property\": …, \"value\": …}`."
+          `JSON list of at most ${MaxPropertyChangesPerRequest} \`{"stream_id": …, "property": …, "value": …}\`.`
         )
       },
       success: Envelope.Success({})

@@ -32,7 +32,10 @@ export interface HttpOptions {
    * address (default 10 per 10 minutes); ignored when `rateLimit` is `false`.
    */
   readonly joinRateLimit?: { readonly requests: number; readonly windowSeconds: number } | undefined
-  /** Larger request bodies get a Zulip-shaped 413 (default 25 MiB). */
+  /**
+   * Larger request bodies get a Zulip-shaped 413 (default 4 MiB), refused by
+   * `Content-Length` before reading and while reading one without it.
+   */
   readonly maxBodyBytes: number
   readonly version: {
     readonly zulip_version: string

@@ -11,7 +11,7 @@ import { Errors, type ZulipError } from "@teamchat/core"
 export const DEFAULT_STATUS = 400
 
 /** The tags of the errors this adapter defines itself (`internal/Errors.ts`). */
-type AdapterTag = "NotFoundRoute" | "PayloadTooLarge" | "NullCharacters" | "InternalServerError"
+type AdapterTag = "NotFoundRoute" | "PayloadTooLarge" | "NullCharacters" | "InternalServerError" | "ServiceUnavailable"
 
 type Tag = Errors.AnyError["_tag"] | AdapterTag
 
@@ -45,7 +45,8 @@ const statuses: { readonly [K in Tag]?: number } = {
   // the adapter's own
   PayloadTooLarge: 413,
   RateLimitHit: 429,
-  InternalServerError: 500
+  InternalServerError: 500,
+  ServiceUnavailable: 503
 }
 
 const noHeaders: Readonly<Record<string, string>> = Object.freeze({})
@@ -55,6 +56,9 @@ const basicChallenge: Readonly<Record<string, string>> = Object.freeze({
   "WWW-Authenticate": "Basic realm=\"zulip\""
 })
 
+// The adapter's 503 (internal/Errors.ts ServiceUnavailable): retry after a second.
+const retryShortly: Readonly<Record<string, string>> = Object.freeze({ "Retry-After": "1" })
+
 /** The HTTP status Zulip answers an error with. */
 export const status = (error: ZulipError.ZulipError): number =>
   statuses[error._tag as Tag] ?? DEFAULT_STATUS
@@ -63,5 +67,6 @@ export const status = (error: ZulipError.ZulipError): number =>
 export const headers = (error: ZulipError.ZulipError): Readonly<Record<string, string>> => {
   if (error.code === "UNAUTHORIZED") return basicChallenge
   if (error instanceof Errors.RateLimitHit) return { "Retry-After": String(error.retry_after_seconds) }
+  if (error._tag === "ServiceUnavailable") return retryShortly
   return noHeaders
 }

@@ -45,6 +45,15 @@ export class InternalServerError extends ZulipError.make<InternalServerError>()(
   message: "Internal server error"
 }) {}
 
+/**
+ * The database could not take the request now (no connection in time, too
+ * many connections): 503 with `Retry-After`, never a 500, so clients retry.
+ */
+export class ServiceUnavailable extends ZulipError.make<ServiceUnavailable>()("ServiceUnavailable", {
+  code: "BAD_REQUEST",
+  message: "The server is too busy to answer this request; try again shortly"
+}) {}
+
 /** The body of an unknown route. */
 export const notFound = (): ZulipError.ZulipError => new NotFoundRoute()
 
@@ -99,5 +108,6 @@ export const ErrorResponses = [
   errorResponse(404, "Not found, or no organization for this host."),
   errorResponse(413, "The request body is too large."),
   errorResponse(429, "Rate limit exceeded."),
-  errorResponse(500, "Internal server error.")
+  errorResponse(500, "Internal server error."),
+  errorResponse(503, "The database is too busy; retry after the `Retry-After` header's seconds.")
 ] as const

@@ -4,17 +4,19 @@
  * it (`DeferredResponse`). Core errors are sent as they are; a parameter
  * that does not decode becomes Zulip's parameter error; an unexpected
  * defect, or a response the API contract cannot encode, is logged and
- * answered with a 500. Interruptions pass through.
+ * answered with a 500, except the database being unavailable (no
+ * connection in time, too many connections: `Persistence.isUnavailable`),
+ * a 503 with `Retry-After`. Interruptions pass through.
  *
  * @internal
  */
-import { ZulipError } from "@teamchat/core"
+import { Persistence, ZulipError } from "@teamchat/core"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import type * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiError from "effect/http-api/HttpApiError"
 import * as Option from "effect/Option"
-import { InternalServerError, toResponse } from "./Errors.ts"
+import { InternalServerError, ServiceUnavailable, toResponse } from "./Errors.ts"
 import * as Params from "./Params.ts"
 
 /** The response for a failure of `group.endpoint` (identifiers, named in the log line of a defect). */
@@ -29,8 +31,19 @@ export const recover = (group: string, endpoint: string) =>
       return Effect.succeed(toResponse(Params.toZulipError(error.cause.issue)))
     }
   }
-  return Effect.as(
+  return unavailable(cause) ?? Effect.as(
     Effect.logError(`Unexpected failure in ${group}.${endpoint}`, cause),
     toResponse(new InternalServerError())
   )
+}
+
+/** The 503 for a cause whose failure or defect is the database being unavailable (logged as a warning). */
+export const unavailable = <E>(cause: Cause.Cause<E>): Effect.Effect<HttpServerResponse.HttpServerResponse> | undefined => {
+  const found = cause.reasons.some((reason) =>
+    (Cause.isDieReason(reason) && Persistence.isUnavailable(reason.defect)) ||
+    (Cause.isFailReason(reason) && Persistence.isUnavailable(reason.error))
+  )
+  return found
+    ? Effect.as(Effect.logWarning("Database unavailable; answered 503", cause), toResponse(new ServiceUnavailable()))
+    : undefined
 }

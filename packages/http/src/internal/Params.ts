@@ -40,13 +40,24 @@ const kinds = {
 } as const
 
 /** @internal */
-export type Kind = keyof typeof kinds
+export type Kind = keyof typeof kinds | "TooManyItems"
+
+/**
+ * The most items any JSON list parameter may hold (its nested lists too);
+ * endpoints with a limit of their own (alert words, subscriptions) refuse
+ * fewer in the core. Beyond it: "x is too long (limit: 10000 items)".
+ */
+export const MaxListItems = 10_000
 
 const kindKey = "~@teamchat/http/ParamErrorKind"
 const argumentKey = "~@teamchat/http/ParamErrorArgument"
+const maxItemsKey = "~@teamchat/http/ParamMaxItems"
 
 const issue = (kind: Kind, input: unknown, options?: SchemaAST.ParseOptions) =>
   new SchemaIssue.InvalidValue({ message: kind, [kindKey]: kind }, input, options)
+
+const tooManyItems = (max: number, input: unknown, options?: SchemaAST.ParseOptions) =>
+  new SchemaIssue.InvalidValue({ message: "TooManyItems", [kindKey]: "TooManyItems", [maxItemsKey]: max }, input, options)
 
 // ---------------------------------------------------------------------------
 // Characters no parameter may hold
@@ -281,6 +292,7 @@ export const JsonIntegerList = Schema.String.annotate({ description: "JSON list 
         if (!parsed.ok) return Effect.fail(issue(parsed.kind, text, options))
         const value = parsed.value
         if (!Array.isArray(value)) return Effect.fail(issue("NotAList", text, options))
+        if (value.length > MaxListItems) return Effect.fail(tooManyItems(MaxListItems, text, options))
         for (let i = 0; i < value.length; i++) {
           const problem = integerProblem(value[i])
           if (problem !== undefined) return Effect.fail(new SchemaIssue.Pointer([i], issue(problem, value[i], options)))
@@ -353,8 +365,15 @@ export const shape = {
     const problem = integerProblem(value)
     return problem === undefined ? value as number : misfit(path, problem)
   }) as Shape<number>,
-  list: <A>(item: Shape<A>): Shape<ReadonlyArray<A>> => (value, path) =>
-    Array.isArray(value) ? value.map((element, i) => item(element, [...path, i])) : misfit(path, "NotAList"),
+  /** A list of at most `max` items (default {@link MaxListItems}). */
+  list: <A>(item: Shape<A>, max: number = MaxListItems): Shape<ReadonlyArray<A>> => (value, path) => {
+    if (!Array.isArray(value)) return misfit(path, "NotAList")
+    if (value.length > max) return misfit(path, "TooManyItems", String(max))
+    return value.map((element, i) => item(element, [...path, i]))
+  },
+  /** `inner`, refusing a list of more than `max` items first (before alternatives of `oneOf` hide why). */
+  atMost: <A>(max: number, inner: Shape<A>): Shape<A> => (value, path) =>
+    Array.isArray(value) && value.length > max ? misfit(path, "TooManyItems", String(max)) : inner(value, path),
   /** A list of exactly two; any other length is "Invalid x". */
   pair: <A>(item: Shape<A>): Shape<readonly [A, A]> => (value, path) => {
     if (!Array.isArray(value)) return misfit(path, "NotAList")
@@ -420,6 +439,8 @@ const misfitIssue = (m: Misfit, input: unknown, options: SchemaAST.ParseOptions)
     ? new SchemaIssue.MissingKey(undefined)
     : m.kind === "Unexpected"
     ? new SchemaIssue.InvalidValue({ message: "unexpected key", [argumentKey]: m.argument }, input, options)
+    : m.kind === "TooManyItems"
+    ? tooManyItems(Number(m.argument), input, options)
     : issue(m.kind, input, options)
   return m.path.length === 0 ? leaf : new SchemaIssue.Pointer(m.path, leaf)
 }
@@ -529,7 +550,7 @@ export const formatLocation = (path: ReadonlyArray<PropertyKey>): string =>
 const kindOf = (leaf: SchemaIssue.Issue): Kind | undefined => {
   if (leaf._tag !== "InvalidValue") return undefined
   const kind = leaf.annotations?.[kindKey]
-  return typeof kind === "string" && kind in kinds ? (kind as Kind) : undefined
+  return typeof kind === "string" && (kind in kinds || kind === "TooManyItems") ? (kind as Kind) : undefined
 }
 
 /**
@@ -548,6 +569,10 @@ export const toZulipError = (failure: SchemaIssue.Issue): ZulipError.ZulipError 
     return new Errors.UnexpectedArgument({ var_name, argument: leaf.annotations[argumentKey] as string })
   }
   const kind = kindOf(leaf)
+  if (kind === "TooManyItems") {
+    const max = leaf._tag === "InvalidValue" ? leaf.annotations?.[maxItemsKey] : undefined
+    return new Errors.TooManyItems({ var_name, max_items: typeof max === "number" ? max : MaxListItems })
+  }
   if (kind !== undefined) return new kinds[kind]({ var_name })
   if (leaf._tag === "InvalidType" && leaf.ast._tag === "String") return new Errors.NotAString({ var_name })
   return new Errors.InvalidParameter({ var_name })

@@ -29,6 +29,7 @@ import * as Option from "effect/Option"
 import type { unhandled } from "effect/Types"
 import * as DeferredResponse from "../internal/DeferredResponse.ts"
 import { allowedMethods, InternalServerError, methodNotAllowed, notFound, toResponse } from "../internal/Errors.ts"
+import * as Failures from "../internal/Failures.ts"
 import { RouteTable } from "../internal/RouteTable.ts"
 
 /**
@@ -120,7 +121,7 @@ const recover = (table: RouteTable["Service"]) =>
   if (Cause.findErrorOption(cause).pipe(Option.exists(isRouteNotFound))) {
     return Effect.map(HttpServerRequest.HttpServerRequest, (request) => noRoute(table, request))
   }
-  return Effect.as(
+  return Failures.unavailable(cause) ?? Effect.as(
     Effect.logError("Unhandled error while serving a request", cause),
     toResponse(new InternalServerError())
   )

@@ -1,0 +1,158 @@
+/**
+ * Bulk requests write in a bounded number of statements, whatever their
+ * length (issue #32: 30,000 alert words were 30,000 INSERTs, 20,000 new
+ * channels 20,000 creations each re-reading the organization). Each case
+ * runs the same request with few and with many items and compares the SQL
+ * statements it ran, counted from the spans effect's SQL client makes
+ * (one per statement, with its text): the counts must be equal.
+ *
+ * The limits themselves (alert words per request and per user, channels and
+ * principals per subscription request) are refused with their exact errors,
+ * on every backend.
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Tracer from "effect/Tracer"
+import type { Principal } from "../../src/domain/Principal.ts"
+import { AlertWords, MaxAlertWordsPerRequest, MaxAlertWordsPerUser } from "../../src/services/AlertWords.ts"
+import { MaxPrincipalsPerRequest, MaxSubscriptionsPerRequest, Subscriptions } from "../../src/services/Subscriptions.ts"
+import { backends, makeOrg, unique } from "../events/fixtures.ts"
+
+/** `self`, with the text of every SQL statement it ran. */
+const statementsOf = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const spans: Array<Tracer.NativeSpan> = []
+    const tracer = Tracer.make({
+      span(options) {
+        const span = new Tracer.NativeSpan(options)
+        spans.push(span)
+        return span
+      }
+    })
+    const result = yield* Effect.withTracer(self, tracer)
+    const statements = spans.flatMap((span) => {
+      const text = span.attributes.get("db.query.text")
+      return typeof text === "string" ? [text.replace(/\s+/g, " ").trim()] : []
+    })
+    return { result, statements }
+  })
+
+const words = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i}`)
+
+for (const backend of ["PGlite", "PostgreSQL"] as const) {
+  describe(`bulk writes on ${backend}: statements do not grow with the items`, () => {
+    layer(backends[backend](), { timeout: "120 seconds" })((it) => {
+      it.effect("POST and DELETE /users/me/alert_words", () =>
+        Effect.gen(function*() {
+          const org = yield* makeOrg
+          const alertWords = yield* AlertWords
+          const few = yield* statementsOf(alertWords.add(org.member, words(2, "few")))
+          const many = yield* statementsOf(alertWords.add(org.other, words(500, "many")))
+          assert.strictEqual(many.result.length, 500)
+          assert.strictEqual(many.statements.length, few.statements.length, many.statements.join("\n"))
+          const fewGone = yield* statementsOf(alertWords.remove(org.member, words(2, "few")))
+          const manyGone = yield* statementsOf(alertWords.remove(org.other, words(500, "many")))
+          assert.deepStrictEqual(manyGone.result, [])
+          assert.strictEqual(manyGone.statements.length, fewGone.statements.length, manyGone.statements.join("\n"))
+        }))
+
+      it.effect("POST /users/me/subscriptions creating channels for several principals", () =>
+        Effect.gen(function*() {
+          const org = yield* makeOrg
+          const subscriptions = yield* Subscriptions
+          const request = (n: number) => {
+            const prefix = unique("bulk")
+            return {
+              subscriptions: Array.from({ length: n }, (_, i) => ({ name: `${prefix}-${i}` })),
+              principals: [org.owner.user.id, org.member.user.id, org.other.user.id]
+            }
+          }
+          // The first request of a process warms what is read once (system groups).
+          yield* subscriptions.subscribe(org.owner, request(1))
+          const few = yield* statementsOf(subscriptions.subscribe(org.owner, request(2)))
+          const many = yield* statementsOf(subscriptions.subscribe(org.owner, request(40)))
+          assert.strictEqual(Object.values(many.result.subscribed).flat().length, 120)
+          assert.strictEqual(many.statements.length, few.statements.length, many.statements.join("\n"))
+          // Subscribing to existing channels: no creation.
+          const existing = (n: number, prefix: string) => ({
+            subscriptions: Array.from({ length: n }, (_, i) => ({ name: `${prefix}-${i}` })),
+            principals: [org.guest.user.id, org.admin.user.id]
+          })
+          const names = (r: typeof many.result) => Object.values(r.subscribed)[0]![0]!.replace(/-\d+$/, "")
+          const joinFew = yield* statementsOf(subscriptions.subscribe(org.owner, existing(2, names(few.result))))
+          const joinMany = yield* statementsOf(subscriptions.subscribe(org.owner, existing(40, names(many.result))))
+          assert.strictEqual(Object.values(joinMany.result.subscribed).flat().length, 80)
+          assert.strictEqual(joinMany.statements.length, joinFew.statements.length, joinMany.statements.join("\n"))
+          // Unsubscribing them again.
+          const leave = (n: number, prefix: string) => ({
+            subscriptions: Array.from({ length: n }, (_, i) => `${prefix}-${i}`),
+            principals: [org.guest.user.id, org.admin.user.id]
+          })
+          const leaveFew = yield* statementsOf(subscriptions.unsubscribe(org.owner, leave(2, names(few.result))))
+          const leaveMany = yield* statementsOf(subscriptions.unsubscribe(org.owner, leave(40, names(many.result))))
+          assert.strictEqual(leaveMany.result.removed.length, 80)
+          assert.strictEqual(leaveMany.statements.length, leaveFew.statements.length, leaveMany.statements.join("\n"))
+        }))
+    })
+  })
+}
+
+for (const backend of ["memory", "PGlite", "PostgreSQL"] as const) {
+  describe(`request limits on ${backend}`, () => {
+    layer(backends[backend](), { timeout: "120 seconds" })((it) => {
+      const failure = <A, E extends { readonly _tag: string; readonly msg: string }, R>(self: Effect.Effect<A, E, R>) =>
+        Effect.map(Effect.flip(self), (error) => ({ tag: error._tag, msg: error.msg }))
+
+      it.effect("alert words: per request and per user", () =>
+        Effect.gen(function*() {
+          const org = yield* makeOrg
+          const alertWords = yield* AlertWords
+          const member: Principal = org.member
+          assert.deepStrictEqual(yield* failure(alertWords.add(member, words(MaxAlertWordsPerRequest + 1, "w"))), {
+            tag: "TooManyItems",
+            msg: `alert_words is too long (limit: ${MaxAlertWordsPerRequest} items)`
+          })
+          assert.deepStrictEqual(yield* failure(alertWords.remove(member, words(MaxAlertWordsPerRequest + 1, "w"))), {
+            tag: "TooManyItems",
+            msg: `alert_words is too long (limit: ${MaxAlertWordsPerRequest} items)`
+          })
+          assert.deepStrictEqual(yield* alertWords.list(member.user.id), [])
+          // At the limit: every word is kept.
+          const full = words(MaxAlertWordsPerUser, "w")
+          assert.strictEqual((yield* alertWords.add(member, full)).length, MaxAlertWordsPerUser)
+          // Words the user has already (in any case) cost nothing; a new one is one too many.
+          assert.strictEqual((yield* alertWords.add(member, ["W0", "w1"])).length, MaxAlertWordsPerUser)
+          assert.deepStrictEqual(yield* failure(alertWords.add(member, ["w0", "new"])), {
+            tag: "BadRequest",
+            msg: `You can have at most ${MaxAlertWordsPerUser} alert words.`
+          })
+          assert.strictEqual((yield* alertWords.list(member.user.id)).length, MaxAlertWordsPerUser)
+          assert.deepStrictEqual(yield* alertWords.remove(member, full), [])
+        }))
+
+      it.effect("subscriptions: channels and principals per request", () =>
+        Effect.gen(function*() {
+          const org = yield* makeOrg
+          const subscriptions = yield* Subscriptions
+          const names = Array.from({ length: MaxSubscriptionsPerRequest + 1 }, (_, i) => `c${i}`)
+          assert.deepStrictEqual(
+            yield* failure(subscriptions.subscribe(org.owner, { subscriptions: names.map((name) => ({ name })) })),
+            { tag: "TooManyItems", msg: `subscriptions is too long (limit: ${MaxSubscriptionsPerRequest} items)` }
+          )
+          assert.deepStrictEqual(
+            yield* failure(subscriptions.unsubscribe(org.owner, { subscriptions: names })),
+            { tag: "TooManyItems", msg: `subscriptions is too long (limit: ${MaxSubscriptionsPerRequest} items)` }
+          )
+          const principals = Array.from({ length: MaxPrincipalsPerRequest + 1 }, (_, i) => i + 1)
+          assert.deepStrictEqual(
+            yield* failure(subscriptions.subscribe(org.owner, { subscriptions: [{ name: "c" }], principals })),
+            { tag: "TooManyItems", msg: `principals is too long (limit: ${MaxPrincipalsPerRequest} items)` }
+          )
+          assert.deepStrictEqual(
+            yield* failure(subscriptions.unsubscribe(org.owner, { subscriptions: ["c"], principals })),
+            { tag: "TooManyItems", msg: `principals is too long (limit: ${MaxPrincipalsPerRequest} items)` }
+          )
+        }))
+    })
+  })
+}

@@ -1,0 +1,3 @@
+import { limitsContract } from "./support/LimitsContract.ts"
+
+limitsContract("memory")
