@@ -303,6 +303,37 @@ describe("concurrent writes on PostgreSQL with two workers", () => {
         }
       }))
 
+    it.effect("an invitation link revoked 8 times at once: one success, one event", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const admin = yield* server.login(accounts.admin)
+        const queue = yield* server.fetch("POST", "/api/v1/register", {
+          as: admin,
+          form: { event_types: JSON.stringify(["invites_changed"]) }
+        })
+        assert.strictEqual(queue.status, 200, queue.text)
+        for (let round = 0; round < rounds / 2; round++) {
+          const made = yield* server.fetch("POST", "/api/v1/invites/multiuse", { as: admin, form: {} })
+          assert.strictEqual(made.status, 200, made.text)
+          const listed = yield* server.fetch("GET", "/api/v1/invites", { as: admin })
+          const id = listed.json.invites.find((i: any) => i.link_url === made.json.invite_link).id
+          const revokes = yield* atOnce(Array.from({ length: 8 }, () =>
+            server.fetch("DELETE", `/api/v1/invites/multiuse/${id}`, { as: admin })))
+          noServerError(revokes)
+          assert.strictEqual(revokes.filter((r) => r.status === 200).length, 1, revokes.map((r) => r.text).join("\n"))
+          for (const reply of revokes.filter((r) => r.status !== 200)) {
+            assert.deepStrictEqual(reply.json, { result: "error", msg: "Invitation has already been revoked", code: "BAD_REQUEST" })
+          }
+        }
+        const polled = yield* server.fetch("GET", "/api/v1/events", {
+          as: admin,
+          query: { queue_id: queue.json.queue_id, last_event_id: "-1", dont_block: "true" }
+        })
+        assert.strictEqual(polled.status, 200, polled.text)
+        // Each round: one for the link made, one for its revocation.
+        assert.strictEqual(polled.json.events.filter((e: any) => e.type === "invites_changed").length, rounds)
+      }))
+
     it.effect("a user deactivated or reactivated 8 times at once: one success, one event", () =>
       Effect.gen(function*() {
         const server = yield* Server

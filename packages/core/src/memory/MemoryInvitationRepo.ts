@@ -22,6 +22,8 @@ export const layer: Layer.Layer<InvitationRepo, never, MemoryDatabase> = Layer.e
           return invitation
         }),
       findById: (id) => Effect.sync(() => db.tables.invitations.get(id)),
+      // One writer at a time: reads in a transaction are current already.
+      findByIdForUpdate: (id) => Effect.sync(() => db.tables.invitations.get(id)),
       findByKeyHash: (hash) =>
         Effect.sync(() => [...db.tables.invitations.values()].find((invitation) => keyHash(invitation.key) === hash)),
       listByRealm: (realmId) =>

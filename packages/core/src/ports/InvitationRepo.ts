@@ -14,6 +14,12 @@ import type { Insert } from "./Repositories.ts"
 export class InvitationRepo extends Context.Service<InvitationRepo, {
   insert(invitation: Insert<Invitation>): Effect.Effect<Invitation>
   findById(id: InvitationId): Effect.Effect<Invitation | undefined>
+  /**
+   * `findById` under a row lock held until the current transaction ends,
+   * for a read a write is decided on (a revocation): a concurrent one waits
+   * and then sees it.
+   */
+  findByIdForUpdate(id: InvitationId): Effect.Effect<Invitation | undefined>
   /** The invitation whose key hashes to `keyHash` (SHA-256, hex). */
   findByKeyHash(keyHash: string): Effect.Effect<Invitation | undefined>
   /** The organization's invitations, by id. */

@@ -320,7 +320,7 @@ export class Invitations extends Context.Service<Invitations, {
         yield* requireMemberOrAdmin(principal.user)
         yield* tx.withTransaction(Effect.gen(function*() {
           const valid = Option.getOrUndefined(InvitationId.makeOption(id))
-          const found = valid === undefined ? undefined : yield* repo.findById(valid)
+          const found = valid === undefined ? undefined : yield* repo.findByIdForUpdate(valid)
           if (found === undefined || found.realm_id !== principal.realm.id) return yield* new NoSuchInvitation()
           if (found.referrer_id !== principal.user.id) yield* checkRole(found.invited_as, principal.user, true)
           if (found.revoked) return yield* new InvitationAlreadyRevoked()

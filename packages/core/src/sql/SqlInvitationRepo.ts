@@ -58,6 +58,10 @@ export const layer: Layer.Layer<InvitationRepo, never, SqlClient.SqlClient> = La
         const rows = yield* sql<Row>`SELECT * FROM multiuse_invites WHERE id = ${id}`
         return rows.length === 0 ? undefined : decode(rows[0]!)
       }, Effect.orDie),
+      findByIdForUpdate: Effect.fn("InvitationRepo.findByIdForUpdate")(function*(id: InvitationId) {
+        const rows = yield* sql<Row>`SELECT * FROM multiuse_invites WHERE id = ${id} FOR UPDATE`
+        return rows.length === 0 ? undefined : decode(rows[0]!)
+      }, Effect.orDie),
       findByKeyHash: Effect.fn("InvitationRepo.findByKeyHash")(function*(hash: string) {
         const rows = yield* sql<Row>`SELECT * FROM multiuse_invites WHERE key_hash = ${hash}`
         return rows.length === 0 ? undefined : decode(rows[0]!)
