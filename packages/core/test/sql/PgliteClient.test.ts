@@ -232,7 +232,8 @@ describe("PgliteClient lifecycle", () => {
         )
         vacuums = row?.vacuums ?? 0
       }
-      assert.strictEqual(vacuums, 1)
+      // At least one: a loaded machine may see two passes between two looks.
+      assert.isAtLeast(vacuums, 1)
     }).pipe(Effect.scoped), 60_000)
 
   it.effect("closes PGlite when the layer's scope closes", () =>
