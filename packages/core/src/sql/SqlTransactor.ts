@@ -6,8 +6,11 @@
  * serialization failure is run again from the start, as a whole (the
  * callbacks of the rolled-back attempt are dropped with it), a few times
  * with a growing, jittered pause: the conflict is the database's
- * scheduling, not the request's fault, so no caller sees it. Nested calls
- * are savepoints of the outer transaction and are never retried alone.
+ * scheduling, not the request's fault, so no caller sees it. A transaction
+ * whose connection is lost before it asks to commit is run again once, on
+ * another connection: nothing of it can have been committed. (Lost during
+ * the commit, it may have been: that is not retried.) Nested calls are
+ * savepoints of the outer transaction and are never retried alone.
  *
  * @since 0.1.0
  */
@@ -27,12 +30,20 @@ export const maxAttempts = 6
 /** The conflicts a new attempt resolves: the reasons PostgreSQL reports for 40P01 and 40001. */
 const conflictReasons: ReadonlySet<string> = new Set(["DeadlockError", "SerializationError"])
 
+/** The SQL errors of `cause`: repositories' defects and the client's failures. */
+const sqlReasons = (cause: Cause.Cause<unknown>): ReadonlyArray<string> =>
+  cause.reasons.flatMap((reason) => {
+    const error = Cause.isDieReason(reason) ? reason.defect : Cause.isFailReason(reason) ? reason.error : undefined
+    return isSqlError(error) ? [error.reason._tag] : []
+  })
+
 /** Whether `cause` is a transaction conflict: a repository's defect or the commit's failure. */
 export const isConflict = (cause: Cause.Cause<unknown>): boolean =>
-  cause.reasons.some((reason) => {
-    const error = Cause.isDieReason(reason) ? reason.defect : Cause.isFailReason(reason) ? reason.error : undefined
-    return isSqlError(error) && conflictReasons.has(error.reason._tag)
-  })
+  sqlReasons(cause).some((tag) => conflictReasons.has(tag))
+
+/** Whether `cause` is a lost or refused connection. */
+export const isConnectionLoss = (cause: Cause.Cause<unknown>): boolean =>
+  sqlReasons(cause).includes("ConnectionError")
 
 /**
  * The pause before attempt `attempt + 1`: up to 5 ms, 10 ms, 20 ms … with
@@ -61,20 +72,24 @@ export const layer: Layer.Layer<Transactor, never, SqlClient.SqlClient> = Layer.
     const toDefect = <A, E, R>(effect: Effect.Effect<A, E | SqlError, R>) =>
       Effect.catchTag(effect, "SqlError", (error) => Effect.die(error)) as Effect.Effect<A, E, R>
 
-    /** One attempt of an outermost transaction, then the next on a conflict. */
-    const attempt = <A, E, R>(effect: Effect.Effect<A, E, R>, n: number): Effect.Effect<A, E, R> =>
+    /**
+     * One attempt of an outermost transaction, then the next on a conflict,
+     * or once on a connection lost before the commit was asked for.
+     */
+    const attempt = <A, E, R>(effect: Effect.Effect<A, E, R>, n: number, reconnected = false): Effect.Effect<A, E, R> =>
       Effect.suspend(() => {
         const actions: Array<Effect.Effect<void>> = []
-        const body = Effect.tap(
-          Effect.provideService(effect, CurrentBeforeCommit, actions),
-          () => runBeforeCommit(actions)
+        let committing = false
+        const body = Effect.provideService(effect, CurrentBeforeCommit, actions).pipe(
+          Effect.tap(() => runBeforeCommit(actions)),
+          Effect.tap(() => Effect.sync(() => void (committing = true)))
         )
         return sql.withTransaction(body).pipe(
-          Effect.catchCause((cause) =>
-            n < maxAttempts && isConflict(cause)
-              ? Effect.andThen(pause(n), attempt(effect, n + 1))
-              : Effect.failCause(cause)
-          ),
+          Effect.catchCause((cause) => {
+            if (n < maxAttempts && isConflict(cause)) return Effect.andThen(pause(n), attempt(effect, n + 1, reconnected))
+            if (!reconnected && !committing && isConnectionLoss(cause)) return attempt(effect, n + 1, true)
+            return Effect.failCause(cause)
+          }),
           toDefect
         )
       }) as Effect.Effect<A, E, R>

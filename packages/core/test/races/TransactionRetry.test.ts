@@ -2,6 +2,7 @@
  * SqlTransactor on PostgreSQL: a transaction that the database aborts as a
  * deadlock victim is run again as a whole, and only the attempt that commits
  * leaves anything behind (its after-commit and before-commit work included);
+ * so is, once, a transaction whose connection is lost before its commit;
  * other failures are not retried. The deadlock is forced: each transaction
  * holds one row and waits for the other to hold the other row before asking
  * for it.
@@ -13,6 +14,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { Transactor } from "../../src/ports/Transactor.ts"
+import * as PgClientLayer from "../../src/sql/PgClientLayer.ts"
 import * as SqlTransactor from "../../src/sql/SqlTransactor.ts"
 import * as TestDatabase from "../../src/testing/TestDatabase.ts"
 
@@ -87,6 +89,48 @@ describe("SqlTransactor on PostgreSQL", () => {
         const rows = yield* sql<{ id: number; v: number }>`SELECT id, v FROM retry_rows ORDER BY id`
         assert.deepStrictEqual(rows.map((r) => [r.id, r.v]), [[1, 2], [2, 2]])
       }))
+
+    it.effect("a transaction whose connection is lost before its commit runs once more, on another connection", () =>
+      Effect.gen(function*() {
+        yield* setup
+        const sql = yield* SqlClient.SqlClient
+        const tx = yield* Transactor
+        const database = yield* TestDatabase.TestDatabase
+        const admin = yield* PgClientLayer.make(database.url, { maxConnections: 1 })
+        const backends: Array<number> = []
+        yield* tx.withTransaction(Effect.gen(function*() {
+          const [row] = yield* sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`
+          backends.push(Number(row!.pid))
+          yield* sql`UPDATE retry_rows SET v = v + 1 WHERE id = 1`
+          // The first attempt's connection dies, as in a restart of the database's backend.
+          if (backends.length === 1) yield* admin`SELECT pg_terminate_backend(${row!.pid})`
+          yield* sql`UPDATE retry_rows SET v = v + 1 WHERE id = 2`
+        }).pipe(Effect.orDie))
+        assert.strictEqual(backends.length, 2)
+        assert.notStrictEqual(backends[0], backends[1])
+        const rows = yield* sql<{ id: number; v: number }>`SELECT id, v FROM retry_rows ORDER BY id`
+        assert.deepStrictEqual(rows.map((r) => [r.id, r.v]), [[1, 1], [2, 1]])
+      }).pipe(Effect.scoped))
+
+    it.effect("a transaction whose connection is lost twice fails (it is run again once only)", () =>
+      Effect.gen(function*() {
+        yield* setup
+        const sql = yield* SqlClient.SqlClient
+        const tx = yield* Transactor
+        const database = yield* TestDatabase.TestDatabase
+        const admin = yield* PgClientLayer.make(database.url, { maxConnections: 1 })
+        let attempts = 0
+        const exit = yield* Effect.exit(tx.withTransaction(Effect.gen(function*() {
+          attempts++
+          const [row] = yield* sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`
+          yield* admin`SELECT pg_terminate_backend(${row!.pid})`
+          yield* sql`UPDATE retry_rows SET v = v + 1 WHERE id = 2`
+        }).pipe(Effect.orDie)))
+        assert.isTrue(Exit.isFailure(exit))
+        assert.strictEqual(attempts, 2)
+        const rows = yield* sql<{ id: number; v: number }>`SELECT id, v FROM retry_rows ORDER BY id`
+        assert.deepStrictEqual(rows.map((r) => [r.id, r.v]), [[1, 0], [2, 0]])
+      }).pipe(Effect.scoped))
 
     it.effect("other failures are not retried, and their before-commit work is dropped", () =>
       Effect.gen(function*() {
