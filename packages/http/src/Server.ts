@@ -14,7 +14,15 @@
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeRedis from "@effect/platform-node/NodeRedis"
-import { DemoData, DemoOrganization, Organizations, Persistence, ScheduledDelivery, Teamchat } from "@teamchat/core"
+import {
+  DemoData,
+  DemoOrganization,
+  EventQueues,
+  Organizations,
+  Persistence,
+  ScheduledDelivery,
+  Teamchat
+} from "@teamchat/core"
 import type { KeyGenerator, PasswordHasher, RateLimitStore } from "@teamchat/core"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
@@ -549,16 +557,23 @@ export const layer = (config: ServerConfig, options: Options = {}) =>
         // `server.close()` closes the keep-alive connections idle at that
         // moment and waits for the others; close each one as soon as its
         // last response is out, instead of after its keep-alive timeout.
+        // Long polls waiting here are answered at once with their heartbeat
+        // (a Zulip answer, their queues kept), so their clients poll again
+        // elsewhere instead of holding the shutdown to its timeout.
+        const queues = yield* EventQueues.EventQueues
         yield* Effect.addFinalizer(() =>
-          Effect.sync(() => {
-            output("teamchat: shutting down…\n")
-            const sweep = setInterval(() => server.closeIdleConnections(), 50).unref()
-            server.once("close", () => clearInterval(sweep))
-          })
+          Effect.andThen(
+            Effect.sync(() => {
+              output("teamchat: shutting down…\n")
+              const sweep = setInterval(() => server.closeIdleConnections(), 50).unref()
+              server.once("close", () => clearInterval(sweep))
+            }),
+            queues.heartbeatAll
+          )
         )
       }))
       // The shortcuts stay in the output: whether they are on can be read.
-      return announce.pipe(Layer.provide(routes), Layer.provideMerge(fastPaths))
+      return announce.pipe(Layer.provide(routes), Layer.provide(ready), Layer.provideMerge(fastPaths))
     }))
     return app.pipe(
       Layer.provideMerge(nodeServer),

@@ -7,6 +7,7 @@
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import * as DemoData from "@teamchat/core/demo/DemoData"
+import { EventQueuesConfig } from "@teamchat/core/services/events/EventQueues"
 import * as Teamchat from "@teamchat/core/Teamchat"
 import * as TestDatabase from "@teamchat/core/testing/TestDatabase"
 import * as Context from "effect/Context"
@@ -38,11 +39,18 @@ const baseConfig: ServerConfig = {
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "teamchat-server-"))
 
 /** Starts the server in `scope`; returns its base URL and everything it printed so far and later. */
-const start = (config: ServerConfig, scope: Scope.Scope, options: Server.Options = {}) =>
+const start = (
+  config: ServerConfig,
+  scope: Scope.Scope,
+  options: Server.Options = {},
+  queues: Partial<EventQueuesConfig> = {}
+) =>
   Effect.gen(function*() {
     const printed: Array<string> = []
     const context = yield* Layer.buildWithScope(
-      Server.layer(config, { ...options, secrets: Teamchat.layerSecretsTest, output: (text) => printed.push(text) }),
+      Server.layer(config, { ...options, secrets: Teamchat.layerSecretsTest, output: (text) => printed.push(text) }).pipe(
+        Layer.provide(Layer.succeed(EventQueuesConfig, { ...EventQueuesConfig.defaultValue(), ...queues }))
+      ),
       scope
     )
     const url = HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address)
@@ -111,6 +119,45 @@ describe("Server on PGlite with the demo organization", () => {
       assert.include(again, "teamchat: demo organization 'Zulip Dev' already present\n")
       assert.notInclude(again, "seeding")
       assert.strictEqual(second.key, first.key)
+      fs.rmSync(dataDir, { recursive: true, force: true })
+    }), { timeout: 120_000 })
+
+  it.live("answers a waiting long poll at once with its heartbeat when shutting down", () =>
+    Effect.gen(function*() {
+      const dataDir = tempDir()
+      const scope = yield* Scope.make()
+      // Shutdown may wait for 10 minutes and a heartbeat comes after an hour:
+      // only the shutdown's own answer to the poll ends it sooner.
+      const { url } = yield* start({ ...baseConfig, database: { _tag: "Pglite", dataDir } }, scope, {
+        gracefulShutdownTimeout: "10 minutes"
+      }, { heartbeatMinMs: 3_600_000, heartbeatMaxMs: 3_600_000 })
+      const key = yield* devFetchApiKey(url, "iago@zulip.com")
+      const auth = { authorization: `Basic ${Buffer.from(`iago@zulip.com:${key}`).toString("base64")}` }
+      const queue = yield* Effect.promise(async () => {
+        const response = await fetch(`${url}/api/v1/register`, {
+          method: "POST",
+          headers: auth,
+          body: new URLSearchParams({ event_types: "[\"alert_words\"]" })
+        })
+        return await response.json() as { queue_id: string; last_event_id: number }
+      })
+      const poll = () =>
+        fetch(`${url}/api/v1/events?queue_id=${queue.queue_id}&last_event_id=${queue.last_event_id}`, {
+          headers: auth
+        }).then(async (response) => ({ status: response.status, body: await response.json() as Record<string, any> }))
+      // Two polls of one queue: the later one to arrive answers the earlier
+      // at once (superseded), so once one has answered the other is waiting.
+      const polls = [poll(), poll()]
+      const first = yield* Effect.promise(() => Promise.race(polls.map((p, i) => p.then(() => i))))
+      const waiting = polls[1 - first]!
+      const closing = yield* Effect.forkChild(Scope.close(scope, Exit.void))
+      const answer = yield* Effect.promise(() => waiting)
+      assert.strictEqual(answer.status, 200)
+      assert.deepStrictEqual(answer.body.events.map((e: any) => e.type), ["heartbeat"])
+      yield* Effect.timeoutOrElse(Fiber.join(closing), {
+        duration: "60 seconds",
+        orElse: () => Effect.die("shutdown did not finish")
+      })
       fs.rmSync(dataDir, { recursive: true, force: true })
     }), { timeout: 120_000 })
 

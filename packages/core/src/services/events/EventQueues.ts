@@ -241,6 +241,12 @@ export class EventQueues extends Context.Service<EventQueues, {
   collectGarbage: Effect.Effect<ReadonlyArray<string>>
   /** Number of polls waiting in this process (for tests and metrics). */
   waitingPolls: Effect.Effect<number>
+  /**
+   * Answers every poll waiting in this process with its heartbeat now: the
+   * process is stopping, and its clients poll again (another process, or
+   * this one once it is back) with their queues kept.
+   */
+  heartbeatAll: Effect.Effect<void>
 }>()("teamchat/core/services/events/EventQueues") {
   static readonly layer: Layer.Layer<EventQueues, never, EventStore | KeyGenerator> = Layer.effect(
     EventQueues,
@@ -538,7 +544,10 @@ export class EventQueues extends Context.Service<EventQueues, {
         poll,
         deleteQueue,
         collectGarbage,
-        waitingPolls: Effect.sync(() => byQueue.size)
+        waitingPolls: Effect.sync(() => byQueue.size),
+        heartbeatAll: Effect.sync(() => {
+          for (const w of [...byQueue.values()]) w.fire()
+        })
       })
     })
   )
