@@ -11,6 +11,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Teamchat from "@teamchat/core/Teamchat"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -20,6 +21,7 @@ import { chromium } from "playwright-core"
 import type { Browser } from "playwright-core"
 import type { ServerConfig } from "../src/Config.ts"
 import * as Server from "../src/Server.ts"
+import { makeManualClock } from "./support/Harness.ts"
 
 const executablePath = process.env.CHROMIUM ?? "/usr/bin/chromium"
 
@@ -34,10 +36,15 @@ const config: ServerConfig = {
   logFormat: "logfmt"
 }
 
+/** The server's clock: the time of day, moved on by the test to expire a link. */
+const clock = makeManualClock(Date.now())
+
 /** The server in the test's scope: its base URL (http://127.0.0.1:port). */
 const startServer = Effect.gen(function*() {
   const context = yield* Layer.build(
-    Server.layer(config, { secrets: Teamchat.layerSecretsTest, output: () => {} })
+    Server.layer(config, { secrets: Teamchat.layerSecretsTest, output: () => {} }).pipe(
+      Layer.provide(Layer.succeed(Clock.Clock, clock.clock))
+    )
   )
   return HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address)
 })
@@ -166,8 +173,8 @@ describe("the join page in Chromium", () => {
       assert.strictEqual(revoked!.status(), 410)
       assert.include(yield* Effect.promise(() => page.getByRole("alert").textContent()), "This invitation link has been revoked.")
 
-      const expiring = (yield* call("POST", "/invites/multiuse", { invite_expires_in_minutes: "0" }, admin)).json.invite_link as string
-      yield* Effect.sleep("5 millis")
+      const expiring = (yield* call("POST", "/invites/multiuse", { invite_expires_in_minutes: "1" }, admin)).json.invite_link as string
+      clock.advance(60_001)
       const expired = yield* Effect.promise(() => page.goto(expiring))
       assert.strictEqual(expired!.status(), 410)
       assert.include(yield* Effect.promise(() => page.getByRole("alert").textContent()), "This invitation link has expired.")
