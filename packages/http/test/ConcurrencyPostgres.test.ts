@@ -16,7 +16,7 @@ import { GroupRepo, RealmRepo, UserRepo } from "@teamchat/core/ports/Repositorie
 import { Users } from "@teamchat/core/services/Users"
 import { UserSettings } from "@teamchat/core/services/UserSettings"
 import * as Effect from "effect/Effect"
-import type { Reply } from "./support/Harness.ts"
+import type { Credentials, Reply } from "./support/Harness.ts"
 import { accounts, realmUrl, Server } from "./support/Harness.ts"
 import { layerTwoWorkers } from "./support/concurrency/TwoWorkers.ts"
 
@@ -49,6 +49,30 @@ const roleGroupsOf = (id: number) =>
         .map((g) => g.name)
         .sort()
     }))
+  })
+
+/** An event queue of `as` for these event types; its id. */
+const registerQueue = (as: Credentials, eventTypes: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const server = yield* Server
+    const queue = yield* server.fetch("POST", "/api/v1/register", {
+      as,
+      form: { event_types: JSON.stringify(eventTypes) }
+    })
+    assert.strictEqual(queue.status, 200, queue.text)
+    return queue.json.queue_id as string
+  })
+
+/** Every event in the queue so far. */
+const queuedEvents = (as: Credentials, queueId: string) =>
+  Effect.gen(function*() {
+    const server = yield* Server
+    const polled = yield* server.fetch("GET", "/api/v1/events", {
+      as,
+      query: { queue_id: queueId, last_event_id: "-1", dont_block: "true" }
+    })
+    assert.strictEqual(polled.status, 200, polled.text)
+    return polled.json.events as Array<any>
   })
 
 /** `count` new members of the demo organization, logged in. */
@@ -307,11 +331,7 @@ describe("concurrent writes on PostgreSQL with two workers", () => {
       Effect.gen(function*() {
         const server = yield* Server
         const admin = yield* server.login(accounts.admin)
-        const queue = yield* server.fetch("POST", "/api/v1/register", {
-          as: admin,
-          form: { event_types: JSON.stringify(["invites_changed"]) }
-        })
-        assert.strictEqual(queue.status, 200, queue.text)
+        const queue = yield* registerQueue(admin, ["invites_changed"])
         for (let round = 0; round < rounds / 2; round++) {
           const made = yield* server.fetch("POST", "/api/v1/invites/multiuse", { as: admin, form: {} })
           assert.strictEqual(made.status, 200, made.text)
@@ -325,13 +345,9 @@ describe("concurrent writes on PostgreSQL with two workers", () => {
             assert.deepStrictEqual(reply.json, { result: "error", msg: "Invitation has already been revoked", code: "BAD_REQUEST" })
           }
         }
-        const polled = yield* server.fetch("GET", "/api/v1/events", {
-          as: admin,
-          query: { queue_id: queue.json.queue_id, last_event_id: "-1", dont_block: "true" }
-        })
-        assert.strictEqual(polled.status, 200, polled.text)
+        const events = yield* queuedEvents(admin, queue)
         // Each round: one for the link made, one for its revocation.
-        assert.strictEqual(polled.json.events.filter((e: any) => e.type === "invites_changed").length, rounds)
+        assert.strictEqual(events.filter((e: any) => e.type === "invites_changed").length, rounds)
       }))
 
     it.effect("a user deactivated or reactivated 8 times at once: one success, one event", () =>
@@ -339,11 +355,7 @@ describe("concurrent writes on PostgreSQL with two workers", () => {
         const server = yield* Server
         const admin = yield* server.login(accounts.admin)
         const target = yield* server.login("ZOE@zulip.com")
-        const queue = yield* server.fetch("POST", "/api/v1/register", {
-          as: admin,
-          form: { event_types: JSON.stringify(["realm_user"]) }
-        })
-        assert.strictEqual(queue.status, 200, queue.text)
+        const queue = yield* registerQueue(admin, ["realm_user"])
         for (let round = 0; round < rounds / 2; round++) {
           const down = yield* atOnce(Array.from({ length: 8 }, () =>
             server.fetch("DELETE", `/api/v1/users/${target.userId}`, { as: admin })))
@@ -357,12 +369,8 @@ describe("concurrent writes on PostgreSQL with two workers", () => {
             assert.deepStrictEqual(reply.json, { result: "error", msg: "User is already active", code: "BAD_REQUEST" })
           }
         }
-        const polled = yield* server.fetch("GET", "/api/v1/events", {
-          as: admin,
-          query: { queue_id: queue.json.queue_id, last_event_id: "-1", dont_block: "true" }
-        })
-        assert.strictEqual(polled.status, 200, polled.text)
-        const activity = polled.json.events
+        const events = yield* queuedEvents(admin, queue)
+        const activity = events
           .filter((e: any) => e.op === "update" && e.person?.user_id === target.userId && "is_active" in e.person)
           .map((e: any) => e.person.is_active)
         assert.deepStrictEqual(activity, Array.from({ length: rounds / 2 }, () => [false, true]).flat())

@@ -492,44 +492,32 @@ export const subscriptionRepo = Layer.effect(
   SubscriptionRepo,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    // One statement for any number of rows: the rows as one JSON parameter.
+    const upsertMany = Effect.fn("SubscriptionRepo.upsertMany")(function*(subs: ReadonlyArray<Subscription>) {
+      if (subs.length === 0) return
+      yield* sql`
+        INSERT INTO subscriptions (user_id, channel_id, active, color, pin_to_top, is_muted, desktop_notifications,
+          email_notifications, push_notifications, audible_notifications, wildcard_mentions_notify)
+        SELECT r.user_id, r.channel_id, r.active, r.color, r.pin_to_top, r.is_muted, r.desktop_notifications,
+          r.email_notifications, r.push_notifications, r.audible_notifications, r.wildcard_mentions_notify
+        FROM jsonb_to_recordset(${jsonList(subs.map(subscriptionColumns))}::jsonb) AS r(
+          user_id bigint, channel_id bigint, active boolean, color text, pin_to_top boolean, is_muted boolean,
+          desktop_notifications boolean, email_notifications boolean, push_notifications boolean,
+          audible_notifications boolean, wildcard_mentions_notify boolean)
+        ON CONFLICT (user_id, channel_id) DO UPDATE SET
+          active = EXCLUDED.active,
+          color = EXCLUDED.color,
+          pin_to_top = EXCLUDED.pin_to_top,
+          is_muted = EXCLUDED.is_muted,
+          desktop_notifications = EXCLUDED.desktop_notifications,
+          email_notifications = EXCLUDED.email_notifications,
+          push_notifications = EXCLUDED.push_notifications,
+          audible_notifications = EXCLUDED.audible_notifications,
+          wildcard_mentions_notify = EXCLUDED.wildcard_mentions_notify`
+    }, Effect.orDie)
     return SubscriptionRepo.of({
-      upsert: Effect.fn("SubscriptionRepo.upsert")(function*(sub: Subscription) {
-        yield* sql`
-          INSERT INTO subscriptions ${sql.insert(subscriptionColumns(sub))}
-          ON CONFLICT (user_id, channel_id) DO UPDATE SET
-            active = EXCLUDED.active,
-            color = EXCLUDED.color,
-            pin_to_top = EXCLUDED.pin_to_top,
-            is_muted = EXCLUDED.is_muted,
-            desktop_notifications = EXCLUDED.desktop_notifications,
-            email_notifications = EXCLUDED.email_notifications,
-            push_notifications = EXCLUDED.push_notifications,
-            audible_notifications = EXCLUDED.audible_notifications,
-            wildcard_mentions_notify = EXCLUDED.wildcard_mentions_notify`
-      }, Effect.orDie),
-      // One statement for any number of rows: the rows as one JSON parameter.
-      upsertMany: Effect.fn("SubscriptionRepo.upsertMany")(function*(subs: ReadonlyArray<Subscription>) {
-        if (subs.length === 0) return
-        yield* sql`
-          INSERT INTO subscriptions (user_id, channel_id, active, color, pin_to_top, is_muted, desktop_notifications,
-            email_notifications, push_notifications, audible_notifications, wildcard_mentions_notify)
-          SELECT r.user_id, r.channel_id, r.active, r.color, r.pin_to_top, r.is_muted, r.desktop_notifications,
-            r.email_notifications, r.push_notifications, r.audible_notifications, r.wildcard_mentions_notify
-          FROM jsonb_to_recordset(${jsonList(subs.map(subscriptionColumns))}::jsonb) AS r(
-            user_id bigint, channel_id bigint, active boolean, color text, pin_to_top boolean, is_muted boolean,
-            desktop_notifications boolean, email_notifications boolean, push_notifications boolean,
-            audible_notifications boolean, wildcard_mentions_notify boolean)
-          ON CONFLICT (user_id, channel_id) DO UPDATE SET
-            active = EXCLUDED.active,
-            color = EXCLUDED.color,
-            pin_to_top = EXCLUDED.pin_to_top,
-            is_muted = EXCLUDED.is_muted,
-            desktop_notifications = EXCLUDED.desktop_notifications,
-            email_notifications = EXCLUDED.email_notifications,
-            push_notifications = EXCLUDED.push_notifications,
-            audible_notifications = EXCLUDED.audible_notifications,
-            wildcard_mentions_notify = EXCLUDED.wildcard_mentions_notify`
-      }, Effect.orDie),
+      upsert: (sub: Subscription) => upsertMany([sub]),
+      upsertMany,
       listByUsers: Effect.fn("SubscriptionRepo.listByUsers")(function*(users: ReadonlyArray<UserId>) {
         if (users.length === 0) return []
         const rows = yield* sql<Row>`
