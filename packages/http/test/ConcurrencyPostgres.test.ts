@@ -102,7 +102,7 @@ const eightPeople = [
 ]
 
 describe("concurrent writes on PostgreSQL with two workers", () => {
-  layer(layerTwoWorkers, { timeout: "300 seconds", excludeTestServices: true })((it) => {
+  layer(layerTwoWorkers(), { timeout: "300 seconds", excludeTestServices: true })((it) => {
     it.effect("a user's PATCH /settings does not undo their deactivation", () =>
       Effect.gen(function*() {
         const server = yield* Server

@@ -28,7 +28,7 @@ const senderOf = (row: Row): Account => roles.find((role) => row.expect[role].st
 const caseName = (row: Row) => `${row.operation}${row.scenario === undefined ? "" : `, ${row.scenario}`} ×8 as ${senderOf(row)}`
 
 describe("every write operation 8 at once on PostgreSQL with two workers", () => {
-  layer(layerMatrixOn(layerTwoWorkers), { timeout: "300 seconds", excludeTestServices: true })((it) => {
+  layer(layerMatrixOn(layerTwoWorkers()), { timeout: "300 seconds", excludeTestServices: true })((it) => {
     it.effect("the matrix has write rows to race", () =>
       Effect.sync(() => assert.isAbove(matrix.filter((row) => writeMethods.has(methodOf(row))).length, 40)))
 

@@ -47,6 +47,7 @@ import {
 import { ScheduledMessageRepo } from "@teamchat/core/ports/ScheduledMessageRepo"
 import * as Arbitrary from "effect/Arbitrary"
 import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type { Backend, Core, Credentials } from "../support/Harness.ts"
 import {
@@ -857,13 +858,22 @@ const report = (backend: Backend, what: string, operations: number, failures: Re
   `${failures.length} failures in ${what} over ${operations} operations on ${backend}` +
   ` (TEAMCHAT_FUZZ_SEED=${fuzzSeed}):\n\n${failures.join("\n\n")}\n`
 
-export const fuzzSuite = (backend: Backend) =>
+/** Blocking polls get their heartbeat at once instead of after 45 s. */
+export const fuzzEventQueues = { heartbeatMinMs: 10, heartbeatMaxMs: 20 }
+
+/**
+ * The suite on `backend`, served by `server` (by default one server over
+ * the demo organization; the PostgreSQL run passes two workers).
+ */
+export const fuzzSuite = (
+  backend: Backend,
+  server: Layer.Layer<Server, unknown> = layerServer((clock) =>
+    withEventQueuesConfig(demoLayer(backend, clock), fuzzEventQueues)
+  )
+) =>
   describe(`fuzz over HTTP on ${backend}`, () => {
     layer(
-      layerServer((clock) =>
-        // Blocking polls get their heartbeat at once instead of after 45 s.
-        withEventQueuesConfig(demoLayer(backend, clock), { heartbeatMinMs: 10, heartbeatMaxMs: 20 })
-      ),
+      server,
       { timeout: "180 seconds", excludeTestServices: true }
     )((it) => {
       it.effect(

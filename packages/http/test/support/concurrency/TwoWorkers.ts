@@ -8,6 +8,7 @@
 import * as DemoOrganization from "@teamchat/core/demo/DemoOrganization"
 import { KeyGenerator } from "@teamchat/core/services/KeyGenerator"
 import { PasswordHasher } from "@teamchat/core/services/PasswordHasher"
+import { EventQueuesConfig } from "@teamchat/core/services/events/EventQueues"
 import * as PgClientLayer from "@teamchat/core/sql/PgClientLayer"
 import * as Teamchat from "@teamchat/core/Teamchat"
 import * as TestDatabase from "@teamchat/core/testing/TestDatabase"
@@ -20,7 +21,13 @@ import { makeWebHandler } from "../../../src/Http.ts"
 import type { Core } from "../Harness.ts"
 import { epoch, makeManualClock, realmUrl, Server, serverOf } from "../Harness.ts"
 
-export const layerTwoWorkers: Layer.Layer<Server, unknown> = Layer.effect(
+export const layerTwoWorkers = (
+  options: {
+    /** Event-queue timings of both workers (e.g. heartbeats at once for the fuzz suite). */
+    readonly eventQueues?: Partial<EventQueuesConfig>
+  } = {}
+): Layer.Layer<Server, unknown> =>
+  Layer.effect(
   Server,
   Effect.gen(function*() {
     const scope = yield* Scope.Scope
@@ -33,7 +40,10 @@ export const layerTwoWorkers: Layer.Layer<Server, unknown> = Layer.effect(
     const coreOf = () =>
       Teamchat.layerSql(secrets).pipe(
         Layer.provide(PgClientLayer.layer(url, { maxConnections: 8 })),
-        Layer.provideMerge(Layer.succeed(Clock.Clock, clock.clock))
+        Layer.provideMerge(Layer.succeed(Clock.Clock, clock.clock)),
+        Layer.provideMerge(
+          Layer.succeed(EventQueuesConfig, { ...EventQueuesConfig.defaultValue(), ...options.eventQueues })
+        )
       )
     // Separate memo maps: nothing of one worker's core is shared with the other.
     const build = (layer: Layer.Layer<Core, unknown>) =>
