@@ -22,6 +22,8 @@ export * as Ids from "./domain/Ids.ts"
 /** Reusable invitation links: the record, keys and the GET /invites view (the service is `Invitations`). */
 export * as Invitation from "./domain/Invitation.ts"
 export * as Message from "./domain/Message.ts"
+/** The one password rule (Zulip's minimum length), for every place a password is set. */
+export * as Password from "./domain/Password.ts"
 /** Presence times, the ping rules and the wire forms (the service is `Presence`). */
 export * as PresenceRecord from "./domain/Presence.ts"
 export * as Principal from "./domain/Principal.ts"

@@ -6,18 +6,21 @@
  * Run it as `pnpm teamchat <command>` (the root package.json script) or
  * `bash scripts/teamchat.sh <command>`; both bring Node 22 first.
  *
- * Output contract: a command's result (an API key, a confirmation) goes to
- * stdout; a confirmation and errors go to stderr, one line each (the
- * administrative commands open the database silently). Exit codes: 0
- * success, 2 bad input (usage, configuration, unknown organization or user,
- * anything the domain rejects), 1 an operational failure (port taken,
- * database unreachable, data directory locked by a running server).
+ * Output contract: a command's result (an API key) goes to stdout;
+ * confirmations and errors go to stderr, one line each (the administrative
+ * commands open the database silently). Exit codes: 0 success, 2 bad input
+ * (usage, configuration, unknown organization or user, anything the domain
+ * rejects), 1 an operational failure (port taken, database unreachable or
+ * missing, data directory locked by a running server).
+ *
+ * Start-up loads only effect's CLI: each command imports the configuration,
+ * the core and the server when it runs, so `help`, `--version` and a
+ * mistyped flag answer without loading the SQL, PGlite and HTTP stacks.
  *
  * @since 0.1.0
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Organizations, Role, Users, ZulipError } from "@teamchat/core"
-import type { Realm, Teamchat, User } from "@teamchat/core"
+import type { Realm, Role, Teamchat, User } from "@teamchat/core"
 import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Data from "effect/Data"
@@ -30,13 +33,13 @@ import * as CliOutput from "effect/cli/CliOutput"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as GlobalFlag from "effect/cli/GlobalFlag"
-import * as Cluster from "./Cluster.ts"
-import * as Config from "./Config.ts"
-import * as Http from "./Http.ts"
-import * as Server from "./Server.ts"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import type * as Config from "./Config.ts"
+import * as Version from "./Version.ts"
 
 /** @category constants */
-export const version = Http.version
+export const version = Version.version
 
 /** The program name shown in help and errors. @category constants */
 export const name = "teamchat"
@@ -55,12 +58,28 @@ export class UsageError extends Data.TaggedError("UsageError")<{ readonly messag
 export const ExitCode = { ok: 0, failure: 1, usage: 2 } as const
 
 /**
- * One line describing a failure, and the exit code it maps to.
+ * A data directory without a database, given to a command that may not
+ * create one: most likely a mistyped path.
+ *
+ * @category errors
+ */
+export class NoDatabase extends Data.TaggedError("NoDatabase")<{
+  readonly dataDir: string
+  readonly lookedFor: string
+}> {
+  override get message(): string {
+    return `no database in ${this.dataDir} (looked for PGlite's files in ${this.lookedFor}); ` +
+      "check --data-dir or DATA_DIR (only serve and create-organization create a database)"
+  }
+}
+
+/**
+ * One line describing a failure, and the exit code it maps to. The domain's
+ * refusals (Zulip errors) arrive as `UsageError`s: see `withCore`.
  *
  * @category errors
  */
 export const describeFailure = (error: unknown): { readonly message: string; readonly exitCode: number } => {
-  if (ZulipError.isZulipError(error)) return { message: error.msg, exitCode: ExitCode.usage }
   const tag = typeof error === "object" && error !== null && "_tag" in error ? String(error._tag) : ""
   const message = error instanceof Error || (typeof error === "object" && error !== null && "message" in error)
     ? String((error as { message: unknown }).message)
@@ -74,7 +93,7 @@ export const describeFailure = (error: unknown): { readonly message: string; rea
     case "MigrationError":
       return { message: `database migration failed: ${message}`, exitCode: ExitCode.failure }
   }
-  // CannotListen, DataDirInUse, DataDirUnusable and anything unexpected.
+  // CannotListen, DataDirInUse, DataDirUnusable, NoDatabase and anything unexpected.
   return { message, exitCode: ExitCode.failure }
 }
 
@@ -130,6 +149,7 @@ export const reportFailures = <R>(effect: Effect.Effect<number, unknown, R>): Ef
       const text = defect === undefined ? "unknown error" : describeFailure(defect.defect).message
       return Effect.gen(function*() {
         // An unreadable LOG_LEVEL is for the command to report; here it only means no details.
+        const Config = yield* loadConfig
         const level = yield* Effect.orElseSucceed(Config.logLevel, () => Config.defaults.logLevel)
         const debug = level === "Debug" || level === "Trace"
         yield* Console.error(`${name}: internal error: ${firstLine(text)}${debug ? "" : " (set LOG_LEVEL=debug for details)"}`)
@@ -138,6 +158,16 @@ export const reportFailures = <R>(effect: Effect.Effect<number, unknown, R>): Ef
       })
     })
   ) as Effect.Effect<number, never, R>
+
+// -----------------------------------------------------------------------------
+// modules loaded when a command needs them
+// -----------------------------------------------------------------------------
+
+// Each is loaded once, by the first command (or failure) that needs it.
+const loadConfig = Effect.promise(() => import("./Config.ts"))
+const loadCore = Effect.promise(() => import("@teamchat/core"))
+const loadServer = Effect.promise(() => import("./Server.ts"))
+const loadCluster = Effect.promise(() => import("./Cluster.ts"))
 
 // -----------------------------------------------------------------------------
 // shared flags
@@ -174,21 +204,49 @@ const accountFlags = {
 
 const say = (line: string) => Console.error(`${name}: ${line}`)
 
+type Core = typeof import("@teamchat/core")
+
 /**
  * Runs `program` with the core on the configured database, opened without
  * progress lines so that a command prints one line, its outcome. The
- * database closes when `program` ends.
+ * database closes when `program` ends. On PGlite the database must exist
+ * unless `create` is set: a mistyped data directory would otherwise be a
+ * new, empty database. The domain's refusals become `UsageError`s.
  */
 const withCore = <A, E>(
   flags: DatabaseFlags,
-  program: Effect.Effect<A, E, Teamchat.Services>
+  program: (core: Core) => Effect.Effect<A, E, Teamchat.Services>,
+  options: { readonly create?: boolean } = {}
 ) =>
   Effect.gen(function*() {
-    const database = yield* Config.database(databaseOverrides(flags))
-    return yield* program.pipe(Effect.provide(Server.layerCore(database, { output: Server.silent })))
+    const database = yield* (yield* loadConfig).database(databaseOverrides(flags))
+    const Server = yield* loadServer
+    if (database._tag === "Pglite" && options.create !== true) {
+      const dataDir = path.resolve(database.dataDir)
+      const lookedFor = path.join(dataDir, Server.pgliteSubdirectory)
+      // PG_VERSION is the first file PostgreSQL's initdb writes; PGlite keeps it.
+      if (!fs.existsSync(path.join(lookedFor, "PG_VERSION"))) return yield* new NoDatabase({ dataDir, lookedFor })
+    }
+    const core = yield* loadCore
+    return yield* program(core).pipe(
+      Effect.provide(Server.layerCore(database, { output: Server.silent })),
+      Effect.mapError((error) => core.ZulipError.isZulipError(error) ? new UsageError({ message: error.msg }) : error)
+    )
   })
 
-const requireOrganization = Effect.fn("Cli.requireOrganization")(function*(stringId: string) {
+/**
+ * The join page's password rule, checked before the database opens, with
+ * the text Zulip answers for a weak password where accounts are created.
+ */
+const requireStrongPassword = Effect.fn("Cli.requireStrongPassword")(function*(password: Option.Option<string>) {
+  if (Option.isNone(password)) return
+  const core = yield* loadCore
+  if (core.Password.isTooWeak(password.value)) {
+    return yield* new UsageError({ message: new core.Errors.PasswordTooWeak().msg })
+  }
+})
+
+const requireOrganization = Effect.fn("Cli.requireOrganization")(function*({ Organizations }: Core, stringId: string) {
   const organizations = yield* Organizations.Organizations
   const realm = yield* organizations.findByStringId(stringId)
   if (realm !== undefined) return realm
@@ -202,7 +260,7 @@ const requireOrganization = Effect.fn("Cli.requireOrganization")(function*(strin
  * internal/Realm.ts), so two organizations on one host could not be told
  * apart: the later one would take over the first one's logins.
  */
-const requireFreeUrl = Effect.fn("Cli.requireFreeUrl")(function*(stringId: string, url: string) {
+const requireFreeUrl = Effect.fn("Cli.requireFreeUrl")(function*({ Organizations }: Core, stringId: string, url: string) {
   const host = new URL(url).host
   const holder = (yield* (yield* Organizations.Organizations).list).find((realm) =>
     URL.canParse(realm.url) && new URL(realm.url).host === host
@@ -216,7 +274,7 @@ const requireFreeUrl = Effect.fn("Cli.requireFreeUrl")(function*(stringId: strin
   })
 })
 
-const requireUser = Effect.fn("Cli.requireUser")(function*(realm: Realm.Realm, email: string) {
+const requireUser = Effect.fn("Cli.requireUser")(function*({ Users }: Core, realm: Realm.Realm, email: string) {
   const user = yield* (yield* Users.Users).findByEmail(realm.id, email)
   if (user === undefined) {
     return yield* new UsageError({ message: `no user with email '${email}' in organization '${realm.string_id}'` })
@@ -255,7 +313,7 @@ const serve = Command.make(
     ...databaseFlags
   },
   Effect.fn(function*(flags) {
-    const config = yield* Config.server({
+    const config = yield* (yield* loadConfig).server({
       ...databaseOverrides(flags),
       port: Option.getOrUndefined(flags.port),
       host: Option.getOrUndefined(flags.host),
@@ -263,6 +321,8 @@ const serve = Command.make(
       demo: flags.demo || undefined,
       workers: Option.getOrUndefined(flags.workers)
     })
+    const Cluster = yield* loadCluster
+    const Server = yield* loadServer
     // A worker forked by a primary (Cluster.ts) runs one server; the primary reports.
     if (Cluster.isWorker()) return yield* Cluster.runWorker(config)
     const workers = config.workers ?? 1
@@ -296,14 +356,16 @@ const createOrganization = Command.make(
     ...databaseFlags
   },
   Effect.fn(function*(flags) {
+    const Config = yield* loadConfig
     const url = Option.isSome(flags.url)
       ? yield* Config.organizationUrl("--url", flags.url.value)
       : (yield* Config.externalUrl()) ?? Config.defaultExternalUrl(yield* Config.port())
+    yield* requireStrongPassword(flags.ownerPassword)
     const { owner, realm } = yield* withCore(
       flags,
-      Effect.gen(function*() {
-        const organizations = yield* Organizations.Organizations
-        yield* requireFreeUrl(flags.stringId, url)
+      (core) => Effect.gen(function*() {
+        const organizations = yield* core.Organizations.Organizations
+        yield* requireFreeUrl(core, flags.stringId, url)
         return yield* organizations.create({
           string_id: flags.stringId,
           name: flags.name,
@@ -314,7 +376,9 @@ const createOrganization = Command.make(
             ...(Option.isSome(flags.ownerPassword) ? { password: flags.ownerPassword.value } : {})
           }
         })
-      })
+      }),
+      // The one command besides serve that may start a new database.
+      { create: true }
     )
     yield* say(`created organization '${realm.name}' (${realm.string_id}) at ${realm.url}; owner ${describeUser(owner!)}`)
     yield* say("the owner's API key:")
@@ -350,14 +414,15 @@ const createUser = Command.make(
     if (Option.isSome(flags.bot) && Option.isSome(flags.password)) {
       return yield* new UsageError({ message: "bots log in with their API key; drop --password" })
     }
+    yield* requireStrongPassword(flags.password)
     const { realm, user } = yield* withCore(
       flags,
-      Effect.gen(function*() {
-        const realm = yield* requireOrganization(flags.org)
+      (core) => Effect.gen(function*() {
+        const realm = yield* requireOrganization(core, flags.org)
         const bot = Option.isSome(flags.bot)
-          ? { bot_type: botTypes[flags.bot.value]!, owner_id: (yield* requireUser(realm, Option.getOrThrow(flags.owner))).id }
+          ? { bot_type: botTypes[flags.bot.value]!, owner_id: (yield* requireUser(core, realm, Option.getOrThrow(flags.owner))).id }
           : undefined
-        const user = yield* (yield* Users.Users).create(realm.id, {
+        const user = yield* (yield* core.Users.Users).create(realm.id, {
           email: flags.email,
           full_name: flags.name,
           role: roles[flags.role]!,
@@ -387,10 +452,10 @@ const rotateApiKey = Command.make(
   Effect.fn(function*(flags) {
     const user = yield* withCore(
       flags,
-      Effect.gen(function*() {
-        const realm = yield* requireOrganization(flags.org)
-        const user = yield* requireUser(realm, flags.email)
-        return yield* (yield* Users.Users).rotateApiKey(user.id)
+      (core) => Effect.gen(function*() {
+        const realm = yield* requireOrganization(core, flags.org)
+        const user = yield* requireUser(core, realm, flags.email)
+        return yield* (yield* core.Users.Users).rotateApiKey(user.id)
       })
     )
     yield* say(`new API key for ${describeUser(user)} (the old key no longer works):`)
@@ -409,12 +474,13 @@ const changeUserEmailsPermission = Command.make(
     ...databaseFlags
   },
   Effect.fn(function*(flags) {
+    const { Role } = yield* loadCore
     const user = yield* withCore(
       flags,
-      Effect.gen(function*() {
-        const realm = yield* requireOrganization(flags.org)
-        const user = yield* requireUser(realm, flags.email)
-        return yield* (yield* Users.Users).setCanChangeUserEmails(user.id, !flags.revoke)
+      (core) => Effect.gen(function*() {
+        const realm = yield* requireOrganization(core, flags.org)
+        const user = yield* requireUser(core, realm, flags.email)
+        return yield* (yield* core.Users.Users).setCanChangeUserEmails(user.id, !flags.revoke)
       })
     )
     yield* say(
@@ -445,15 +511,16 @@ const setActive = (commandName: string, active: boolean) =>
     Effect.fn(function*(flags) {
       const user = yield* withCore(
         flags,
-        Effect.gen(function*() {
-          const realm = yield* requireOrganization(flags.org)
-          const user = yield* requireUser(realm, flags.email)
-          const users = yield* Users.Users
+        (core) => Effect.gen(function*() {
+          const realm = yield* requireOrganization(core, flags.org)
+          const user = yield* requireUser(core, realm, flags.email)
+          const users = yield* core.Users.Users
           return yield* active ? users.reactivate(user.id) : users.deactivate(user.id)
         })
       )
-      yield* Console.log(`${active ? "reactivated" : "deactivated"} ${describeUser(user)}`)
-      })
+      // A confirmation, so stderr: these commands have no result for stdout.
+      yield* say(`${active ? "reactivated" : "deactivated"} ${describeUser(user)}`)
+    })
   ).pipe(Command.withDescription(
     active ? "Reactivate a deactivated user" : "Deactivate a user: they can no longer log in or use their API key"
   ))

@@ -50,6 +50,7 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServer from "effect/http/HttpServer"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Api, ApiProduction } from "./api/Api.ts"
+import * as Version from "./Version.ts"
 import * as AlertWordsHandlers from "./handlers/AlertWords.ts"
 import * as AuthHandlers from "./handlers/Auth.ts"
 import * as EventsHandlers from "./handlers/Events.ts"
@@ -100,7 +101,7 @@ export const defaultHttpOptions: HttpOptions = {
 }
 
 /** teamchat's own version, shown by the CLI and the root page. @category constants */
-export const version = "0.1.0"
+export const version = Version.version
 
 /** The path of the OpenAPI document. @category constants */
 export const openapiPath = "/api/v1/openapi.json"

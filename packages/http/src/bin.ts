@@ -10,14 +10,16 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Cause from "effect/Cause"
 import * as Exit from "effect/Exit"
+import cluster from "node:cluster"
 import * as Cli from "./Cli.ts"
-import * as Cluster from "./Cluster.ts"
 
 let signals = 0
-// A cluster's worker can get a terminal's Ctrl-C and its primary's SIGTERM:
-// it drains once, and its primary kills it if it takes too long.
+// A cluster's worker (only Cluster.ts forks this program) can get a
+// terminal's Ctrl-C and its primary's SIGTERM: it drains once, and its
+// primary kills it if it takes too long. node:cluster, not Cluster.ts, which
+// loads the server: start-up stays light.
 const forceExit = () => {
-  if (++signals > 1 && !Cluster.isWorker()) {
+  if (++signals > 1 && !cluster.isWorker) {
     process.stderr.write("teamchat: second signal, exiting without waiting\n")
     process.exit(130)
   }

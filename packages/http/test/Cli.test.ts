@@ -12,6 +12,7 @@ import { Organizations } from "@teamchat/core/services/Organizations"
 import * as Teamchat from "@teamchat/core/Teamchat"
 import * as TestDatabase from "@teamchat/core/testing/TestDatabase"
 import * as ConfigProvider from "effect/ConfigProvider"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as TestConsole from "effect/testing/TestConsole"
 import { execFile, spawn } from "node:child_process"
@@ -25,6 +26,12 @@ import * as Config from "../src/Config.ts"
 import * as Server from "../src/Server.ts"
 
 const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
+
+/**
+ * Only against hangs: the tests wait for output lines and exits, never for a
+ * time, as a busy two-core machine may take many seconds per process.
+ */
+const hangCeiling = 10 * 60_000
 const repoRoot = fileURLToPath(new URL("../../..", import.meta.url))
 
 const settings = [
@@ -45,7 +52,7 @@ const teamchat = (args: ReadonlyArray<string>, env: Record<string, string> = {})
       execFile(
         process.execPath,
         [bin, ...args],
-        { cwd: repoRoot, env: { ...baseEnv, ...env }, timeout: 60_000 },
+        { cwd: repoRoot, env: { ...baseEnv, ...env }, timeout: hangCeiling },
         (error, stdout, stderr) =>
           resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr })
       )
@@ -129,7 +136,7 @@ describe("teamchat command line without a database", () => {
         cases.unknownFlag,
         "teamchat: Unrecognized flag: --force in command teamchat deactivate-user (usage: pnpm teamchat help deactivate-user)"
       )
-    }), { timeout: 60_000 })
+    }), { timeout: hangCeiling })
 
   it.live("pnpm teamchat runs the command line with nothing sourced first", () =>
     Effect.gen(function*() {
@@ -139,7 +146,7 @@ describe("teamchat command line without a database", () => {
       const run = (file: string, args: ReadonlyArray<string>) =>
         Effect.promise(() =>
           new Promise<Run>((resolve) => {
-            execFile(file, args, { cwd: repoRoot, env, timeout: 60_000 }, (error, stdout, stderr) =>
+            execFile(file, args, { cwd: repoRoot, env, timeout: hangCeiling }, (error, stdout, stderr) =>
               resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr }))
           })
         )
@@ -152,7 +159,54 @@ describe("teamchat command line without a database", () => {
       assert.strictEqual(packageJson.scripts.teamchat, "bash scripts/teamchat.sh")
       const usage = yield* run("bash", ["scripts/teamchat.sh", "frobnicate"])
       assertUsage(usage, "teamchat: Unknown subcommand \"frobnicate\" for \"teamchat\" (usage: pnpm teamchat help)")
-    }), { timeout: 60_000 })
+    }), { timeout: hangCeiling })
+
+  it.live("serve through scripts/teamchat.sh, without a terminal and started as a background job, stops on SIGINT", () =>
+    Effect.gen(function*() {
+      // A script's `cmd &` starts with SIGINT ignored; the server takes the
+      // signal only if it is the process signalled, so the script must exec it.
+      const child = spawn(
+        "bash",
+        ["-c", "trap '' INT; exec bash scripts/teamchat.sh serve --port 0 --database-url memory://"],
+        { cwd: repoRoot, env: baseEnv, stdio: ["ignore", "pipe", "pipe"] }
+      )
+      let stdout = ""
+      let stderr = ""
+      child.stderr.setEncoding("utf8").on("data", (data: string) => (stderr += data))
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+      yield* Effect.promise(() =>
+        new Promise<void>((resolve, reject) => {
+          child.stdout.setEncoding("utf8").on("data", (data: string) => {
+            stdout += data
+            if (stdout.includes("teamchat listening on ")) resolve()
+          })
+          child.on("exit", () => reject(new Error(`exited early: ${stderr}`)))
+        })
+      )
+      child.kill("SIGINT")
+      assert.strictEqual(yield* Effect.promise(() => exited), 0, stderr)
+      assert.match(stdout, /\nteamchat: shutting down…\nteamchat: stopped\n$/)
+    }), { timeout: hangCeiling })
+
+  it.live("a password the join page would refuse is refused, before a database opens", () =>
+    Effect.gen(function*() {
+      const dataDir = path.join(tempDir(), "data")
+      const owner = ["--string-id", "acme", "--name", "Acme", "--owner-email", "boss@acme.test", "--owner-name", "Boss"]
+      const cases = yield* Effect.all({
+        owner: teamchat(["create-organization", ...owner, "--owner-password", "x"], { DATA_DIR: dataDir }),
+        // 5 characters in 6 UTF-16 code units: characters count, as on the join page.
+        ownerEmoji: teamchat(["create-organization", ...owner, "--owner-password", "abcd😀"], { DATA_DIR: dataDir }),
+        user: teamchat(
+          ["create-user", "--org", "acme", "--email", "a@acme.test", "--name", "A", "--password", "12345", "--database-url", "memory://"]
+        )
+      }, { concurrency: 3 })
+      assertUsage(cases.owner, "teamchat: The password is too weak.")
+      assertUsage(cases.ownerEmoji, "teamchat: The password is too weak.")
+      assertUsage(cases.user, "teamchat: The password is too weak.")
+      // Nothing was created.
+      assert.isFalse(fs.existsSync(dataDir))
+      fs.rmSync(path.dirname(dataDir), { recursive: true, force: true })
+    }), { timeout: hangCeiling })
 
   it.live("configuration errors", () =>
     Effect.gen(function*() {
@@ -197,7 +251,7 @@ describe("teamchat command line without a database", () => {
         cases.url,
         "teamchat: invalid --url \"https://acme.test/chat\": expected an http:// or https:// URL without a path, e.g. https://chat.example.com"
       )
-    }), { timeout: 60_000 })
+    }), { timeout: hangCeiling })
 })
 
 describe("teamchat command line on PGlite (DATA_DIR)", () => {
@@ -239,7 +293,37 @@ describe("teamchat command line on PGlite (DATA_DIR)", () => {
           "stop it first (embedded PGlite allows one process at a time; use DATABASE_URL for more)\n"
       )
       fs.rmSync(path.dirname(path.dirname(dataDir)), { recursive: true, force: true })
-    }), { timeout: 120_000 })
+    }), { timeout: hangCeiling })
+})
+
+describe("teamchat command line on a data directory without a database", () => {
+  it.live("only serve and create-organization create one; the other commands say what they looked for", () =>
+    Effect.gen(function*() {
+      const parent = tempDir()
+      const typo = path.join(parent, "dat")
+      const empty = path.join(parent, "empty")
+      fs.mkdirSync(empty)
+      const account = ["--org", "acme", "--email", "a@acme.test"]
+      const missing = (dataDir: string) =>
+        `teamchat: no database in ${dataDir} (looked for PGlite's files in ${path.join(dataDir, "pgdata")}); ` +
+        "check --data-dir or DATA_DIR (only serve and create-organization create a database)"
+      const cases = yield* Effect.all({
+        flag: teamchat(["rotate-api-key", ...account, "--data-dir", typo]),
+        env: teamchat(["create-user", ...account, "--name", "A"], { DATA_DIR: typo }),
+        deactivate: teamchat(["deactivate-user", ...account, "--data-dir", typo]),
+        reactivate: teamchat(["reactivate-user", ...account, "--data-dir", typo]),
+        permission: teamchat(["change-user-emails-permission", ...account, "--data-dir", typo]),
+        empty: teamchat(["rotate-api-key", ...account], { DATA_DIR: empty })
+      }, { concurrency: 3 })
+      for (const run of [cases.flag, cases.env, cases.deactivate, cases.reactivate, cases.permission]) {
+        assertOneLine(run, 1, missing(typo))
+      }
+      assertOneLine(cases.empty, 1, missing(empty))
+      // Nothing was created, not even the directory or its lock file.
+      assert.isFalse(fs.existsSync(typo))
+      assert.deepStrictEqual(fs.readdirSync(empty), [])
+      fs.rmSync(parent, { recursive: true, force: true })
+    }), { timeout: hangCeiling })
 })
 
 describe("teamchat serve with LOG_FORMAT=json", () => {
@@ -290,7 +374,7 @@ describe("teamchat serve with LOG_FORMAT=json", () => {
         { method: "GET", path: "/api/v1/server_settings", status: 200, user_id: null },
         { method: "GET", path: "/api/v1/users/me", status: 401, user_id: null, code: "UNAUTHORIZED" }
       ])
-    }), { timeout: 60_000 })
+    }), { timeout: hangCeiling })
 })
 
 describe("teamchat command line with PostgreSQL unusable", () => {
@@ -323,11 +407,11 @@ describe("teamchat command line with PostgreSQL unusable", () => {
         1,
         `teamchat: no PostgreSQL server at 127.0.0.1:${port} (connection refused); start one or fix DATABASE_URL`
       )
-    }), { timeout: 60_000 })
+    }), { timeout: hangCeiling })
 })
 
 // Needs the PostgreSQL at TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test).
-layer(TestDatabase.postgresLayer(), { timeout: "60 seconds", excludeTestServices: true })(
+layer(TestDatabase.postgresLayer(), { timeout: Duration.millis(hangCeiling), excludeTestServices: true })(
   "teamchat command line on PostgreSQL (DATABASE_URL)",
   (it) => {
     it.effect("every command's success and error paths", () =>
@@ -413,11 +497,13 @@ layer(TestDatabase.postgresLayer(), { timeout: "60 seconds", excludeTestServices
         // deactivate-user / reactivate-user
         const deactivated = yield* run("deactivate-user", ...account("ann@acme.test"))
         assert.strictEqual(deactivated.code, 0, deactivated.stderr)
-        assert.strictEqual(deactivated.stdout, "deactivated Ann <ann@acme.test> (admin, id 2)\n")
+        assert.strictEqual(deactivated.stdout, "")
+        assert.strictEqual(deactivated.stderr, "teamchat: deactivated Ann <ann@acme.test> (admin, id 2)\n")
         assertUsage(yield* run("deactivate-user", ...account("ann@acme.test")), "teamchat: User is already deactivated")
         const reactivated = yield* run("reactivate-user", ...account("ann@acme.test"))
         assert.strictEqual(reactivated.code, 0, reactivated.stderr)
-        assert.strictEqual(reactivated.stdout, "reactivated Ann <ann@acme.test> (admin, id 2)\n")
+        assert.strictEqual(reactivated.stdout, "")
+        assert.strictEqual(reactivated.stderr, "teamchat: reactivated Ann <ann@acme.test> (admin, id 2)\n")
 
         // change-user-emails-permission: granted, then Zulip's refusals when it is already so.
         const granted = yield* run("change-user-emails-permission", ...account("ann@acme.test"))
@@ -447,7 +533,7 @@ layer(TestDatabase.postgresLayer(), { timeout: "60 seconds", excludeTestServices
           // Ann's bot went down with her and, as in Zulip, stays down when she comes back.
           assert.strictEqual((yield* Effect.flip(auth.basic("ci-bot@acme.test", bot.stdout.trim())))._tag, "UserDeactivated")
         }).pipe(Effect.provide(Teamchat.layerSql(Teamchat.layerSecretsTest)))
-      }), { timeout: 120_000 })
+      }), { timeout: hangCeiling })
   }
 )
 

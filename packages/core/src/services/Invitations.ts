@@ -62,6 +62,7 @@ import {
 } from "../domain/Invitation.ts"
 import type { ApiInvitation, Invitation } from "../domain/Invitation.ts"
 import type { Principal } from "../domain/Principal.ts"
+import * as Password from "../domain/Password.ts"
 import type { Realm } from "../domain/Realm.ts"
 import { isAdministrator, isGuest, isOwner, isRole, Roles } from "../domain/Role.ts"
 import type { Role } from "../domain/Role.ts"
@@ -130,8 +131,8 @@ export interface JoinForm {
   readonly password: string
 }
 
-/** Zulip's PASSWORD_MIN_LENGTH. @category constants */
-export const MinPasswordLength = 6
+/** Zulip's PASSWORD_MIN_LENGTH (the rule is `Password.isTooWeak`). @category constants */
+export const MinPasswordLength = Password.minLength
 
 /** Failures of a caller who may not use these endpoints. @category errors */
 export type CallerError = NotAllowedForGuests | BotsNotAllowed
@@ -383,7 +384,7 @@ export class Invitations extends Context.Service<Invitations, {
 
       const join = Effect.fn("Invitations.join")(function*(realm: Realm, key: string, form: JoinForm) {
         yield* check(realm, key)
-        if (Array.from(form.password).length < MinPasswordLength) return yield* new PasswordTooWeak()
+        if (Password.isTooWeak(form.password)) return yield* new PasswordTooWeak()
         return yield* tx.withTransaction(Effect.gen(function*() {
           // Checked again inside the transaction: the link may have been revoked meanwhile.
           const { invitation, realm: current } = yield* check(realm, key)

@@ -11,6 +11,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { isSystemBotEmail } from "../domain/EmailAddress.ts"
+import * as Password from "../domain/Password.ts"
 import { EmailVisibilities } from "../domain/Role.ts"
 import type { EmailVisibility } from "../domain/Role.ts"
 import { placeholderEmail } from "../domain/User.ts"
@@ -184,7 +185,8 @@ export class UserSettings extends Context.Service<UserSettings, {
           const ok = changes.old_password !== undefined &&
             (yield* usersService.checkPassword(principal.user, changes.old_password))
           if (!ok) return yield* new BadRequest({ msg: "Wrong password!" })
-          if (changes.new_password.length < 6) return yield* new BadRequest({ msg: "New password is too weak!" })
+          // The join page's rule, with this endpoint's own text.
+          if (Password.isTooWeak(changes.new_password)) return yield* new BadRequest({ msg: "New password is too weak!" })
           passwordHash = yield* hasher.hash(changes.new_password)
         }
 

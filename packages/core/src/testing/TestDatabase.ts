@@ -72,6 +72,18 @@ const withAdmin = <A>(
   f: (sql: PgClient.PgClient) => Effect.Effect<A, SqlError>
 ): Effect.Effect<A, SqlError> => Effect.scoped(Effect.flatMap(PgClientLayer.make(adminUrl, { maxConnections: 1 }), f))
 
+/**
+ * Connects once to `adminUrl` and asks nothing: fails when no server answers
+ * there or it refuses the login (the tests' global setup, see
+ * test/support/TestDatabaseSetup.ts).
+ */
+export const checkServer = Effect.fn("TestDatabase.checkServer")(function*(adminUrl: string) {
+  yield* Effect.scoped(Effect.flatMap(
+    PgClientLayer.make(adminUrl, { maxConnections: 1, connectTimeout: "10 seconds" }),
+    (sql) => sql`SELECT 1`
+  ))
+})
+
 export const createDatabase = Effect.fn("TestDatabase.createDatabase")(function*(adminUrl: string, name: string) {
   yield* withAdmin(adminUrl, (sql) => sql`CREATE DATABASE ${sql(name)}`.unprepared)
 })

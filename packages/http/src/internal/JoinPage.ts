@@ -22,7 +22,7 @@
  *
  * @internal
  */
-import { Errors, Invitation, Invitations } from "@teamchat/core"
+import { Errors, Invitation, Invitations, Password } from "@teamchat/core"
 import type { Realm, ZulipError } from "@teamchat/core"
 import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
@@ -109,7 +109,7 @@ ${error}<form method="post" novalidate>
 <label for="email">Email</label>
 <input id="email" name="email" type="email" autocomplete="email" required value="${escapeHtml(options.values.email)}"${described}>
 <label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="new-password" required minlength="${Invitations.MinPasswordLength}"${described}>
+<input id="password" name="password" type="password" autocomplete="new-password" required minlength="${Password.minLength}"${described}>
 <button type="submit">Create account</button>
 </form>`
   )

@@ -322,6 +322,8 @@ export const invitationsContract = (backend: Backend) =>
           const cases: ReadonlyArray<readonly [Record<string, string>, string]> = [
             [{ full_name: "Hamlet Again", email: "hamlet@zulip.com", password: "long enough" }, "Email &#39;hamlet@zulip.com&#39; already in use"],
             [{ full_name: "Short", email: "short@zulip.com", password: "12345" }, "The password is too weak."],
+            // 5 characters in 6 UTF-16 code units: characters count, as in PATCH /settings and the CLI.
+            [{ full_name: "Short", email: "short@zulip.com", password: "abcd😀" }, "The password is too weak."],
             [{ full_name: "Welcome", email: "welcome-bot@zulip.com", password: "long enough" }, "welcome-bot@zulip.com is reserved for system bots"],
             [{ full_name: "   ", email: "blank@zulip.com", password: "long enough" }, "Name must not be empty!"],
             [{ full_name: "No Address", email: "not an address", password: "long enough" }, "Enter a valid email address."]

@@ -157,6 +157,25 @@ export const settingsTests = (it: Vitest.MethodsNonLive<Server>): void => {
       assert.deepStrictEqual(back.json, success())
     }))
 
+  it.effect("PATCH /settings refuses a new password shorter than 6 characters, counted as the join page counts them", () =>
+    Effect.gen(function*() {
+      const server = yield* Server
+      const cordelia = yield* server.login("cordelia@zulip.com")
+      // "abcd😀" is 5 characters but 6 UTF-16 code units: one rule for every password.
+      for (const newPassword of ["12345", "abcd😀"]) {
+        const refused = yield* server.fetch("PATCH", "/api/v1/settings", {
+          as: cordelia,
+          form: { old_password: demoPassword, new_password: newPassword }
+        })
+        assert.strictEqual(refused.status, 400, newPassword)
+        assert.deepStrictEqual(refused.json, error("New password is too weak!"))
+      }
+      const login = yield* server.fetch("POST", "/api/v1/fetch_api_key", {
+        form: { username: cordelia.email, password: demoPassword }
+      })
+      assert.strictEqual(login.status, 200)
+    }))
+
   it.effect("alert words: add and remove answer the whole list and send it as an event", () =>
     Effect.gen(function*() {
       const server = yield* Server
