@@ -7,9 +7,10 @@
  *   . scripts/env.sh     # once per shell, from the repository root: Node 22 on PATH
  *   node examples/core-only.ts
  *
- * Everything runs in memory; swap `Teamchat.layerMemory()` for
- * `Teamchat.layerSql()` provided with `Persistence.layerPglite(dir)` or
- * `Persistence.layerPostgres(url)` to keep the data.
+ * Everything runs in memory; to keep the data, provide
+ * `Teamchat.layerServices` with `Persistence.layerPglite(dir)` or
+ * `Persistence.layerPostgres(url)` instead (docs/embedding.md, "Choosing a
+ * backend"). examples/send-and-read.ts sends and reads messages.
  */
 import { Channels, Organizations, Teamchat, Users } from "@teamchat/core"
 import * as Console from "effect/Console"

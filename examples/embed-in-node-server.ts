@@ -13,8 +13,9 @@
  *   curl http://127.0.0.1:3000/api/v1/server_settings
  *   curl -d username=iago@zulip.com http://127.0.0.1:3000/api/v1/dev_fetch_api_key
  *
- * For durable data, pass `Teamchat.layerSql()` over `Persistence.layerPglite(dir)`
- * or `Persistence.layerPostgres(url)` instead of `Teamchat.layerMemory()`.
+ * For durable data, pass `Teamchat.layerServices` over `Persistence.layerPglite(dir)`
+ * or `Persistence.layerPostgres(url)` instead of `Teamchat.layerMemory()`
+ * (docs/embedding.md, "Choosing a backend").
  */
 import { DemoOrganization, Teamchat } from "@teamchat/core"
 import { makeWebHandler } from "@teamchat/http/Http"

@@ -1,9 +1,14 @@
 /**
- * examples/embed-in-node-server.ts on an ephemeral port: the host's route
- * and 404 are the host's, /api/v1/* is teamchat's, request bodies included.
+ * The examples, run as a reader runs them:
+ * examples/embed-in-node-server.ts on an ephemeral port (the host's route
+ * and 404 are the host's, /api/v1/* is teamchat's, request bodies included),
+ * and examples/send-and-read.ts as its own `node` process, its output checked
+ * line for line.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { execFile } from "node:child_process"
+import { fileURLToPath } from "node:url"
 import { start } from "./embed-in-node-server.ts"
 
 const text = (url: string, init?: RequestInit) =>
@@ -52,4 +57,37 @@ describe("teamchat embedded in a plain node:http server", () => {
         }),
       (app) => Effect.promise(() => app.close())
     ))
+})
+
+/** `node <example>` from the repository root, as the example's header says to run it. */
+const runExample = (file: string) =>
+  Effect.promise(() =>
+    new Promise<{ readonly code: number; readonly stdout: string; readonly stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        [fileURLToPath(new URL(file, import.meta.url))],
+        { cwd: fileURLToPath(new URL("..", import.meta.url)), timeout: 30_000 },
+        (error, stdout, stderr) => resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr })
+      )
+    })
+  )
+
+describe("examples/send-and-read.ts", () => {
+  it.live("sends a channel and a direct message and reads them back", () =>
+    Effect.gen(function*() {
+      const run = yield* runExample("./send-and-read.ts")
+      assert.deepStrictEqual(run, {
+        code: 0,
+        stdout: [
+          "sent #1 to #general > lunch and #2 to Bob",
+          "#general > lunch #1 Ann: <p>Pizza at <strong>noon</strong>?</p>",
+          "anchor #2 found: true",
+          "direct #2 Ann: <p>Bring the menu, please.</p> (unread)",
+          "event 8: message #1 from Ann",
+          "event 9: message #2 from Ann",
+          ""
+        ].join("\n"),
+        stderr: ""
+      })
+    }))
 })

@@ -1,8 +1,9 @@
 /**
- * docs/architecture.md keeps one row per endpoint of the served OpenAPI
- * document (API definition, handler, service, SQL, tests). This keeps the map
- * true: an operation without a row, a row for an operation that is not
- * served, and a row naming a file or folder that does not exist all fail.
+ * docs/map.md, the checked map beside docs/architecture.md's overview,
+ * keeps one row per endpoint of the served OpenAPI document (API
+ * definition, handler, service, SQL, tests). This keeps the map true: an
+ * operation without a row, a row for an operation that is not served, and a
+ * row naming a file or folder that does not exist all fail.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -11,14 +12,14 @@ import { fileURLToPath } from "node:url"
 import { demoLayer, layerServer, Server } from "./support/Harness.ts"
 
 const root = fileURLToPath(new URL("../../../", import.meta.url))
-const architecture = readFileSync(`${root}docs/architecture.md`, "utf8")
+const map = readFileSync(`${root}docs/map.md`, "utf8")
 
 const methods = ["get", "post", "put", "patch", "delete"] as const
 
 /** The rows of the table under "## Endpoints": the endpoint and the paths each cell names. */
 const mapRows = (markdown: string) => {
   const section = markdown.split(/^## Endpoints$/m)[1]?.split(/^## /m)[0]
-  if (section === undefined) throw new Error("docs/architecture.md has no '## Endpoints' section")
+  if (section === undefined) throw new Error("docs/map.md has no '## Endpoints' section")
   return section.split("\n")
     .filter((line) => line.startsWith("| `"))
     .map((line) => {
@@ -28,7 +29,7 @@ const mapRows = (markdown: string) => {
     })
 }
 
-describe("docs/architecture.md", () => {
+describe("docs/map.md", () => {
   layer(layerServer((clock) => demoLayer("memory", clock)))((it) => {
     it.effect("has a row for every served operation and names only files that exist", () =>
       Effect.gen(function*() {
@@ -41,7 +42,7 @@ describe("docs/architecture.md", () => {
             `${method.toUpperCase()} ${path.replace(/^\/api\/v1/, "")}`
           )
         ).sort()
-        const rows = mapRows(architecture)
+        const rows = mapRows(map)
         assert.deepStrictEqual(rows.map((row) => row.endpoint).sort(), served)
         const missing = rows.flatMap((row) =>
           row.paths.filter((path) => !existsSync(`${root}${path}`)).map((path) => `${row.endpoint}: ${path}`)

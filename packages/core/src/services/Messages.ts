@@ -233,6 +233,18 @@ export const parseTo = (text: string): SendRequest["to"] => {
   return text
 }
 
+/**
+ * Where a read starts (`FetchRequest.anchor`): a message id, `newest`,
+ * `oldest` or `first_unread`, e.g. `{ _tag: "newest" }`; `parseAnchor`
+ * reads the API's text form.
+ *
+ * @category models
+ */
+export type { Anchor } from "../ports/MessageSearch.ts"
+
+/** A message as the API shows it to one reader (`FetchResult.messages`, `message` events). @category models */
+export type { ApiMessage } from "../views/MessageView.ts"
+
 /** Zulip's stand-in for "after every message" (LARGER_THAN_MAX_MESSAGE_ID). @category constants */
 export const LargerThanMaxMessageId = 10_000_000_000_000_000
 

@@ -193,7 +193,7 @@ const coverageReport = (missing: ReadonlyArray<string>, stale: ReadonlyArray<str
       "Add a row for each to the area's file in packages/http/test/support/matrix/ (listed in matrix/Rows.ts):\n" +
       "`operation` as written above, a `request` that builds a valid call (fresh state if it writes), and in\n" +
       "`expect` the status and body every principal (anonymous, deactivated, owner, admin, moderator, member,\n" +
-      "guest, bot) gets in Zulip. See \"Authorization matrix\" in docs/architecture.md."
+      "guest, bot) gets in Zulip. See \"Authorization matrix\" in docs/testing.md."
     ]),
     ...(stale.length === 0 ? [] : [
       `Rows of the authorization matrix naming no served operation:\n${stale.map((o) => `  ${o}`).join("\n")}\n` +
