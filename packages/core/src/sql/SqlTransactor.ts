@@ -18,6 +18,7 @@ import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import * as SqlClient from "effect/sql/SqlClient"
 import { isSqlError } from "effect/sql/SqlError"
@@ -95,25 +96,40 @@ export const layer: Layer.Layer<Transactor, never, SqlClient.SqlClient> = Layer.
       }) as Effect.Effect<A, E, R>
 
     /** A savepoint: its before-commit actions are dropped if it rolls back. */
-    const savepoint = <A, E, R>(effect: Effect.Effect<A, E, R>, actions: Array<Effect.Effect<void>>) =>
+    const savepoint = <A, E, R>(effect: Effect.Effect<A, E, R>, actions: Array<Effect.Effect<void>> | undefined) =>
       Effect.suspend(() => {
-        const mark = actions.length
+        const mark = actions?.length ?? 0
         return toDefect(sql.withTransaction(effect)).pipe(
-          Effect.onError(() => Effect.sync(() => void actions.splice(mark)))
+          Effect.onError(() => Effect.sync(() => void actions?.splice(mark)))
         )
       })
 
+    /**
+     * The before-commit actions of the transaction the fiber is in, if it is
+     * in one: the reference alone may outlive its transaction (in an
+     * after-commit callback, which runs with the context it was registered in).
+     */
+    const currentActions = Effect.flatMap(
+      Effect.serviceOption(sql.transactionService),
+      (connection) =>
+        Option.isNone(connection)
+          ? Effect.succeed(undefined)
+          : Effect.withFiber((fiber) => Effect.succeed(fiber.getRef(CurrentBeforeCommit)))
+    )
+
     return Transactor.of({
       withTransaction: (effect) =>
-        Effect.withFiber((fiber) => {
-          const actions = fiber.getRef(CurrentBeforeCommit)
-          return actions === undefined ? attempt(effect, 1) : savepoint(effect, actions)
-        }),
+        Effect.flatMap(
+          Effect.serviceOption(sql.transactionService),
+          (connection) =>
+            Option.isNone(connection)
+              ? attempt(effect, 1)
+              : Effect.withFiber((fiber) => savepoint(effect, fiber.getRef(CurrentBeforeCommit)))
+        ),
       // Not in the registering fiber's context: that may hold a savepoint
       // which has ended by the time the action runs.
       beforeCommit: (effect) =>
-        Effect.withFiber((fiber) => {
-          const actions = fiber.getRef(CurrentBeforeCommit)
+        Effect.flatMap(currentActions, (actions) => {
           if (actions === undefined) return effect
           actions.push(effect)
           return Effect.void

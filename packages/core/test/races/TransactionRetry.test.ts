@@ -148,6 +148,24 @@ describe("SqlTransactor on PostgreSQL", () => {
         assert.deepStrictEqual(yield* notes, [])
       }))
 
+    it.effect("a transaction begun in another's after-commit callback runs its own before-commit work", () =>
+      Effect.gen(function*() {
+        yield* setup
+        const sql = yield* SqlClient.SqlClient
+        const tx = yield* Transactor
+        const done = yield* Deferred.make<void>()
+        yield* tx.withTransaction(
+          tx.afterCommit(
+            tx.withTransaction(tx.beforeCommit(Effect.orDie(sql`INSERT INTO retry_log VALUES ('after')`))).pipe(
+              Effect.orDie,
+              Effect.andThen(Deferred.succeed(done, undefined))
+            )
+          )
+        )
+        yield* Deferred.await(done)
+        assert.deepStrictEqual(yield* notes, ["after"])
+      }))
+
     it.effect("before-commit work runs after the body, in order, and not for a savepoint that rolled back", () =>
       Effect.gen(function*() {
         yield* setup
