@@ -67,6 +67,8 @@ const table: ReadonlyArray<Row> = [
     json`{"result":"error","msg":"history_limit_days is too large","code":"BAD_REQUEST"}`),
   row(new E.TooLong({ var_name: "name", max_length: 40 }),
     json`{"result":"error","msg":"name is too long (limit: 40 characters)","code":"BAD_REQUEST"}`),
+  row(new E.TooManyItems({ var_name: "alert_words", max_items: 1000 }),
+    json`{"result":"error","msg":"alert_words is too long (limit: 1000 items)","code":"BAD_REQUEST"}`),
   row(new E.TooShort({ var_name: "password" }),
     json`{"result":"error","msg":"password is too short.","code":"BAD_REQUEST"}`),
   row(new E.CannotBeBlank({ var_name: "drafts[0][\"content\"]" }),
