@@ -34,22 +34,14 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { userId } from "@teamchat/core/domain/Ids"
 import { EventStore } from "@teamchat/core/ports/EventStore"
-import {
-  AlertWordRepo,
-  ChannelRepo,
-  GroupRepo,
-  MessageRepo,
-  RealmRepo,
-  SubscriptionRepo,
-  UserRepo,
-  UserSettingsRepo
-} from "@teamchat/core/ports/Repositories"
+import { AlertWordRepo, MessageRepo, UserSettingsRepo } from "@teamchat/core/ports/Repositories"
 import { ScheduledMessageRepo } from "@teamchat/core/ports/ScheduledMessageRepo"
 import * as Arbitrary from "effect/Arbitrary"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import type { Backend, Core, Credentials } from "../support/Harness.ts"
+import type { Backend, Credentials } from "../support/Harness.ts"
+import { changedParts, fingerprint } from "../support/Fingerprint.ts"
 import {
   accounts,
   basic,
@@ -745,53 +737,23 @@ const wrongAnswer = (answer: Answer): string | undefined => {
   return undefined
 }
 
-/**
- * What a refused request must leave as it was, each part as JSON: the event
- * log's high-water mark (every state change publishes an event), the
- * organization's records, and the actors' own rows.
- */
-const fingerprint = (fixture: Fixture): Effect.Effect<Record<string, string>, never, Core> =>
-  Effect.gen(function*() {
-    const realms = yield* (yield* RealmRepo).list
-    const realm = realms.find((r) => r.url === realmUrl)!
-    const users = yield* UserRepo
-    const settings = yield* UserSettingsRepo
-    const alertWords = yield* AlertWordRepo
-    const scheduled = yield* ScheduledMessageRepo
-    const messages = yield* MessageRepo
-    const events = yield* EventStore
-    const groups = yield* GroupRepo
-    const channels = yield* ChannelRepo
-    const subscriptions = yield* SubscriptionRepo
-    const parts: Array<readonly [string, Effect.Effect<unknown>]> = [
-      ["event log", events.highWaterMark(realm.id)],
-      ["users", users.listByRealm(realm.id)],
-      ["groups", groups.listByRealm(realm.id)],
-      ["channels", channels.listByRealm(realm.id)],
-      ["subscriptions", subscriptions.listByRealm(realm.id)]
-    ]
-    for (const actor of ["admin", "member"] as const) {
-      const id = userId(fixture.credentials[actor].userId)
-      parts.push(
-        [`${actor} settings`, settings.get(id)],
-        [`${actor} alert words`, alertWords.list(id)],
-        [`${actor} scheduled messages`, scheduled.listUndelivered(id)],
-        [
-          `${actor} message flags`,
+/** The fingerprint of support/Fingerprint.ts with the actors' own rows. */
+const actorsFingerprint = (fixture: Fixture) =>
+  fingerprint((["admin", "member"] as const).flatMap((actor) => {
+    const id = userId(fixture.credentials[actor].userId)
+    return [
+      [`${actor} settings`, UserSettingsRepo.use((settings) => settings.get(id))],
+      [`${actor} alert words`, AlertWordRepo.use((words) => words.list(id))],
+      [`${actor} scheduled messages`, ScheduledMessageRepo.use((scheduled) => scheduled.listUndelivered(id))],
+      [
+        `${actor} message flags`,
+        MessageRepo.use((messages) =>
           Effect.map(messages.listByFlags(id, 0, 0), (rows) => rows.map((row) => [row.message.id, row.flags]))
-        ],
-        [`${actor} event queue`, events.findQueue(fixture.queues[actor])]
-      )
-    }
-    const out: Record<string, string> = { realms: JSON.stringify(realms) }
-    for (const [name, part] of parts) {
-      out[name] = JSON.stringify(yield* part)
-    }
-    return out
-  })
-
-const changedParts = (before: Record<string, string>, after: Record<string, string>) =>
-  Object.keys(before).filter((key) => before[key] !== after[key])
+        )
+      ],
+      [`${actor} event queue`, EventStore.use((events) => events.findQueue(fixture.queues[actor]))]
+    ] as const
+  }))
 
 // -----------------------------------------------------------------------------
 // the suite
@@ -821,7 +783,7 @@ const makeFuzzer = Effect.gen(function*() {
    * must have left it as it was), dropped after anything else.
    */
   let known: Record<string, string> | undefined
-  const state = server.core(fingerprint(fixture))
+  const state = server.core(actorsFingerprint(fixture))
 
   /** Sends the planned request and checks it; fails with what went wrong and the request. */
   const check = (operation: Operation, plan: Plan): Effect.Effect<boolean, string> =>

@@ -12,7 +12,9 @@
  * principal gets: exact error bodies for refusals, the status and the key
  * facts of the body for successes. The principals: nobody (no credentials), a
  * deactivated user, the owner, an administrator, a moderator, a member, a guest
- * and a generic bot owned by the member.
+ * and a generic bot owned by the member. A refusal must also have written
+ * nothing: the organization's records and event log (support/Fingerprint.ts)
+ * are as they were before it.
  *
  * The first test reads the served document: it fails for an operation without
  * a row and for a row naming an operation that is not served.
@@ -26,6 +28,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { Backend, Reply } from "./Harness.ts"
 import { accounts, demoLayer, demoPassword, layerServer, realmUrl, Server } from "./Harness.ts"
+import { changedParts, fingerprint } from "./Fingerprint.ts"
 import { matrix } from "./matrix/Rows.ts"
 import type { Account, AccountFixture, Call, ChannelFixture, Expected, Fixture, Principal, Row } from "./matrix/Table.ts"
 import { principals } from "./matrix/Table.ts"
@@ -167,12 +170,19 @@ const runCase = (row: Row, principal: Principal) =>
     // Nobody and the deactivated user send what the member would.
     const builder: Account = principal === "anonymous" || principal === "deactivated" ? "member" : principal
     const request = yield* row.request(fixture, builder, principal)
+    // A refusal writes nothing: the organization is as it was before.
+    const refusal = row.expect[principal].status >= 400
+    const before = refusal ? yield* fixture.server.core(fingerprint()) : undefined
     const reply = yield* fixture.server.fetch(methodOf(row), `/api/v1${request.path ?? pathOf(row)}`, {
       as: principal === "anonymous" ? undefined : fixture.accounts[principal],
       query: request.query,
       form: request.form
     })
     check(row, reply, fixture, principal, request)
+    if (before !== undefined) {
+      const changed = changedParts(before, yield* fixture.server.core(fingerprint()))
+      assert.deepStrictEqual(changed, [], `the refused request wrote: ${changed.join(", ")}`)
+    }
   })
 
 // -----------------------------------------------------------------------------
