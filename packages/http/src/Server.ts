@@ -31,6 +31,7 @@ import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Formatter from "effect/Formatter"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as References from "effect/References"
@@ -39,6 +40,7 @@ import type { MigrationError } from "effect/sql/Migrator"
 import type { SqlError } from "effect/sql/SqlError"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServer from "effect/http/HttpServer"
+import cluster from "node:cluster"
 import * as fs from "node:fs"
 import { createServer, STATUS_CODES } from "node:http"
 import type { IncomingMessage, ServerResponse } from "node:http"
@@ -608,17 +610,43 @@ export const describeServing = (config: ServerConfig, workers = config.workers ?
  *
  * @category layers
  */
-export const layerLogging = (config: Pick<ServerConfig, "logLevel" | "logFormat">): Layer.Layer<never> =>
+export const layerLogging = (
+  config: Pick<ServerConfig, "logLevel" | "logFormat">,
+  worker: number | undefined = cluster.worker?.id
+): Layer.Layer<never> =>
   Layer.mergeAll(
     Layer.succeed(References.MinimumLogLevel)(config.logLevel),
     Logger.layer([
       config.logFormat === "json"
-        ? Logger.consoleJson
+        ? Logger.withConsoleLog(jsonLogLines(worker))
         : config.logFormat === "pretty"
         ? Logger.consolePretty()
-        : Logger.consoleLogFmt
+        : Logger.withConsoleLog(logfmtLogLines(worker))
     ])
   )
+
+/**
+ * logfmt lines as effect writes them, without the fiber (a number internal
+ * to the process that tells a reader nothing) and, in a cluster, with the
+ * worker that wrote them after the level.
+ *
+ * @category layers
+ */
+export const logfmtLogLines = (worker: number | undefined): Logger.Logger<unknown, string> =>
+  Logger.map(Logger.formatLogFmt, (line) => {
+    const withoutFiber = line.replace(/ fiber=#\d+/, "")
+    return worker === undefined ? withoutFiber : withoutFiber.replace(/^(timestamp=\S+ level=\S+)/, `$1 worker=${worker}`)
+  })
+
+/**
+ * JSON lines as effect writes them, without `fiberId` and, in a cluster,
+ * with `worker`.
+ *
+ * @category layers
+ */
+export const jsonLogLines = (worker: number | undefined): Logger.Logger<unknown, string> =>
+  Logger.map(Logger.formatStructured, ({ fiberId: _fiberId, ...entry }) =>
+    Formatter.formatJson(worker === undefined ? entry : { ...entry, worker }))
 
 /** Errors starting the server can fail with. @category errors */
 export type StartupError = Layer.Error<ReturnType<typeof layer>>
