@@ -32,19 +32,29 @@ export const maxAttempts = 6
 const conflictReasons: ReadonlySet<string> = new Set(["DeadlockError", "SerializationError"])
 
 /** The SQL errors of `cause`: repositories' defects and the client's failures. */
-const sqlReasons = (cause: Cause.Cause<unknown>): ReadonlyArray<string> =>
+const sqlErrors = (cause: Cause.Cause<unknown>): ReadonlyArray<SqlError> =>
   cause.reasons.flatMap((reason) => {
     const error = Cause.isDieReason(reason) ? reason.defect : Cause.isFailReason(reason) ? reason.error : undefined
-    return isSqlError(error) ? [error.reason._tag] : []
+    return isSqlError(error) ? [error] : []
   })
 
 /** Whether `cause` is a transaction conflict: a repository's defect or the commit's failure. */
 export const isConflict = (cause: Cause.Cause<unknown>): boolean =>
-  sqlReasons(cause).some((tag) => conflictReasons.has(tag))
+  sqlErrors(cause).some((error) => conflictReasons.has(error.reason._tag))
+
+/**
+ * The server's word that it ends the session: the administrator's
+ * termination, a crash or a shutdown (57P01-57P03), which may arrive before
+ * the socket closes.
+ */
+const sessionEnded: ReadonlySet<unknown> = new Set(["57P01", "57P02", "57P03"])
 
 /** Whether `cause` is a lost or refused connection. */
 export const isConnectionLoss = (cause: Cause.Cause<unknown>): boolean =>
-  sqlReasons(cause).includes("ConnectionError")
+  sqlErrors(cause).some((error) =>
+    error.reason._tag === "ConnectionError" ||
+    sessionEnded.has((error.reason.cause as { readonly code?: unknown } | undefined)?.code)
+  )
 
 /**
  * The pause before attempt `attempt + 1`: up to 5 ms, 10 ms, 20 ms … with
