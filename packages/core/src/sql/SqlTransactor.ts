@@ -17,6 +17,7 @@
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
@@ -115,32 +116,27 @@ export const layer: Layer.Layer<Transactor, never, SqlClient.SqlClient> = Layer.
       })
 
     /**
-     * The before-commit actions of the transaction the fiber is in, if it is
-     * in one: the reference alone may outlive its transaction (in an
-     * after-commit callback, which runs with the context it was registered in).
+     * Where `fiber` stands: outside a transaction (`null`), or in one, with
+     * its before-commit actions (`undefined` for one begun without this
+     * Transactor). The client's transaction decides, not the reference, which
+     * an after-commit callback keeps (it runs with the context it was
+     * registered in, the transaction left out).
      */
-    const currentActions = Effect.flatMap(
-      Effect.serviceOption(sql.transactionService),
-      (connection) =>
-        Option.isNone(connection)
-          ? Effect.succeed(undefined)
-          : Effect.withFiber((fiber) => Effect.succeed(fiber.getRef(CurrentBeforeCommit)))
-    )
+    const transactionOf = (fiber: Fiber.Fiber<unknown, unknown>) =>
+      Option.isNone(Context.getOption(fiber.context, sql.transactionService)) ? null : fiber.getRef(CurrentBeforeCommit)
 
     return Transactor.of({
       withTransaction: (effect) =>
-        Effect.flatMap(
-          Effect.serviceOption(sql.transactionService),
-          (connection) =>
-            Option.isNone(connection)
-              ? attempt(effect, 1)
-              : Effect.withFiber((fiber) => savepoint(effect, fiber.getRef(CurrentBeforeCommit)))
-        ),
+        Effect.withFiber((fiber) => {
+          const actions = transactionOf(fiber)
+          return actions === null ? attempt(effect, 1) : savepoint(effect, actions)
+        }),
       // Not in the registering fiber's context: that may hold a savepoint
       // which has ended by the time the action runs.
       beforeCommit: (effect) =>
-        Effect.flatMap(currentActions, (actions) => {
-          if (actions === undefined) return effect
+        Effect.withFiber((fiber) => {
+          const actions = transactionOf(fiber)
+          if (actions === null || actions === undefined) return effect
           actions.push(effect)
           return Effect.void
         }),

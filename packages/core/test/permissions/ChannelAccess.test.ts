@@ -23,6 +23,7 @@ import {
 } from "../../src/permissions/ChannelAccess.ts"
 import { makeGroupIndex, membershipCheck } from "../../src/permissions/GroupMembership.ts"
 import { checkReaching, propertyOptions } from "../support/Properties.ts"
+import { makeUser } from "../support/Users.ts"
 
 // ---------------------------------------------------------------------------
 // Fixtures: a realm with Zulip's system groups and one user per role.
@@ -38,28 +39,6 @@ const G = {
   // A named group holding the member and the guest, used to grant channel permissions.
   helpers: groupId(8)
 } as const
-
-const makeUser = (id: number, role: RoleType, overrides: Partial<User> = {}): User => ({
-  id: userId(id),
-  realm_id: realmId(1),
-  delivery_email: `user${id}@example.com`,
-  email: `user${id}@example.com`,
-  full_name: `User ${id}`,
-  role,
-  is_bot: false,
-  bot_type: null,
-  bot_owner_id: null,
-  is_active: true,
-  timezone: "UTC",
-  avatar_source: "G",
-  avatar_version: 1,
-  date_joined: 0,
-  email_address_visibility: 1,
-  api_key: `key${id}`,
-  password_hash: null,
-  can_change_user_emails: false,
-  ...overrides
-})
 
 const owner = makeUser(1, Roles.owner)
 const admin = makeUser(2, Roles.administrator)

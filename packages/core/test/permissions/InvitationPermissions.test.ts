@@ -5,37 +5,16 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { GroupId, UserId } from "../../src/domain/Ids.ts"
-import { groupId, realmId, userId } from "../../src/domain/Ids.ts"
+import { groupId, userId } from "../../src/domain/Ids.ts"
 import type { Role } from "../../src/domain/Role.ts"
 import { Roles } from "../../src/domain/Role.ts"
 import type { User } from "../../src/domain/User.ts"
 import { makeGroupIndex } from "../../src/permissions/GroupMembership.ts"
 import { inviteRefusal } from "../../src/permissions/InvitationPermissions.ts"
 import type { InviteRefusal } from "../../src/permissions/InvitationPermissions.ts"
+import { makeUser } from "../support/Users.ts"
 
 const G = { owners: groupId(1), administrators: groupId(2), moderators: groupId(3), members: groupId(4), everyone: groupId(5) }
-
-const makeUser = (id: number, role: Role, overrides: Partial<User> = {}): User => ({
-  id: userId(id),
-  realm_id: realmId(1),
-  delivery_email: `user${id}@example.com`,
-  email: `user${id}@example.com`,
-  full_name: `User ${id}`,
-  role,
-  is_bot: false,
-  bot_type: null,
-  bot_owner_id: null,
-  is_active: true,
-  timezone: "UTC",
-  avatar_source: "G",
-  avatar_version: 1,
-  date_joined: 0,
-  email_address_visibility: 1,
-  api_key: `key${id}`,
-  password_hash: null,
-  can_change_user_emails: false,
-  ...overrides
-})
 
 const owner = makeUser(1, Roles.owner)
 const admin = makeUser(2, Roles.administrator)
