@@ -29,6 +29,13 @@ const setup = Effect.gen(function*() {
   yield* sql`CREATE TABLE retry_log (note text NOT NULL)`
 })
 
+/** The rows' values, as [id, v] by id. */
+const counts = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<{ id: number; v: number }>`SELECT id, v FROM retry_rows ORDER BY id`
+  return rows.map((r) => [r.id, r.v])
+})
+
 const notes = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const rows = yield* sql<{ note: string }>`SELECT note FROM retry_log ORDER BY note`
@@ -60,8 +67,7 @@ describe("SqlTransactor on PostgreSQL", () => {
         // One of the two was the victim and ran twice; the other once.
         assert.deepStrictEqual([...attempts].sort(), [1, 2])
         assert.strictEqual(committedCallbacks, 2)
-        const rows = yield* sql<{ id: number; v: number }>`SELECT id, v FROM retry_rows ORDER BY id`
-        assert.deepStrictEqual(rows.map((r) => [r.id, r.v]), [[1, 2], [2, 2]])
+        assert.deepStrictEqual(yield* counts, [[1, 2], [2, 2]])
         const victim = attempts[0] === 2 ? 0 : 1
         assert.deepStrictEqual(yield* notes, [`${1 - victim} attempt 1`, `${victim} attempt 2`].sort())
       }))
@@ -86,8 +92,7 @@ describe("SqlTransactor on PostgreSQL", () => {
           }).pipe(Effect.orDie))
         yield* Effect.all([crossing(0), crossing(1)], { concurrency: 2 })
         assert.deepStrictEqual([...outerStarts].sort(), [1, 2])
-        const rows = yield* sql<{ id: number; v: number }>`SELECT id, v FROM retry_rows ORDER BY id`
-        assert.deepStrictEqual(rows.map((r) => [r.id, r.v]), [[1, 2], [2, 2]])
+        assert.deepStrictEqual(yield* counts, [[1, 2], [2, 2]])
       }))
 
     it.effect("a transaction whose connection is lost before its commit runs once more, on another connection", () =>
@@ -108,8 +113,7 @@ describe("SqlTransactor on PostgreSQL", () => {
         }).pipe(Effect.orDie))
         assert.strictEqual(backends.length, 2)
         assert.notStrictEqual(backends[0], backends[1])
-        const rows = yield* sql<{ id: number; v: number }>`SELECT id, v FROM retry_rows ORDER BY id`
-        assert.deepStrictEqual(rows.map((r) => [r.id, r.v]), [[1, 1], [2, 1]])
+        assert.deepStrictEqual(yield* counts, [[1, 1], [2, 1]])
       }).pipe(Effect.scoped))
 
     it.effect("a transaction whose connection is lost twice fails (it is run again once only)", () =>
@@ -128,8 +132,7 @@ describe("SqlTransactor on PostgreSQL", () => {
         }).pipe(Effect.orDie)))
         assert.isTrue(Exit.isFailure(exit))
         assert.strictEqual(attempts, 2)
-        const rows = yield* sql<{ id: number; v: number }>`SELECT id, v FROM retry_rows ORDER BY id`
-        assert.deepStrictEqual(rows.map((r) => [r.id, r.v]), [[1, 0], [2, 0]])
+        assert.deepStrictEqual(yield* counts, [[1, 0], [2, 0]])
       }).pipe(Effect.scoped))
 
     it.effect("other failures are not retried, and their before-commit work is dropped", () =>
