@@ -48,7 +48,11 @@
  * does not count), so the routes' count refuses it again (or, had the
  * window moved meanwhile, counts it once). A send is the exception (see
  * `send` below): it is counted first, as by the routes, and a send that
- * falls through, having written nothing, has its count taken back.
+ * falls through, having written nothing, has its count taken back. Only a
+ * refusal of the core falls through after a send was tried: any other
+ * failure of the send (a connection lost after COMMIT went out) may follow
+ * a written message, so it is answered here as the routes answer it (a
+ * 500, or a 503 when the database is unavailable), and sent once.
  *
  * @since 0.1.0
  */
