@@ -48,27 +48,36 @@
  * does not count), so the routes' count refuses it again (or, had the
  * window moved meanwhile, counts it once). A send is the exception (see
  * `send` below): it is counted first, as by the routes, and a send that
- * falls through, having written nothing, has its count taken back.
+ * falls through, having written nothing, has its count taken back. Only a
+ * refusal of the core falls through after a send was tried: any other
+ * failure of the send (a connection lost after COMMIT went out) may follow
+ * a written message, so it is answered here as the routes answer it (a
+ * 500, or a 503 when the database is unavailable), and sent once.
  *
  * @since 0.1.0
  */
 import { Authentication as CoreAuthentication, Messages, Organizations, Users } from "@teamchat/core"
 import type { Principal } from "@teamchat/core"
+import { ZulipError } from "@teamchat/core"
 import * as Cache from "effect/Cache"
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Predicate from "effect/Predicate"
 import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as Schema from "effect/Schema"
+import type * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { IncomingMessage } from "node:http"
 import type { ServerResponse } from "node:http"
 import { Api } from "./api/Api.ts"
 import * as MessagesHandlers from "./handlers/Messages.ts"
 import type { HttpOptions } from "./internal/Config.ts"
 import * as Envelope from "./internal/Envelope.ts"
+import * as Failures from "./internal/Failures.ts"
 import * as IgnoredParameters from "./internal/IgnoredParameters.ts"
 import * as Params from "./internal/Params.ts"
 import { RateLimiter, resetSeconds } from "./internal/RateLimiter.ts"
@@ -115,15 +124,50 @@ const deepFreeze = <A>(value: A): A => {
   return value
 }
 
-/** A shortcut's answer: the body, and the rate limit decision whose headers it carries. */
+/**
+ * A shortcut's answer: the body, and the rate limit decision whose headers
+ * it carries; a status and headers of its own for a failure answered here
+ * (`failed`).
+ */
 interface Answer {
   readonly body: string
   readonly decision: Decision | undefined
+  readonly status?: number
+  readonly headers?: Record<string, string>
+}
+
+/** The outcome of a send whose client went away meanwhile: nothing to answer, nothing to hand on. */
+const dropped: unique symbol = Symbol("dropped")
+
+/**
+ * Whether a failure is the core's refusal (a Zulip error) or a stale access
+ * read (`StaleAccess`, to be authenticated again), which wrote nothing.
+ */
+const isRefusal = (cause: Cause.Cause<unknown>): boolean =>
+  cause.reasons.length > 0 &&
+  cause.reasons.every((reason) =>
+    Cause.isFailReason(reason) &&
+    (ZulipError.isZulipError(reason.error) || Predicate.isTagged(reason.error, "StaleAccess"))
+  )
+
+/** An error response of the routes' making (a JSON body of bytes), as an answer of the shortcut. */
+const fromResponse = (response: HttpServerResponse.HttpServerResponse, decision: Decision | undefined): Answer => {
+  const body = response.body
+  const text = body._tag === "Uint8Array" ? Buffer.from(body.body).toString("utf8") : ""
+  const headers: Record<string, string> = { "content-type": body._tag === "Uint8Array" ? body.contentType : "application/json" }
+  for (const [name, value] of Object.entries(response.headers)) headers[name] = value
+  if (decision !== undefined) {
+    headers["x-ratelimit-limit"] = String(decision.limit)
+    headers["x-ratelimit-remaining"] = String(decision.remaining)
+    headers["x-ratelimit-reset"] = String(resetSeconds(decision))
+  }
+  return { body: text, decision, status: response.status, headers }
 }
 
 /** The answer's headers, as the routes send them, in their order (node adds Date and Connection alike). */
-const answerHeaders = ({ body, decision }: Answer): Record<string, string> => {
+const answerHeaders = ({ body, decision, headers }: Answer): Record<string, string> => {
   const length = String(Buffer.byteLength(body))
+  if (headers !== undefined) return { ...headers, "content-length": length }
   return decision === undefined
     ? { "content-type": "application/json", "content-length": length }
     : {
@@ -262,6 +306,38 @@ export const make = (
       })
     }
 
+    /**
+     * A send's failure other than a refusal, answered as the routes answer
+     * it (`Failures.recover`: a 500, or a 503 when the database is
+     * unavailable), counted and logged; a client gone away gets nothing.
+     */
+    const failed = (
+      cause: Cause.Cause<unknown>,
+      decision: Decision | undefined,
+      principal: Principal.Principal,
+      start: number
+    ): Effect.Effect<Answer | typeof dropped> =>
+      Cause.hasInterruptsOnly(cause) ? Effect.succeed(dropped) : Effect.flatMap(
+        Effect.orDie(Failures.recover("messages", "send")(cause)),
+        (response) => {
+          const answer = fromResponse(response, decision)
+          return log
+            ? Effect.flatMap(Clock.currentTimeMillis, (end) =>
+              Effect.as(
+                RequestLog.logRequest({
+                  method: "POST",
+                  url: messagesPath,
+                  status: answer.status ?? 200,
+                  durationMs: end - start,
+                  userId: principal.user.id,
+                  code: RequestLog.errorCode(response)
+                }),
+                answer
+              ))
+            : Effect.succeed(answer)
+        }
+      )
+
     /** The principal of `credentials`, at home on `host`, as the authentication middleware finds it. */
     const principalOf = (credentials: AuthenticationMiddleware.Credentials, host: string | undefined, deferAccessCheck: boolean) =>
       Effect.flatMap(core.basic(credentials.email, credentials.apiKey, { deferAccessCheck }), atHome(host))
@@ -328,12 +404,19 @@ export const make = (
         Effect.flatMap((request) =>
           Effect.flatMap(principalOf(credentials, host, true), (principal) => {
             const counted = limiter.limitsUsers ? limiter.countUserUndoably(principal.user.id) : Effect.undefined
-            return Effect.flatMap(counted, (count): Effect.Effect<Answer | undefined> => {
+            return Effect.flatMap(counted, (count): Effect.Effect<Answer | typeof dropped | undefined> => {
               if (count?.decision.limited === true) return Effect.undefined
               return Effect.matchCauseEffect(
                 messages.sendDeferred(principal, request, { client: Messages.clientName(userAgent) }),
                 {
-                  onFailure: () => count === undefined ? Effect.undefined : Effect.as(count.undo, undefined),
+                  // Only a refusal of the core is known to have written
+                  // nothing: any other failure (a connection lost after
+                  // COMMIT went out) may follow a committed send, which
+                  // the routes must not send again; it is answered here.
+                  onFailure: (cause) =>
+                    isRefusal(cause)
+                      ? count === undefined ? Effect.undefined : Effect.as(count.undo, undefined)
+                      : failed(cause, count?.decision, principal, start),
                   onSuccess: ({ id }) =>
                     logged({ body: sendText(Envelope.envelope({ id }, []))!, decision: count?.decision }, principal, "POST", messagesPath, start)
                 }
@@ -390,11 +473,11 @@ export const make = (
 
     /** Runs `work` and hands its answer to `answer`, or falls through to `next`. */
     const settle = (
-      work: Effect.Effect<Answer | undefined, unknown>,
-      onAnswer: (answer: Answer) => void,
+      work: Effect.Effect<Answer | typeof dropped | undefined, unknown>,
+      onAnswer: (answer: Answer | typeof dropped) => void,
       next: () => void
     ) => {
-      const done = (exit: Exit.Exit<Answer | undefined, unknown>) =>
+      const done = (exit: Exit.Exit<Answer | typeof dropped | undefined, unknown>) =>
         exit._tag === "Failure" || exit.value === undefined ? next() : onAnswer(exit.value)
       const fiber = run(work)
       const exit = fiber.pollUnsafe()
@@ -403,19 +486,25 @@ export const make = (
     }
 
     /** Writes an answer on node:http. */
-    const writeAnswer = (response: ServerResponse) => (answer: Answer) => {
+    const writeAnswer = (response: ServerResponse) => (answer: Answer | typeof dropped) => {
+      if (answer === dropped) return response.destroy()
       // Nobody to answer (the routes' adapter writes nothing then either).
       if (response.destroyed) return
-      response.writeHead(200, answerHeaders(answer))
+      response.writeHead(answer.status ?? 200, answerHeaders(answer))
       response.end(answer.body)
     }
 
     /** A web handler's `Response`: the answer of `work`, or `next`'s when it falls through. */
-    const webAnswer = (work: Effect.Effect<Answer | undefined, unknown>, next: () => Promise<Response>) =>
+    const webAnswer = (work: Effect.Effect<Answer | typeof dropped | undefined, unknown>, next: () => Promise<Response>) =>
       new Promise<Response>((resolve) =>
         settle(
           work,
-          (answer) => resolve(new Response(answer.body, { status: 200, headers: answerHeaders(answer) })),
+          (answer) =>
+            resolve(
+              answer === dropped
+                ? Response.error()
+                : new Response(answer.body, { status: answer.status ?? 200, headers: answerHeaders(answer) })
+            ),
           () => resolve(next())
         )
       )

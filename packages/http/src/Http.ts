@@ -48,7 +48,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServer from "effect/http/HttpServer"
-import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Api, ApiProduction } from "./api/Api.ts"
 import * as Version from "./Version.ts"
 import * as AlertWordsHandlers from "./handlers/AlertWords.ts"
@@ -70,6 +69,7 @@ import * as SavedSnippetsHandlers from "./handlers/SavedSnippets.ts"
 import * as InvitationsHandlers from "./handlers/Invitations.ts"
 import * as PushDevicesHandlers from "./handlers/PushDevices.ts"
 import * as FastPaths from "./FastPaths.ts"
+import * as Pipeline from "./Pipeline.ts"
 import * as Config from "./internal/Config.ts"
 import * as EmojiData from "./internal/EmojiData.ts"
 import type { HttpOptions } from "./internal/Config.ts"
@@ -174,8 +174,8 @@ export const layerRoutes = (
     RateLimitMiddleware.layer
   ).pipe(Layer.provideMerge(limiter))
   const api = options.demo
-    ? HttpApiBuilder.layer(Api, { openapiPath })
-    : HttpApiBuilder.layer(ApiProduction, { openapiPath })
+    ? Pipeline.layer(Api, { openapiPath })
+    : Pipeline.layer(ApiProduction, { openapiPath })
   const routes = api.pipe(
     Layer.provide(handlers),
     Layer.provide(middleware),

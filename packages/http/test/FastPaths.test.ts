@@ -23,6 +23,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Organizations } from "@teamchat/core/services/Organizations"
 import { Users } from "@teamchat/core/services/Users"
+import { Messages } from "@teamchat/core/services/Messages"
 import { Authentication as CoreAuthentication } from "@teamchat/core/services/Authentication"
 import { userId } from "@teamchat/core/domain/Ids"
 import * as Teamchat from "@teamchat/core/Teamchat"
@@ -1080,3 +1081,46 @@ describe("Http.makeWebHandler with the shortcuts", () => {
     })), 60_000)
 })
 
+
+describe("a send that fails after its commit", () => {
+  // A lost connection after COMMIT went out (the message is written, the
+  // answer never came back) surfaces as a failure of the send, not as a
+  // refusal: the request must not be sent again by anything else.
+  it.live("is sent once and answered with the routes' 500, on a web handler with the shortcuts", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const context = yield* Layer.build(Teamchat.layerMemory(Teamchat.layerSecretsTest))
+      yield* Effect.provideContext(Server.seedDemo(externalUrl, () => {}), context)
+      const messages = Context.get(context, Messages)
+      const afterCommit = <A, E, R>(send: Effect.Effect<A, E, R>) =>
+        Effect.andThen(send, Effect.die(new Error("Connection terminated unexpectedly")))
+      const failing = Context.add(context, Messages, Messages.of({
+        ...messages,
+        send: (...args) => afterCommit(messages.send(...args)),
+        sendDeferred: (...args) => afterCommit(messages.sendDeferred(...args))
+      }))
+      const made = Http.makeWebHandler(Layer.succeedContext(failing), { demo: true, rateLimit: false })
+      yield* Effect.addFinalizer(() => Effect.promise(() => made.dispose()))
+      const call = (path: string, init: RequestInit = {}) =>
+        Effect.promise(async () => {
+          const response = await made.handler(new Request(`${externalUrl}${path}`, init))
+          return { status: response.status, body: await response.json() as Record<string, unknown> }
+        })
+      const login = yield* call("/api/v1/dev_fetch_api_key", {
+        method: "POST",
+        body: new URLSearchParams({ username: "iago@zulip.com" })
+      })
+      const iago = basic("iago@zulip.com", String(login.body.api_key))
+      const sent = yield* call("/api/v1/messages", {
+        method: "POST",
+        headers: { authorization: iago },
+        body: new URLSearchParams({ type: "stream", to: "Verona", topic: "once only", content: "sent once" })
+      })
+      assert.deepStrictEqual(sent, { status: 500, body: { result: "error", msg: "Internal server error", code: "BAD_REQUEST" } })
+      const read = yield* call(
+        `/api/v1/messages?anchor=newest&num_before=10&num_after=0&narrow=${encodeURIComponent(JSON.stringify([{ operator: "topic", operand: "once only" }]))}`,
+        { headers: { authorization: iago } }
+      )
+      assert.strictEqual(read.status, 200)
+      assert.deepStrictEqual((read.body.messages as Array<{ content: string }>).map((m) => m.content), ["<p>sent once</p>"])
+    })), 60_000)
+})

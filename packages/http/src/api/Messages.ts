@@ -22,7 +22,7 @@ import { Errors } from "@teamchat/core"
 import * as Schema from "effect/Schema"
 import * as Envelope from "../internal/Envelope.ts"
 import * as Params from "../internal/Params.ts"
-import { Authentication } from "./Middleware.ts"
+import { Authentication, ChecksAccessItself } from "./Middleware.ts"
 
 const DisplayRecipientUser = Schema.Struct({
   id: Schema.Int,
@@ -99,7 +99,7 @@ export class MessagesApi extends HttpApiGroup.make("messages")
         read_by_sender: Schema.optionalKey(Params.JsonBoolean)
       },
       success: Envelope.Success({ id: Schema.Int })
-    }).annotate(OpenApi.Summary, "Send a message"),
+    }).annotate(OpenApi.Summary, "Send a message").annotate(ChecksAccessItself, true),
     HttpApiEndpoint.get("list", "/messages", {
       query: {
         ...rangeQuery,
@@ -116,7 +116,7 @@ export class MessagesApi extends HttpApiGroup.make("messages")
         history_limited: Schema.Boolean,
         messages: Schema.Array(Message)
       })
-    }).annotate(OpenApi.Summary, "Get messages"),
+    }).annotate(OpenApi.Summary, "Get messages").annotate(ChecksAccessItself, true),
     HttpApiEndpoint.get("get", "/messages/:message_id", {
       params: { message_id: Params.PathId(() => new Errors.InvalidMessages(), "The message's id.") },
       query: {

@@ -30,6 +30,19 @@ export class Reauthenticate extends Context.Service<Reauthenticate, Effect.Effec
   "@teamchat/http/middleware/Authentication/Reauthenticate"
 ) {}
 
+/**
+ * An endpoint annotation: its handler checks the organization's access
+ * version in its core call's own statement (GET /messages:
+ * `Messages.fetchDeferred`; POST /messages: `Messages.sendDeferred`;
+ * `AccessCache.deferrable`), so `Authentication` may authenticate it from a
+ * kept read without the statement that reads the version, and provides
+ * `Reauthenticate` for a read found stale. @category annotations
+ */
+export const ChecksAccessItself = Context.Reference<boolean>(
+  "@teamchat/http/middleware/Authentication/ChecksAccessItself",
+  { defaultValue: () => false }
+)
+
 /** Who reads: an authenticated user, or a spectator (`user` undefined) of `realm`. @category models */
 export interface Viewer {
   readonly realm: Realm.Realm

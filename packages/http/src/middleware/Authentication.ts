@@ -30,7 +30,14 @@ import * as Layer from "effect/Layer"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type { unhandled } from "effect/Types"
-import { Authentication, CurrentPrincipal, CurrentViewer, OptionalAuthentication, Reauthenticate } from "../api/Middleware.ts"
+import {
+  Authentication,
+  ChecksAccessItself,
+  CurrentPrincipal,
+  CurrentViewer,
+  OptionalAuthentication,
+  Reauthenticate
+} from "../api/Middleware.ts"
 import { RateLimiter } from "../internal/RateLimiter.ts"
 import * as RealmResolution from "../internal/Realm.ts"
 import * as RequestLog from "./RequestLog.ts"
@@ -146,20 +153,6 @@ const makeAuthenticate = Effect.gen(function*() {
   }
 })
 
-/**
- * GET /messages checks the organization's access version in its search's
- * own statement (`Messages.fetchDeferred`), POST /messages in its write's
- * (`Messages.sendDeferred`; `AccessCache.deferrable`), so their
- * authentication may skip the statement that reads it. Known by method and
- * path: the middleware runs before the router's endpoint is known to it.
- */
-const checksAccessItself = (request: HttpServerRequest.HttpServerRequest): boolean => {
-  if (request.method !== "GET" && request.method !== "POST") return false
-  const url = request.url
-  const path = "/api/v1/messages"
-  return url.startsWith(path) && (url.length === path.length || url[path.length] === "?")
-}
-
 /** The request log's cell for the current request's user, if requests are logged. */
 type LoggedUserCell = (typeof RequestLog.LoggedUser)["Service"]
 
@@ -172,13 +165,14 @@ export const layer: Layer.Layer<
   Authentication,
   Effect.map(makeAuthenticate, (authenticate) =>
     Authentication.of({
-      basic: (httpEffect) =>
+      basic: (httpEffect, { endpoint }) =>
         Effect.contextWith((context: Context.Context<HttpServerRequest.HttpServerRequest>) => {
           const request = Context.getUnsafe(context, HttpServerRequest.HttpServerRequest)
           const credentials = parseAuthorization(request.headers.authorization)
           if (credentials === undefined) return Effect.fail(new Errors.Unauthorized())
           if (!isCredentials(credentials)) return Effect.fail(credentials)
-          if (checksAccessItself(request)) {
+          // The endpoint's own annotation says whether its handler checks the access version itself.
+          if (Context.get(endpoint.annotations, ChecksAccessItself)) {
             return Effect.flatMap(
               // A refusal by an unchecked read is asked again with the check.
               authenticate(context, credentials, { deferAccessCheck: true }),

@@ -90,7 +90,7 @@ export const logRequest = (line: Line): Effect.Effect<void> =>
 const maxErrorBody = 64 * 1024
 
 /** The Zulip error code of an error response (its JSON body's `code`), when it has one. */
-const errorCode = (response: HttpServerResponse.HttpServerResponse): string | undefined => {
+export const errorCode = (response: HttpServerResponse.HttpServerResponse): string | undefined => {
   const body = response.body
   if (response.status < 400 || body._tag !== "Uint8Array" || body.body.byteLength > maxErrorBody) return undefined
   if (!body.contentType.startsWith("application/json")) return undefined
