@@ -203,7 +203,7 @@ export class Channels extends Context.Service<Channels, {
               }
             }
           }))
-          // Each creator made theirs (one statement whenever they are one, as in a request).
+          // Each channel is its creator's act (null: the system's): one statement per creator, so one per request.
           const byCreator = new Map<UserId | null, Array<AuditChange>>()
           for (const channel of created) {
             let changes = byCreator.get(channel.creator_id)

@@ -416,17 +416,10 @@ export class Users extends Context.Service<Users, {
             can_change_user_emails: false
           }))
           yield* joinRoleGroups(user, realm, true)
-          yield* audit.record(
-            realmId,
-            "invitation" in origin ? user.id : origin.actor,
-            [{
-              event_type: "user_created",
-              modified_user_id: user.id,
-              ...("invitation" in origin
-                ? { extra_data: { invitation_id: origin.invitation.id, referred_by: origin.invitation.referrer_id } }
-                : {})
-            }]
-          )
+          const [actor, extra_data] = "invitation" in origin
+            ? [user.id, { invitation_id: origin.invitation.id, referred_by: origin.invitation.referrer_id }]
+            : [origin.actor, {}]
+          yield* audit.record(realmId, actor, [{ event_type: "user_created", modified_user_id: user.id, extra_data }])
           yield* publishCreated(realm, user)
           return user
         }))
