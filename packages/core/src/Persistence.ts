@@ -13,6 +13,7 @@ import type { MigrationError } from "effect/sql/Migrator"
 import * as SqlErrors from "effect/sql/SqlError"
 import type { SqlError } from "effect/sql/SqlError"
 import * as MemoryAccessCache from "./memory/MemoryAccessCache.ts"
+import * as MemoryAuditLogRepo from "./memory/MemoryAuditLogRepo.ts"
 import { MemoryDatabase } from "./memory/MemoryDatabase.ts"
 import * as MemoryDraftRepo from "./memory/MemoryDraftRepo.ts"
 import * as MemoryEventStore from "./memory/MemoryEventStore.ts"
@@ -27,6 +28,7 @@ import * as MemoryScheduledMessageRepo from "./memory/MemoryScheduledMessageRepo
 import * as MemoryRateLimitStore from "./memory/MemoryRateLimitStore.ts"
 import * as MemoryTransactor from "./memory/MemoryTransactor.ts"
 import * as MemoryUserStatusRepo from "./memory/MemoryUserStatusRepo.ts"
+import type { AuditLogRepo } from "./ports/AuditLogRepo.ts"
 import type { DraftRepo } from "./ports/DraftRepo.ts"
 import type { EventStore } from "./ports/EventStore.ts"
 import type { InvitationRepo } from "./ports/InvitationRepo.ts"
@@ -55,6 +57,7 @@ import * as Migrations from "./sql/Migrations.ts"
 import * as PgClientLayer from "./sql/PgClientLayer.ts"
 import { PgliteClient } from "./sql/PgliteClient.ts"
 import * as SqlAccessCache from "./sql/SqlAccessCache.ts"
+import * as SqlAuditLogRepo from "./sql/SqlAuditLogRepo.ts"
 import * as SqlDraftRepo from "./sql/SqlDraftRepo.ts"
 import * as SqlEventStore from "./sql/SqlEventStore.ts"
 import * as SqlInvitationRepo from "./sql/SqlInvitationRepo.ts"
@@ -94,6 +97,7 @@ export type Persistence =
   | SavedSnippetRepo
   | InvitationRepo
   | PushDeviceRepo
+  | AuditLogRepo
   | Transactor
   | EventStore
   | Events
@@ -117,6 +121,7 @@ export const layerMemory: Layer.Layer<Persistence> = Events.layer.pipe(
     MemorySavedSnippetRepo.layer,
     MemoryInvitationRepo.layer,
     MemoryPushDeviceRepo.layer,
+    MemoryAuditLogRepo.layer,
     MemoryAccessCache.layer
   )),
   // Before the repositories: the presence repository's conditional write takes a transaction of its own.
@@ -143,6 +148,7 @@ export const layerSql: Layer.Layer<Persistence, MigrationError | SqlError, SqlCl
     SqlSavedSnippetRepo.layer,
     SqlInvitationRepo.layer,
     SqlPushDeviceRepo.layer,
+    SqlAuditLogRepo.layer,
     SqlAccessCache.layer,
     SqlTransactor.layer
   )),

@@ -13,6 +13,7 @@ import { EventQueues } from "./services/events/EventQueues.ts"
 import { Register } from "./services/Register.ts"
 import * as Persistence from "./Persistence.ts"
 import { AlertWords } from "./services/AlertWords.ts"
+import { AuditLog } from "./services/AuditLog.ts"
 import { Authentication } from "./services/Authentication.ts"
 import { Channels } from "./services/Channels.ts"
 import { CustomProfileFields } from "./services/CustomProfileFields.ts"
@@ -63,6 +64,7 @@ export type Services =
   | WelcomeBot
   | Invitations
   | PushDevices
+  | AuditLog
 
 /**
  * Messages and what sends through it: scheduled messages, their delivery
@@ -92,7 +94,9 @@ export const layerServices = Layer.mergeAll(
   ),
   Layer.provideMerge(Layer.mergeAll(Authentication.layer, Channels.layer, UserSettings.layer, EventQueues.layer, UserGroups.layer)),
   Layer.provideMerge(Layer.mergeAll(Organizations.layer, Presence.layer)),
-  Layer.provideMerge(Users.layer)
+  Layer.provideMerge(Users.layer),
+  // Every service that changes an organization records it here.
+  Layer.provideMerge(AuditLog.layer)
 )
 
 /** Production secrets: random keys, full-cost password hashes. @category layers */

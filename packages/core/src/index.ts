@@ -9,6 +9,8 @@
  */
 
 // domain: records, ids, the caller, pure rules
+/** The audit log's rows and event types (the service is `AuditLog`). */
+export * as AuditLogRecord from "./domain/AuditLog.ts"
 export * as Channel from "./domain/Channel.ts"
 export * as EmailAddress from "./domain/EmailAddress.ts"
 /** Zulip's emoji names (the generated table) and the `emoji_api.json` document. */
@@ -54,6 +56,7 @@ export * as Narrow from "./narrow/Narrow.ts"
 
 // services
 export * as AlertWords from "./services/AlertWords.ts"
+export * as AuditLog from "./services/AuditLog.ts"
 export * as Authentication from "./services/Authentication.ts"
 export * as Channels from "./services/Channels.ts"
 export * as CustomProfileFields from "./services/CustomProfileFields.ts"

@@ -20,7 +20,7 @@
  * @since 0.1.0
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import type { Realm, Role, Teamchat, User } from "@teamchat/core"
+import type { AuditLog, AuditLogRecord, Realm, Role, Teamchat, User } from "@teamchat/core"
 import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Data from "effect/Data"
@@ -528,6 +528,89 @@ const setActive = (commandName: string, active: boolean) =>
 const deactivateUser = setActive("deactivate-user", false)
 const reactivateUser = setActive("reactivate-user", true)
 
+/** The organization `--organization` names, or the only one there is. */
+const chooseOrganization = Effect.fn("Cli.chooseOrganization")(function*(core: Core, stringId: Option.Option<string>) {
+  if (Option.isSome(stringId)) return yield* requireOrganization(core, stringId.value)
+  const all = yield* (yield* core.Organizations.Organizations).list
+  if (all.length === 1) return all[0]!
+  return yield* new UsageError({
+    message: all.length === 0
+      ? "the database has no organizations yet"
+      : `choose an organization with --organization (known: ${all.map((o) => o.string_id).join(", ")})`
+  })
+})
+
+const json = (value: unknown) => JSON.stringify(value)
+
+/**
+ * One row as a line: time, type, who acted (`-`: the operator or the
+ * system), what it changed, then the rest of `extra_data` as `key=value` and
+ * the change itself as `[property: ]old → new` (values in JSON).
+ */
+const auditLine = (entry: AuditLogRecord.AuditLogEntry, names: AuditLog.AuditLogNames): string => {
+  const user = (id: NonNullable<AuditLogRecord.AuditLogEntry["modified_user_id"]>) => names.users.get(id) ?? `#${id}`
+  const parts = [new Date(entry.event_time).toISOString(), entry.event_type, `actor=${entry.acting_user_id === null ? "-" : user(entry.acting_user_id)}`]
+  if (entry.modified_user_id !== null) parts.push(`user=${user(entry.modified_user_id)}`)
+  if (entry.modified_stream_id !== null) {
+    parts.push(`stream=${json(names.streams.get(entry.modified_stream_id) ?? `#${entry.modified_stream_id}`)}`)
+  }
+  if (entry.modified_user_group_id !== null) {
+    parts.push(`group=${json(names.groups.get(entry.modified_user_group_id) ?? `#${entry.modified_user_group_id}`)}`)
+  }
+  const { new_value, old_value, property, ...rest } = entry.extra_data
+  for (const [key, value] of Object.entries(rest)) parts.push(`${key}=${json(value)}`)
+  if (old_value !== undefined || new_value !== undefined) {
+    parts.push(`${property === undefined ? "" : `${String(property)}: `}${json(old_value ?? null)} → ${json(new_value ?? null)}`)
+  }
+  return parts.join(" ")
+}
+
+const auditLog = Command.make(
+  "audit-log",
+  {
+    organization: optionalString("organization", "The organization's string id; needed when the database has several").pipe(
+      Flag.withAlias("org")
+    ),
+    limit: Flag.Int("limit").pipe(Flag.withDescription("Show the newest N rows"), Flag.withDefault(100)),
+    eventType: optionalString("event-type", "Only rows of this type (e.g. user_role_changed)"),
+    json: Flag.Boolean("json").pipe(Flag.withDescription("One JSON object per line, as stored"), Flag.withDefault(false)),
+    ...databaseFlags
+  },
+  Effect.fn(function*(flags) {
+    if (flags.limit < 1) {
+      return yield* new UsageError({ message: `invalid --limit "${flags.limit}": expected a whole number of rows from 1` })
+    }
+    const lines = yield* withCore(
+      flags,
+      (core) => Effect.gen(function*() {
+        const known: ReadonlyArray<string> = core.AuditLogRecord.AuditLogEventTypes
+        if (Option.isSome(flags.eventType) && !known.includes(flags.eventType.value)) {
+          return yield* new UsageError({ message: `unknown event type '${flags.eventType.value}' (known: ${known.join(", ")})` })
+        }
+        const realm = yield* chooseOrganization(core, flags.organization)
+        const audit = yield* core.AuditLog.AuditLog
+        const entries = yield* audit.list(realm.id, {
+          limit: flags.limit,
+          eventType: Option.getOrUndefined(flags.eventType) as AuditLogRecord.AuditLogEventType | undefined
+        })
+        if (flags.json) return entries.map(json)
+        const names = yield* audit.names(realm.id)
+        return entries.map((entry) => auditLine(entry, names))
+      })
+    )
+    for (const line of lines) yield* Console.log(line)
+  })
+).pipe(
+  Command.withDescription(
+    "List an organization's audit log, oldest first: one line per change (time, type, acting user, what changed, " +
+      "old → new), the newest --limit rows"
+  ),
+  Command.withExamples([
+    { command: `${invocation} audit-log --organization zulip --limit 20`, description: "The last 20 changes" },
+    { command: `${invocation} audit-log --event-type user_role_changed --json`, description: "Role changes as JSON lines" }
+  ])
+)
+
 const help = Command.make(
   "help",
   { command: Argument.String("command").pipe(Argument.withDescription("Show the help of this command"), Argument.optional) },
@@ -554,6 +637,7 @@ export const root = Command.make(name).pipe(
     changeUserEmailsPermission,
     deactivateUser,
     reactivateUser,
+    auditLog,
     help
   ]),
   Command.withExamples([

@@ -8,6 +8,7 @@
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Authentication } from "@teamchat/core/services/Authentication"
+import { Channels } from "@teamchat/core/services/Channels"
 import { Organizations } from "@teamchat/core/services/Organizations"
 import * as Teamchat from "@teamchat/core/Teamchat"
 import * as TestDatabase from "@teamchat/core/testing/TestDatabase"
@@ -89,7 +90,9 @@ describe("teamchat command line without a database", () => {
         botType: teamchat(["create-user", "--org", "acme", "--email", "b@acme.test", "--name", "B", "--bot", "robot", "--owner", "a@acme.test"]),
         owner: teamchat(["create-user", "--org", "acme", "--email", "b@acme.test", "--name", "B", "--owner", "a@acme.test"]),
         botPassword: teamchat(["create-user", "--org", "acme", "--email", "b@acme.test", "--name", "B", "--bot", "generic", "--owner", "a@acme.test", "--password", "x"]),
-        unknownFlag: teamchat(["deactivate-user", "--org", "acme", "--email", "a@acme.test", "--force"])
+        unknownFlag: teamchat(["deactivate-user", "--org", "acme", "--email", "a@acme.test", "--force"]),
+        auditLimit: teamchat(["audit-log", "--limit", "0"]),
+        auditLimitText: teamchat(["audit-log", "--limit", "many"])
       }, { concurrency: 4 })
 
       assert.strictEqual(cases.none.code, 2)
@@ -105,6 +108,7 @@ describe("teamchat command line without a database", () => {
           "change-user-emails-permission",
           "deactivate-user",
           "reactivate-user",
+          "audit-log",
           "help"
         ]
       ) {
@@ -136,6 +140,10 @@ describe("teamchat command line without a database", () => {
         cases.unknownFlag,
         "teamchat: Unrecognized flag: --force in command teamchat deactivate-user (usage: pnpm teamchat help deactivate-user)"
       )
+      assertUsage(cases.auditLimit, "teamchat: invalid --limit \"0\": expected a whole number of rows from 1")
+      assert.strictEqual(cases.auditLimitText.code, 2)
+      assert.strictEqual(cases.auditLimitText.stdout, "")
+      assert.include(cases.auditLimitText.stderr, "--limit")
     }), { timeout: hangCeiling })
 
   it.live("pnpm teamchat runs the command line with nothing sourced first", () =>
@@ -313,9 +321,10 @@ describe("teamchat command line on a data directory without a database", () => {
         deactivate: teamchat(["deactivate-user", ...account, "--data-dir", typo]),
         reactivate: teamchat(["reactivate-user", ...account, "--data-dir", typo]),
         permission: teamchat(["change-user-emails-permission", ...account, "--data-dir", typo]),
+        audit: teamchat(["audit-log", "--data-dir", typo]),
         empty: teamchat(["rotate-api-key", ...account], { DATA_DIR: empty })
       }, { concurrency: 3 })
-      for (const run of [cases.flag, cases.env, cases.deactivate, cases.reactivate, cases.permission]) {
+      for (const run of [cases.flag, cases.env, cases.deactivate, cases.reactivate, cases.permission, cases.audit]) {
         assertOneLine(run, 1, missing(typo))
       }
       assertOneLine(cases.empty, 1, missing(empty))
@@ -532,7 +541,76 @@ layer(TestDatabase.postgresLayer(), { timeout: Duration.millis(hangCeiling), exc
           assert.strictEqual(grant.api_key, org.stdout.trim())
           // Ann's bot went down with her and, as in Zulip, stays down when she comes back.
           assert.strictEqual((yield* Effect.flip(auth.basic("ci-bot@acme.test", bot.stdout.trim())))._tag, "UserDeactivated")
+          // A change a user makes, for the audit log below: the server's requests write the same rows.
+          const boss = yield* auth.basic("boss@acme.test", org.stdout.trim())
+          const channels = yield* Channels
+          const channel = yield* channels.create(realm.id, { name: "design team", creator_id: boss.user.id })
+          yield* channels.update(boss, channel.id, { name: "design crew" })
         }).pipe(Effect.provide(Teamchat.layerSql(Teamchat.layerSecretsTest)))
+
+        // audit-log: every change above, oldest first; the operator's commands have no acting user.
+        const time = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /
+        const log = yield* run("audit-log", "--organization", "acme")
+        assert.strictEqual(log.code, 0, log.stderr)
+        assert.strictEqual(log.stderr, "")
+        const lines = log.stdout.trimEnd().split("\n")
+        for (const line of lines) assert.match(line, time)
+        assert.deepStrictEqual(lines.map((line) => line.replace(time, "")), [
+          "realm_created actor=-",
+          "user_created actor=- user=boss@acme.test",
+          "user_created actor=- user=ann@acme.test",
+          "user_created actor=- user=ci-bot@acme.test",
+          "user_api_key_changed actor=- user=ann@acme.test",
+          "user_deactivated actor=- user=ann@acme.test",
+          "user_deactivated actor=- user=ci-bot@acme.test",
+          "user_reactivated actor=- user=ann@acme.test",
+          "user_special_permission_changed actor=- user=ann@acme.test can_change_user_emails: false → true",
+          "stream_created actor=boss@acme.test stream=\"design crew\"",
+          "stream_name_changed actor=boss@acme.test stream=\"design crew\" \"design team\" → \"design crew\""
+        ])
+
+        // --json: the stored rows, one object per line; --limit keeps the newest; --event-type one type.
+        const json = yield* run("audit-log", "--org", "acme", "--json", "--limit", "2", "--event-type", "user_deactivated")
+        assert.strictEqual(json.code, 0, json.stderr)
+        const rows = json.stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>)
+        assert.deepStrictEqual(rows.map(({ event_time, id, ...rest }) => {
+          assert.isNumber(id)
+          assert.isNumber(event_time)
+          return rest
+        }), [
+          {
+            realm_id: 1,
+            acting_user_id: null,
+            modified_user_id: 2,
+            modified_stream_id: null,
+            modified_user_group_id: null,
+            event_type: "user_deactivated",
+            extra_data: {}
+          },
+          {
+            realm_id: 1,
+            acting_user_id: null,
+            modified_user_id: 3,
+            modified_stream_id: null,
+            modified_user_group_id: null,
+            event_type: "user_deactivated",
+            extra_data: {}
+          }
+        ])
+        // The only organization needs no --organization.
+        assert.strictEqual((yield* run("audit-log", "--limit", "1")).stdout.replace(time, ""), lines.at(-1)!.replace(time, "") + "\n")
+
+        assertUsage(yield* run("audit-log", "--organization", "nope"), "teamchat: no organization 'nope' (known: acme)")
+        const unknownType = yield* run("audit-log", "--event-type", "user_renamed")
+        assert.strictEqual(unknownType.code, 2)
+        assert.strictEqual(unknownType.stdout, "")
+        assert.match(unknownType.stderr, /^teamchat: unknown event type 'user_renamed' \(known: realm_created, user_created, .*\)\n$/)
+        const beta = yield* run(
+          "create-organization", "--string-id", "beta", "--name", "Beta", "--owner-email", "x@beta.test", "--owner-name", "X",
+          "--url", "http://beta.chat.acme.test"
+        )
+        assert.strictEqual(beta.code, 0, beta.stderr)
+        assertUsage(yield* run("audit-log"), "teamchat: choose an organization with --organization (known: acme, beta)")
       }), { timeout: hangCeiling })
   }
 )

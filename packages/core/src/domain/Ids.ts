@@ -71,6 +71,10 @@ export type SavedSnippetId = typeof SavedSnippetId.Type
 export const InvitationId = PositiveSafeInt.pipe(Schema.brand("InvitationId"))
 /** @category ids */
 export type InvitationId = typeof InvitationId.Type
+/** A row of the audit log (Zulip's RealmAuditLog). Re-exported by `AuditLog.ts`. @category ids */
+export const AuditLogId = PositiveSafeInt.pipe(Schema.brand("AuditLogId"))
+/** @category ids */
+export type AuditLogId = typeof AuditLogId.Type
 
 const checked = <A>(name: string, schema: { readonly makeOption: (n: number) => Option.Option<A> }) => (n: number): A =>
   Option.getOrThrowWith(schema.makeOption(n), () => new Error(`Not a ${name}: ${n}`))
@@ -102,6 +106,8 @@ export const draftId: (n: number) => DraftId = checked("DraftId", DraftId)
 export const savedSnippetId: (n: number) => SavedSnippetId = checked("SavedSnippetId", SavedSnippetId)
 /** @category constructors */
 export const invitationId: (n: number) => InvitationId = checked("InvitationId", InvitationId)
+/** @category constructors */
+export const auditLogId: (n: number) => AuditLogId = checked("AuditLogId", AuditLogId)
 
 /**
  * Ids read from SQL rows, unchecked: the values come from identity columns
@@ -125,5 +131,6 @@ export const fromRow = {
   profileFieldId: (n: number): ProfileFieldId => n as ProfileFieldId,
   draftId: (n: number): DraftId => n as DraftId,
   savedSnippetId: (n: number): SavedSnippetId => n as SavedSnippetId,
-  invitationId: (n: number): InvitationId => n as InvitationId
+  invitationId: (n: number): InvitationId => n as InvitationId,
+  auditLogId: (n: number): AuditLogId => n as AuditLogId
 } as const

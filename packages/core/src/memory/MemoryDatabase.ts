@@ -8,6 +8,7 @@
 import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
 import { Journal, JournaledMap, JournaledSet } from "./internal/Journal.ts"
+import type { AuditLogEntry } from "../domain/AuditLog.ts"
 import type { Channel, Subscription } from "../domain/Channel.ts"
 import type { CustomProfileField, ProfileFieldValue } from "../domain/CustomProfileField.ts"
 import type { Draft } from "../domain/Draft.ts"
@@ -57,6 +58,8 @@ export interface MemoryTables {
   invitations: Map<number, Invitation>
   /** keyed by `${user_id}:${push_account_id}` */
   pushDevices: Map<string, PushDevice>
+  /** The audit log's rows by id. */
+  auditLog: Map<number, AuditLogEntry>
   /**
    * Each organization's access version (SQL's `access_versions`): moved by
    * every write to what access decisions read (see `accessChanged`), and
@@ -73,7 +76,8 @@ export interface MemoryTables {
     | "profileFields"
     | "drafts"
     | "savedSnippets"
-    | "invitations",
+    | "invitations"
+    | "auditLog",
     number
   >
 }
@@ -100,6 +104,7 @@ const emptyTables = (journal: Journal): MemoryTables => ({
   savedSnippets: new JournaledMap(journal),
   invitations: new JournaledMap(journal),
   pushDevices: new JournaledMap(journal),
+  auditLog: new JournaledMap(journal),
   accessVersions: new JournaledMap(journal),
   sequences: {
     realms: 0,
@@ -111,7 +116,8 @@ const emptyTables = (journal: Journal): MemoryTables => ({
     profileFields: 0,
     drafts: 0,
     savedSnippets: 0,
-    invitations: 0
+    invitations: 0,
+    auditLog: 0
   }
 })
 

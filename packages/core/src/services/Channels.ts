@@ -8,6 +8,8 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { valueChange } from "../domain/AuditLog.ts"
+import type { AuditChange } from "../domain/AuditLog.ts"
 import type { Channel, Subscription } from "../domain/Channel.ts"
 import { MaxChannelDescriptionLength, MaxChannelNameLength, newSubscriptionProperties } from "../domain/Channel.ts"
 import type { ChannelId, GroupId, RealmId, UserId } from "../domain/Ids.ts"
@@ -26,6 +28,7 @@ import { ChannelRepo, RealmRepo, SubscriptionRepo, UserRepo } from "../ports/Rep
 import { Transactor } from "../ports/Transactor.ts"
 import { toApiChannel } from "../views/ChannelView.ts"
 import type { ApiChannel } from "../views/ChannelView.ts"
+import { AuditLog } from "./AuditLog.ts"
 import { Organizations } from "./Organizations.ts"
 import type { Principal } from "../domain/Principal.ts"
 
@@ -111,6 +114,7 @@ export class Channels extends Context.Service<Channels, {
       const realms = yield* RealmRepo
       const events = yield* Events
       const tx = yield* Transactor
+      const audit = yield* AuditLog
 
       const accessContext = (realmId: RealmId) =>
         Effect.gen(function*() {
@@ -199,6 +203,14 @@ export class Channels extends Context.Service<Channels, {
               }
             }
           }))
+          // Each channel is its creator's act (null: the system's): one statement per creator, so one per request.
+          const byCreator = new Map<UserId | null, Array<AuditChange>>()
+          for (const channel of created) {
+            let changes = byCreator.get(channel.creator_id)
+            if (changes === undefined) byCreator.set(channel.creator_id, changes = [])
+            changes.push({ event_type: "stream_created", modified_stream_id: channel.id })
+          }
+          for (const [creator, changes] of byCreator) yield* audit.record(realmId, creator, changes)
           // Zulip's send_stream_creation_event: to everyone who can see it exists.
           const { ctx } = yield* accessContext(realmId)
           yield* events.publishAll(
@@ -224,6 +236,7 @@ export class Channels extends Context.Service<Channels, {
           const before = yield* accessContext(channel.realm_id)
           const added: Array<UserId> = []
           const written = new Map<UserId, Subscription>()
+          const audited: Array<AuditChange> = []
           for (const userId of userIds) {
             const user = yield* users.findById(userId)
             if (user === undefined || user.realm_id !== channel.realm_id) return yield* new InvalidUserId({ user_id: userId })
@@ -234,7 +247,13 @@ export class Channels extends Context.Service<Channels, {
             yield* subscriptions.upsert(row)
             written.set(userId, row)
             added.push(userId)
+            audited.push({
+              event_type: existing === undefined ? "subscription_created" : "subscription_activated",
+              modified_user_id: userId,
+              modified_stream_id: channelId
+            })
           }
+          yield* audit.record(channel.realm_id, null, audited)
           if (added.length > 0) {
             const after = yield* accessContext(channel.realm_id)
             yield* events.publishAll(
@@ -308,6 +327,7 @@ export class Channels extends Context.Service<Channels, {
           if (!isChannelAdministrator(input)) return yield* new CannotAdministerChannel()
           let updated = channel
           const publications: Array<{ event: Record<string, unknown> & { type: string } }> = []
+          const audited: Array<AuditChange> = []
           if (changes.name !== undefined && changes.name.trim() !== channel.name) {
             const name = changes.name.trim()
             if (name.length === 0) return yield* new BadRequest({ msg: "Channel name can't be empty." })
@@ -323,6 +343,7 @@ export class Channels extends Context.Service<Channels, {
               event: { type: "stream", op: "update", property: "name", value: name, stream_id: channel.id, name: channel.name }
             })
             updated = { ...updated, name }
+            audited.push({ event_type: "stream_name_changed", modified_stream_id: channel.id, extra_data: valueChange(channel.name, name) })
           }
           if (changes.description !== undefined && changes.description !== channel.description) {
             if (changes.description.length > MaxChannelDescriptionLength) {
@@ -330,6 +351,11 @@ export class Channels extends Context.Service<Channels, {
             }
             const rendered = renderDescription(changes.description)
             updated = { ...updated, description: changes.description, rendered_description: rendered }
+            audited.push({
+              event_type: "stream_property_changed",
+              modified_stream_id: channel.id,
+              extra_data: valueChange(channel.description, changes.description, "description")
+            })
             publications.push({
               event: {
                 type: "stream",
@@ -343,6 +369,7 @@ export class Channels extends Context.Service<Channels, {
             })
           }
           if (updated !== channel) yield* channels.update(updated)
+          yield* audit.record(channel.realm_id, principal.user.id, audited)
           yield* events.publishAll(
             channel.realm_id,
             publications.map(({ event }) => ({ event, audience: Audience.channelMetadata(channel.id) }))

@@ -12,6 +12,8 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Schema from "effect/Schema"
+import type { AuditChange } from "../domain/AuditLog.ts"
 import {
   DefaultExternalAccounts,
   isDefaultExternalAccount,
@@ -48,6 +50,7 @@ import {
 import { ProfileFieldRepo } from "../ports/ProfileFieldRepo.ts"
 import { UserRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
+import { AuditLog } from "./AuditLog.ts"
 import { Events } from "./events/Events.ts"
 import { isUrl, planValues, writeValues } from "./internal/profileValues.ts"
 import type { ProfileDataEntry, ProfileValueError } from "./internal/profileValues.ts"
@@ -189,6 +192,36 @@ const storedData = (type: number, data: FieldData): string =>
 const parsedData = (field: CustomProfileField): FieldData =>
   field.field_data === "" ? {} : JSON.parse(field.field_data) as FieldData
 
+/** What PATCH may change, as the audit log shows it (`field_data` parsed). */
+const auditedProperties = (field: CustomProfileField) => ({
+  name: field.name,
+  hint: field.hint,
+  field_data: parsedData(field) as Schema.JsonObject,
+  required: field.required,
+  editable_by_user: field.editable_by_user,
+  display_in_profile_summary: field.display_in_profile_summary
+})
+
+/**
+ * The field's properties that differ, before and after (teamchat's own
+ * type: Zulip does not log profile fields); undefined when none do.
+ */
+const propertiesChanged = (before: CustomProfileField, after: CustomProfileField): AuditChange | undefined => {
+  const old: Record<string, Schema.Json> = {}
+  const changed: Record<string, Schema.Json> = {}
+  const a = auditedProperties(before)
+  const b = auditedProperties(after)
+  for (const key of Object.keys(a) as Array<keyof typeof a>) {
+    if (JSON.stringify(a[key]) === JSON.stringify(b[key])) continue
+    old[key] = a[key]
+    changed[key] = b[key]
+  }
+  return Object.keys(changed).length === 0 ? undefined : {
+    event_type: "custom_profile_field_properties_changed",
+    extra_data: { custom_profile_field_id: before.id, old_value: old, new_value: changed }
+  }
+}
+
 /** @category services */
 export class CustomProfileFields extends Context.Service<CustomProfileFields, {
   /** GET /realm/profile_fields: every field, by order (any user). */
@@ -214,6 +247,7 @@ export class CustomProfileFields extends Context.Service<CustomProfileFields, {
       const users = yield* UserRepo
       const events = yield* Events
       const tx = yield* Transactor
+      const audit = yield* AuditLog
 
       const requireAdministrator = (principal: Principal) =>
         isAdministrator(principal.user.role) ? Effect.void : Effect.fail(new OrganizationAdministratorRequired())
@@ -261,6 +295,10 @@ export class CustomProfileFields extends Context.Service<CustomProfileFields, {
             editable_by_user: input.editable_by_user ?? true,
             display_in_profile_summary: summary
           }))
+          yield* audit.record(realmId, principal.user.id, [{
+            event_type: "custom_profile_field_created",
+            extra_data: { custom_profile_field_id: field.id, name: field.name, type: field.type }
+          }])
           yield* publishFields(realmId)
           return field.id
         }))
@@ -301,6 +339,8 @@ export class CustomProfileFields extends Context.Service<CustomProfileFields, {
             display_in_profile_summary: changes.display_in_profile_summary ?? field.display_in_profile_summary
           }
           yield* repo.update(updated)
+          const changed = propertiesChanged(field, updated)
+          yield* audit.record(realmId, principal.user.id, changed === undefined ? [] : [changed])
           // Values naming an option that is gone are dropped.
           if (field.type === ProfileFieldTypes.select && changes.field_data !== undefined) {
             yield* repo.removeValuesExcept(field.id, Object.keys(data))
@@ -315,6 +355,10 @@ export class CustomProfileFields extends Context.Service<CustomProfileFields, {
           yield* repo.lockFields(principal.realm.id, "definitions")
           const field = yield* requireField(principal.realm.id, id)
           yield* repo.delete(field.id)
+          yield* audit.record(principal.realm.id, principal.user.id, [{
+            event_type: "custom_profile_field_deleted",
+            extra_data: { custom_profile_field_id: field.id, name: field.name }
+          }])
           yield* publishFields(principal.realm.id)
         }))
       )
@@ -328,6 +372,14 @@ export class CustomProfileFields extends Context.Service<CustomProfileFields, {
           const fields = yield* repo.listByRealm(principal.realm.id)
           if (fields.some((f) => !positions.has(f.id))) return yield* new BadRequest({ msg: "Invalid order mapping." })
           for (const field of fields) yield* repo.update({ ...field, order: positions.get(field.id)! })
+          const before = fields.map((f) => f.id)
+          const after = [...fields].sort((a, b) => positions.get(a.id)! - positions.get(b.id)!).map((f) => f.id)
+          if (before.some((id, i) => after[i] !== id)) {
+            yield* audit.record(principal.realm.id, principal.user.id, [{
+              event_type: "custom_profile_fields_reordered",
+              extra_data: { old_value: before, new_value: after }
+            }])
+          }
           yield* publishFields(principal.realm.id)
         }))
       )

@@ -42,6 +42,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type { AuditChange } from "../domain/AuditLog.ts"
 import type { Subscription } from "../domain/Channel.ts"
 import { newSubscriptionProperties } from "../domain/Channel.ts"
 import { Audience } from "../domain/Event.ts"
@@ -102,6 +103,7 @@ import { canAddSubgroups } from "../permissions/UserGroupPermissions.ts"
 import { InvitationRepo } from "../ports/InvitationRepo.ts"
 import { GroupRepo, RealmRepo, SubscriptionRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
+import { AuditLog } from "./AuditLog.ts"
 import { Events } from "./events/Events.ts"
 import { subscriptionAddEvents } from "./events/subscriptionEvents.ts"
 import { accessInput, canReadChannel, makeAccessLoader } from "./internal/access.ts"
@@ -200,6 +202,7 @@ export class Invitations extends Context.Service<Invitations, {
       const events = yield* Events
       const keys = yield* KeyGenerator
       const tx = yield* Transactor
+      const audit = yield* AuditLog
 
       const context = Effect.fnUntraced(function*(realm: Realm) {
         const current = (yield* realms.findById(realm.id)) ?? realm
@@ -302,6 +305,10 @@ export class Invitations extends Context.Service<Invitations, {
             expires: minutes === null ? null : now + minutes * 60_000,
             revoked: false
           })
+          yield* audit.record(principal.realm.id, actor.id, [{
+            event_type: "invitation_created",
+            extra_data: { invitation_id: invitation.id, invited_as: invitedAs }
+          }])
           yield* publishChanged(ctx, actor.id)
           return { invite_link: linkUrl(ctx.state.realm.url, key), id: invitation.id }
         }))
@@ -326,6 +333,10 @@ export class Invitations extends Context.Service<Invitations, {
           if (found.referrer_id !== principal.user.id) yield* checkRole(found.invited_as, principal.user, true)
           if (found.revoked) return yield* new InvitationAlreadyRevoked()
           yield* repo.revoke(found.id)
+          yield* audit.record(found.realm_id, principal.user.id, [{
+            event_type: "invitation_revoked",
+            extra_data: { invitation_id: found.id }
+          }])
           yield* publishChanged(yield* context(principal.realm), found.referrer_id)
         }))
       })
@@ -358,6 +369,8 @@ export class Invitations extends Context.Service<Invitations, {
         }
         const added = new Map<ChannelId, Array<UserId>>()
         const written = new Map<string, Subscription>()
+        // The person joining acts, as for their account.
+        const audited: Array<AuditChange> = []
         for (const channelId of [...channelIds].sort((a, b) => a - b)) {
           const channel = before.channelsById.get(channelId)
           if (channel === undefined || channel.is_archived) continue
@@ -366,6 +379,7 @@ export class Invitations extends Context.Service<Invitations, {
           yield* subscriptions.upsert(row)
           written.set(`${user.id}:${channel.id}`, row)
           added.set(channel.id, [user.id])
+          audited.push({ event_type: "subscription_created", modified_user_id: user.id, modified_stream_id: channel.id })
         }
         if (added.size > 0) {
           const after = yield* context(realm)
@@ -378,8 +392,10 @@ export class Invitations extends Context.Service<Invitations, {
           const group = before.state.groups.find((g) => g.id === groupId)
           if (group === undefined || group.deactivated) continue
           yield* groups.addMembers(group.id, [user.id])
+          audited.push({ event_type: "user_group_direct_user_membership_added", modified_user_id: user.id, modified_user_group_id: group.id })
           yield* events.publish(realm.id, { type: "user_group", op: "add_members", group_id: group.id, user_ids: [user.id] }, Audience.realm)
         }
+        yield* audit.record(realm.id, user.id, audited)
       })
 
       const join = Effect.fn("Invitations.join")(function*(realm: Realm, key: string, form: JoinForm) {
@@ -393,7 +409,7 @@ export class Invitations extends Context.Service<Invitations, {
             full_name: form.full_name,
             role: invitation.invited_as,
             password: form.password
-          })
+          }, { invitation })
           yield* grant(current, invitation, user)
           const custom = invitation.welcome_message_custom_text
           const content = custom !== null && custom.trim() !== "" ? custom : defaultWelcomeMessage(current)

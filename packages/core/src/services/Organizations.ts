@@ -17,6 +17,7 @@ import type { SystemGroupIds, SystemGroupName } from "../domain/UserGroup.ts"
 import { BadRequest } from "../errors/Errors.ts"
 import { GroupRepo, RealmRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
+import { AuditLog } from "./AuditLog.ts"
 import { Users } from "./Users.ts"
 import type { NewUser, NewUserError } from "./Users.ts"
 
@@ -59,6 +60,7 @@ export class Organizations extends Context.Service<Organizations, {
       const groups = yield* GroupRepo
       const users = yield* Users
       const tx = yield* Transactor
+      const audit = yield* AuditLog
 
       const systemGroups = Effect.fn("Organizations.systemGroups")(function*(id: RealmId) {
         return systemGroupIdsOf(yield* groups.listByRealm(id))
@@ -176,6 +178,9 @@ export class Organizations extends Context.Service<Organizations, {
             }
           }
           yield* realms.update(withGroups)
+          // The operator's act (the command line): no acting user. The system
+          // groups come with the organization and are not logged apart.
+          yield* audit.record(withGroups.id, null, [{ event_type: "realm_created" }])
           const owner = input.owner === undefined
             ? undefined
             : yield* users.create(withGroups.id, { ...input.owner, role: 100 })

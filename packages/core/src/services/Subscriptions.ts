@@ -8,6 +8,8 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { valueChange } from "../domain/AuditLog.ts"
+import type { AuditChange } from "../domain/AuditLog.ts"
 import type { Channel, Subscription, SubscriptionProperties } from "../domain/Channel.ts"
 import { MaxChannelNameLength, newSubscriptionProperties } from "../domain/Channel.ts"
 import { ChannelId, UserId } from "../domain/Ids.ts"
@@ -31,6 +33,7 @@ import { ChannelRepo, RealmRepo, SubscriptionRepo } from "../ports/Repositories.
 import { Transactor } from "../ports/Transactor.ts"
 import { toApiSubscription } from "../views/ChannelView.ts"
 import type { ApiSubscription } from "../views/ChannelView.ts"
+import { AuditLog } from "./AuditLog.ts"
 import { Channels } from "./Channels.ts"
 import type { Principal } from "../domain/Principal.ts"
 
@@ -166,6 +169,7 @@ export class Subscriptions extends Context.Service<Subscriptions, {
       const realms = yield* RealmRepo
       const events = yield* Events
       const tx = yield* Transactor
+      const audit = yield* AuditLog
 
       const context = (principal: Principal) =>
         Effect.gen(function*() {
@@ -313,6 +317,7 @@ export class Subscriptions extends Context.Service<Subscriptions, {
           const already: Record<string, Array<string>> = {}
           const added = new Map<ChannelId, Array<UserId>>()
           const written = new Map<string, Subscription>()
+          const audited: Array<AuditChange> = []
           // Every target's rows in one read, every new row in one write.
           const rowsOf = yield* rowsByUser(targets)
           for (const channel of [...created, ...authorized]) {
@@ -327,6 +332,11 @@ export class Subscriptions extends Context.Service<Subscriptions, {
               const row: Subscription = { user_id: user.id, channel_id: channel.id, active: true, properties }
               mine.set(channel.id, row)
               written.set(`${user.id}:${channel.id}`, row)
+              audited.push({
+                event_type: current === undefined ? "subscription_created" : "subscription_activated",
+                modified_user_id: user.id,
+                modified_stream_id: channel.id
+              })
               ;(subscribed[String(user.id)] ??= []).push(channel.name)
               let list = added.get(channel.id)
               if (list === undefined) added.set(channel.id, list = [])
@@ -334,6 +344,7 @@ export class Subscriptions extends Context.Service<Subscriptions, {
             }
           }
           yield* subscriptions.upsertMany(Array.from(written.values()))
+          yield* audit.record(principal.realm.id, actor.id, audited)
           if (added.size > 0) {
             const after = yield* context(principal)
             yield* events.publishAll(
@@ -373,6 +384,7 @@ export class Subscriptions extends Context.Service<Subscriptions, {
           const changes = new Map<ChannelId, Array<UserId>>()
           const rowsOf = yield* rowsByUser(targets)
           const written: Array<Subscription> = []
+          const audited: Array<AuditChange> = []
           for (const user of targets) {
             for (const channel of wanted) {
               const current = rowsOf.get(user.id)!.get(channel.id)
@@ -381,6 +393,7 @@ export class Subscriptions extends Context.Service<Subscriptions, {
                 continue
               }
               written.push({ ...current, active: false })
+              audited.push({ event_type: "subscription_deactivated", modified_user_id: user.id, modified_stream_id: channel.id })
               removed.push(channel.name)
               let list = changes.get(channel.id)
               if (list === undefined) changes.set(channel.id, list = [])
@@ -388,6 +401,7 @@ export class Subscriptions extends Context.Service<Subscriptions, {
             }
           }
           yield* subscriptions.upsertMany(written)
+          yield* audit.record(principal.realm.id, actor.id, audited)
           if (changes.size > 0) {
             const after = yield* context(principal)
             yield* events.publishAll(principal.realm.id, subscriptionRemoveEvents(before, after, after.state.realm, changes))
@@ -406,6 +420,7 @@ export class Subscriptions extends Context.Service<Subscriptions, {
             : Effect.void,
           tx.withTransaction(Effect.gen(function*() {
           const ctx = yield* context(principal)
+          const audited: Array<AuditChange> = []
           for (const change of changes) {
             const property = change.property
             if (!(SubscriptionPropertyNames as ReadonlyArray<string>).includes(property)) {
@@ -436,6 +451,12 @@ export class Subscriptions extends Context.Service<Subscriptions, {
             const key = name as keyof SubscriptionProperties
             if (sub.properties[key] === value) continue
             yield* subscriptions.upsert({ ...sub, properties: { ...sub.properties, [key]: value } })
+            audited.push({
+              event_type: "subscription_property_changed",
+              modified_user_id: principal.user.id,
+              modified_stream_id: channel.id,
+              extra_data: valueChange(sub.properties[key], value as boolean | string, name)
+            })
             const updates = name === "is_muted"
               ? [
                 { type: "subscription", op: "update", property: "in_home_view", value: !value, stream_id: channel.id },
@@ -447,6 +468,7 @@ export class Subscriptions extends Context.Service<Subscriptions, {
               updates.map((event) => ({ event, audience: Audience.users([principal.user.id]) }))
             )
           }
+          yield* audit.record(principal.realm.id, principal.user.id, audited)
         })))
       )
 

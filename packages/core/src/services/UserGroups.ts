@@ -16,6 +16,8 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { valueChange } from "../domain/AuditLog.ts"
+import type { AuditChange } from "../domain/AuditLog.ts"
 import { Audience } from "../domain/Event.ts"
 import type { EventPayload } from "../domain/Event.ts"
 import type { GroupSettingValue } from "../domain/GroupSetting.ts"
@@ -74,6 +76,7 @@ import { ChannelRepo, GroupRepo, RealmRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import { toApiUserGroup } from "../views/UserGroupView.ts"
 import type { ApiUserGroup } from "../views/UserGroupView.ts"
+import { AuditLog } from "./AuditLog.ts"
 import { Events } from "./events/Events.ts"
 import { accessOfRequest, makeAccessLoader } from "./internal/access.ts"
 import { makeOrganizationStateLoader } from "./internal/organizationState.ts"
@@ -179,6 +182,32 @@ const requireMemberOrAdmin = (user: User): Effect.Effect<void, CallerError> => {
 
 const groupEvent = (op: string, fields: Record<string, unknown>): EventPayload => ({ type: "user_group", op, ...fields })
 
+/** Zulip's rows for users joining or leaving a group: one per user. */
+const membersAudit = (group: GroupId, users: ReadonlyArray<UserId>, added: boolean): Array<AuditChange> =>
+  users.map((user) => ({
+    event_type: added ? "user_group_direct_user_membership_added" : "user_group_direct_user_membership_removed",
+    modified_user_id: user,
+    modified_user_group_id: group
+  }))
+
+/**
+ * Zulip's rows for subgroups added or removed: one on the group naming them
+ * all, and one on each subgroup naming the group.
+ */
+const subgroupsAudit = (group: GroupId, subgroups: ReadonlyArray<GroupId>, added: boolean): Array<AuditChange> =>
+  subgroups.length === 0 ? [] : [
+    {
+      event_type: added ? "user_group_direct_subgroup_membership_added" : "user_group_direct_subgroup_membership_removed",
+      modified_user_group_id: group,
+      extra_data: { subgroup_ids: [...subgroups] }
+    },
+    ...subgroups.map((subgroup): AuditChange => ({
+      event_type: added ? "user_group_direct_supergroup_membership_added" : "user_group_direct_supergroup_membership_removed",
+      modified_user_group_id: subgroup,
+      extra_data: { supergroup_ids: [group] }
+    }))
+  ]
+
 /** @category services */
 export class UserGroups extends Context.Service<UserGroups, {
   /** GET /user_groups */
@@ -230,6 +259,7 @@ export class UserGroups extends Context.Service<UserGroups, {
       const realms = yield* RealmRepo
       const events = yield* Events
       const tx = yield* Transactor
+      const audit = yield* AuditLog
 
       /** The organization as stored now (the caller's copy may predate a change). */
       const currentState = Effect.fnUntraced(function*(principal: Principal) {
@@ -386,6 +416,11 @@ export class UserGroups extends Context.Service<UserGroups, {
           })
           yield* groups.addMembers(group.id, members)
           yield* groups.addSubgroups(group.id, subgroups)
+          yield* audit.record(realm.id, principal.user.id, [
+            { event_type: "user_group_created", modified_user_group_id: group.id },
+            ...membersAudit(group.id, members, true),
+            ...subgroupsAudit(group.id, subgroups, true)
+          ])
           const after = yield* currentState(principal)
           yield* publish(realm.id, groupEvent("add", { group: toApiUserGroup(group, after.index) }))
           return group.id
@@ -407,16 +442,27 @@ export class UserGroups extends Context.Service<UserGroups, {
           })
           let updated: UserGroup = group
           const announced: Array<Record<string, unknown>> = []
+          const audited: Array<AuditChange> = []
           if (changes.name !== undefined && changes.name !== group.name) {
             const nameProblem = checkGroupName(changes.name)
             if (nameProblem !== undefined) return yield* nameProblem
             yield* checkNameFree(state, changes.name)
             updated = { ...updated, name: changes.name }
             announced.push({ name: changes.name })
+            audited.push({
+              event_type: "user_group_name_changed",
+              modified_user_group_id: group.id,
+              extra_data: valueChange(group.name, changes.name)
+            })
           }
           if (changes.description !== undefined && changes.description !== group.description) {
             updated = { ...updated, description: changes.description }
             announced.push({ description: changes.description })
+            audited.push({
+              event_type: "user_group_description_changed",
+              modified_user_group_id: group.id,
+              extra_data: valueChange(group.description, changes.description)
+            })
           }
           const settings: Record<string, GroupSettingValue> = { ...group.settings }
           for (const name of settingChanges) {
@@ -430,12 +476,19 @@ export class UserGroups extends Context.Service<UserGroups, {
             if (equivalent(value, current)) continue
             settings[name] = value
             announced.push({ [name]: value })
+            audited.push({
+              event_type: "user_group_group_based_setting_changed",
+              modified_user_group_id: group.id,
+              extra_data: valueChange(current, value, name)
+            })
           }
           updated = { ...updated, settings: settings as GroupPermissionSettings }
           const reactivate = changes.deactivated === false && group.deactivated
           if (reactivate) updated = { ...updated, deactivated: false }
           if (announced.length === 0 && !reactivate) return
           yield* groups.update(updated)
+          if (reactivate) audited.push({ event_type: "user_group_reactivated", modified_user_group_id: group.id })
+          yield* audit.record(group.realm_id, principal.user.id, audited)
           for (const data of announced) yield* publish(group.realm_id, groupEvent("update", { group_id: group.id, data }))
           if (reactivate) {
             // Clients that keep deactivated groups get the flag; the others
@@ -468,6 +521,7 @@ export class UserGroups extends Context.Service<UserGroups, {
           )
           if (objections.length > 0) return yield* new CannotDeactivateGroupInUse({ objections })
           yield* groups.update({ ...group, deactivated: true })
+          yield* audit.record(group.realm_id, principal.user.id, [{ event_type: "user_group_deactivated", modified_user_group_id: group.id }])
           // The accepts rule of the queues sends each client one of the two.
           yield* publish(group.realm_id, groupEvent("update", { group_id: group.id, data: { deactivated: true } }))
           yield* publish(group.realm_id, groupEvent("remove", { group_id: group.id }))
@@ -487,6 +541,7 @@ export class UserGroups extends Context.Service<UserGroups, {
         if (already !== undefined) return yield* new UserAlreadyGroupMember({ user_id: already })
         yield* groups.addMembers(group.id, users)
         yield* publish(group.realm_id, groupEvent("add_members", { group_id: group.id, user_ids: users }))
+        return membersAudit(group.id, users, true)
       })
 
       const removeUsers = Effect.fnUntraced(function*(principal: Principal, groupId: number, ids: ReadonlyArray<number>) {
@@ -501,6 +556,7 @@ export class UserGroups extends Context.Service<UserGroups, {
         if (missing !== undefined) return yield* new UserNotGroupMember({ user_id: missing })
         yield* groups.removeMembers(group.id, users)
         yield* publish(group.realm_id, groupEvent("remove_members", { group_id: group.id, user_ids: users }))
+        return membersAudit(group.id, users, false)
       })
 
       const addSubgroups = Effect.fnUntraced(function*(principal: Principal, groupId: number, ids: ReadonlyArray<number>) {
@@ -516,6 +572,7 @@ export class UserGroups extends Context.Service<UserGroups, {
         if (wouldCycle(state.index, group.id, subgroups)) return yield* new SubgroupCycle({ group_id: group.id })
         yield* groups.addSubgroups(group.id, subgroups)
         yield* publish(group.realm_id, groupEvent("add_subgroups", { group_id: group.id, direct_subgroup_ids: subgroups }))
+        return subgroupsAudit(group.id, subgroups, true)
       })
 
       const removeSubgroups = Effect.fnUntraced(function*(principal: Principal, groupId: number, ids: ReadonlyArray<number>) {
@@ -530,16 +587,22 @@ export class UserGroups extends Context.Service<UserGroups, {
         if (missing !== undefined) return yield* new NotASubgroup({ group_id: missing })
         yield* groups.removeSubgroups(group.id, subgroups)
         yield* publish(group.realm_id, groupEvent("remove_subgroups", { group_id: group.id, direct_subgroup_ids: subgroups }))
+        return subgroupsAudit(group.id, subgroups, false)
       })
 
       /** The parts of a membership request in Zulip's order, all in one transaction. */
       const applyMembership = (principal: Principal, groupId: number, changes: MembershipChanges) =>
         tx.withTransaction(Effect.gen(function*() {
           yield* groups.lockGroups(principal.realm.id)
-          if ((changes.add ?? []).length > 0) yield* addUsers(principal, groupId, changes.add!)
-          if ((changes.delete ?? []).length > 0) yield* removeUsers(principal, groupId, changes.delete!)
-          if ((changes.add_subgroups ?? []).length > 0) yield* addSubgroups(principal, groupId, changes.add_subgroups!)
-          if ((changes.delete_subgroups ?? []).length > 0) yield* removeSubgroups(principal, groupId, changes.delete_subgroups!)
+          // The parts' rows are written together, once every part has passed.
+          const audited: Array<AuditChange> = []
+          if ((changes.add ?? []).length > 0) audited.push(...yield* addUsers(principal, groupId, changes.add!))
+          if ((changes.delete ?? []).length > 0) audited.push(...yield* removeUsers(principal, groupId, changes.delete!))
+          if ((changes.add_subgroups ?? []).length > 0) audited.push(...yield* addSubgroups(principal, groupId, changes.add_subgroups!))
+          if ((changes.delete_subgroups ?? []).length > 0) {
+            audited.push(...yield* removeSubgroups(principal, groupId, changes.delete_subgroups!))
+          }
+          yield* audit.record(principal.realm.id, principal.user.id, audited)
         }))
 
       const isEmpty = (ids: ReadonlyArray<number> | undefined) => ids === undefined || ids.length === 0

@@ -10,6 +10,8 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { valueChange } from "../domain/AuditLog.ts"
+import type { AuditChange } from "../domain/AuditLog.ts"
 import { isSystemBotEmail } from "../domain/EmailAddress.ts"
 import * as Password from "../domain/Password.ts"
 import { EmailVisibilities } from "../domain/Role.ts"
@@ -50,6 +52,7 @@ import { DraftRepo } from "../ports/DraftRepo.ts"
 import { RealmRepo, UserRepo, UserSettingsRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import { canAccessDeliveryEmail } from "../views/UserView.ts"
+import { AuditLog } from "./AuditLog.ts"
 import { PasswordHasher } from "./PasswordHasher.ts"
 import { Presence } from "./Presence.ts"
 import { checkFullName, nameTaken, Users } from "./Users.ts"
@@ -112,6 +115,7 @@ export class UserSettings extends Context.Service<UserSettings, {
       const hasher = yield* PasswordHasher
       const presence = yield* Presence
       const drafts = yield* DraftRepo
+      const audit = yield* AuditLog
 
       const values = Effect.fn("UserSettings.values")(function*(user: User) {
         const stored = resolveSettings(yield* repo.get(user.id))
@@ -196,6 +200,7 @@ export class UserSettings extends Context.Service<UserSettings, {
           let user = (yield* userRepo.findByIdForUpdate(principal.user.id)) ?? principal.user
           const realm = (yield* realms.findById(user.realm_id)) ?? principal.realm
           const publications: Array<Publication> = []
+          const audited: Array<AuditChange> = []
           const toUser = (event: Publication["event"]): Publication => ({ event, audience: Audience.users([user.id]) })
 
           if (changes.email !== undefined) {
@@ -221,6 +226,11 @@ export class UserSettings extends Context.Service<UserSettings, {
               if (nameTaken(yield* userRepo.listByRealm(realm.id), name, user.id)) return yield* new NameNotUnique()
             }
             if (name !== user.full_name) {
+              audited.push({
+                event_type: "user_full_name_changed",
+                modified_user_id: user.id,
+                extra_data: valueChange(user.full_name, name)
+              })
               user = { ...user, full_name: name }
               yield* userRepo.update(user)
               publications.push({
@@ -234,6 +244,7 @@ export class UserSettings extends Context.Service<UserSettings, {
           if (passwordHash !== undefined) {
             user = { ...user, password_hash: passwordHash }
             yield* userRepo.update(user)
+            audited.push({ event_type: "user_password_changed", modified_user_id: user.id })
           }
 
           const storedOverrides = { ...(yield* repo.get(user.id)) }
@@ -250,6 +261,11 @@ export class UserSettings extends Context.Service<UserSettings, {
               ? user.email_address_visibility
               : current[name as StoredSettingName]
             if (previous === value) continue
+            audited.push({
+              event_type: "user_setting_changed",
+              modified_user_id: user.id,
+              extra_data: valueChange(previous, value, name)
+            })
             const before = user
             if (name === "timezone") {
               user = { ...user, timezone: value as string }
@@ -307,6 +323,7 @@ export class UserSettings extends Context.Service<UserSettings, {
             }
           }
           if (overridesChanged) yield* repo.set(user.id, storedOverrides)
+          yield* audit.record(realm.id, user.id, audited)
           yield* events.publishAll(realm.id, publications)
           // Others see the change at once: online now, or offline from now on.
           if (presenceEnabled !== undefined) yield* presence.presenceEnabledChanged(user, presenceEnabled)

@@ -9,7 +9,10 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { randomBytes } from "node:crypto"
+import { valueChange } from "../domain/AuditLog.ts"
+import type { AuditChange } from "../domain/AuditLog.ts"
 import type { RealmId, UserId } from "../domain/Ids.ts"
+import type { Invitation } from "../domain/Invitation.ts"
 import type { Principal } from "../domain/Principal.ts"
 import type { Realm } from "../domain/Realm.ts"
 import { isSystemBotEmail, isValidEmailAddress } from "../domain/EmailAddress.ts"
@@ -71,6 +74,7 @@ import type { ProfileDataEntry, ProfileValueError } from "./internal/profileValu
 import { Transactor } from "../ports/Transactor.ts"
 import { avatarUrl, avatarUrlMedium, canAccessDeliveryEmail, inaccessibleUser, toApiUser, toOwnUser } from "../views/UserView.ts"
 import type { ApiUser, OwnUser, ViewOptions } from "../views/UserView.ts"
+import { AuditLog } from "./AuditLog.ts"
 import { apiKey, KeyGenerator } from "./KeyGenerator.ts"
 import { PasswordHasher } from "./PasswordHasher.ts"
 
@@ -86,6 +90,16 @@ export interface NewUser {
   /** A system bot's own account, the only one that may take its reserved address. */
   readonly systemBot?: true
 }
+
+/**
+ * Who makes an account, for its `user_created` audit row: a user (`actor`;
+ * null, the default, is the operator or the system), or its own person
+ * joining through an invitation link (as in Zulip's sign-up, the new user
+ * acts; the link and its maker are in the row's `extra_data`).
+ *
+ * @category models
+ */
+export type UserOrigin = { readonly actor: UserId | null } | { readonly invitation: Invitation }
 
 /** @category errors */
 export type NewUserError = BadRequest | InvalidEmailAddress | NameEmpty | NameTooLong | NameInvalidCharacters | NameInvalidFormat
@@ -195,7 +209,7 @@ const roleGroups = (role: Role, fullMember: boolean): ReadonlyArray<SystemGroupN
 
 /** @category services */
 export class Users extends Context.Service<Users, {
-  create(realmId: RealmId, input: NewUser): Effect.Effect<User, NewUserError>
+  create(realmId: RealmId, input: NewUser, origin?: UserOrigin): Effect.Effect<User, NewUserError>
   /** The account behind HTTP Basic credentials (`email`, `api_key`). */
   findById(id: UserId): Effect.Effect<User | undefined>
   findByEmail(realmId: RealmId, email: string): Effect.Effect<User | undefined>
@@ -247,6 +261,7 @@ export class Users extends Context.Service<Users, {
       const keys = yield* KeyGenerator
       const profileFields = yield* ProfileFieldRepo
       const invitations = yield* InvitationRepo
+      const audit = yield* AuditLog
       const profileDataOf = (user: User) => Effect.map(profileFields.valuesByUser(user.id), toProfileData)
       // What a check without a stored hash verifies against: made once, at
       // the same cost, from a random password nobody knows.
@@ -356,7 +371,7 @@ export class Users extends Context.Service<Users, {
 
       const requireRealm = (id: RealmId) => realms.findById(id).pipe(Effect.flatMap((r) => r === undefined ? Effect.die(new Error(`realm ${id} missing`)) : Effect.succeed(r)))
 
-      const create = Effect.fn("Users.create")(function*(realmId: RealmId, input: NewUser) {
+      const create = Effect.fn("Users.create")(function*(realmId: RealmId, input: NewUser, origin: UserOrigin = { actor: null }) {
         const email = input.email.trim()
         if (!emailPattern.test(email)) return yield* new InvalidEmailAddress()
         // Only the system bots themselves (WelcomeBot, NotificationBot) take their addresses.
@@ -401,6 +416,10 @@ export class Users extends Context.Service<Users, {
             can_change_user_emails: false
           }))
           yield* joinRoleGroups(user, realm, true)
+          const [actor, extra_data] = "invitation" in origin
+            ? [user.id, { invitation_id: origin.invitation.id, referred_by: origin.invitation.referrer_id }]
+            : [origin.actor, {}]
+          yield* audit.record(realmId, actor, [{ event_type: "user_created", modified_user_id: user.id, extra_data }])
           yield* publishCreated(realm, user)
           return user
         }))
@@ -420,7 +439,7 @@ export class Users extends Context.Service<Users, {
        * `revoke_invites_generated_by_user`; reactivating does not revive
        * them), announced to administrators with `invites_changed`.
        */
-      const deactivateInTransaction = Effect.fnUntraced(function*(user: User) {
+      const deactivateInTransaction = Effect.fnUntraced(function*(user: User, actor: UserId | null) {
         const realm = yield* requireRealm(user.realm_id)
         const all = yield* users.listByRealm(user.realm_id)
         const bots = user.is_bot ? [] : all.filter((u) => u.is_bot && u.is_active && u.bot_owner_id === user.id)
@@ -433,6 +452,7 @@ export class Users extends Context.Service<Users, {
           deactivated.push(updated)
           expiredLinks += yield* invitations.expireByReferrer(realm.id, target.id, ended)
         }
+        yield* audit.record(realm.id, actor, deactivated.map((u) => ({ event_type: "user_deactivated", modified_user_id: u.id })))
         const ctx = yield* accessContext(realm)
         const administrators = ctx.state.users.filter((u) => u.is_active && isAdministrator(u.role)).map((u) => u.id)
         yield* events.publishAll(realm.id, [
@@ -441,9 +461,10 @@ export class Users extends Context.Service<Users, {
         ])
       })
 
-      const reactivateInTransaction = Effect.fnUntraced(function*(user: User) {
+      const reactivateInTransaction = Effect.fnUntraced(function*(user: User, actor: UserId | null) {
         const updated: User = { ...user, is_active: true }
         yield* users.update(updated)
+        yield* audit.record(user.realm_id, actor, [{ event_type: "user_reactivated", modified_user_id: user.id }])
         const realm = yield* requireRealm(user.realm_id)
         const ctx = yield* accessContext(realm)
         yield* events.publishAll(realm.id, [
@@ -470,7 +491,7 @@ export class Users extends Context.Service<Users, {
           if (removesOnlyOwner(user, yield* activeHumanOwners(user.realm_id))) {
             return yield* new BadRequest({ msg: RoleErrors.onlyOwnerDeactivation })
           }
-          yield* deactivateInTransaction(user)
+          yield* deactivateInTransaction(user, null)
           return { ...user, is_active: false }
         }))
       )
@@ -479,10 +500,16 @@ export class Users extends Context.Service<Users, {
         tx.withTransaction(Effect.gen(function*() {
           const user = yield* requireUserForRoles(id)
           if (user.is_active) return yield* new BadRequest({ msg: "User is already active" })
-          yield* reactivateInTransaction(user)
+          yield* reactivateInTransaction(user, null)
           return { ...user, is_active: true }
         }))
       )
+
+      const roleChanged = (user: User, role: Role): AuditChange => ({
+        event_type: "user_role_changed",
+        modified_user_id: user.id,
+        extra_data: valueChange(user.role, role)
+      })
 
       /** The role's writes (system groups follow it) and its realm_user event. */
       const applyRole = Effect.fnUntraced(function*(user: User, role: Role) {
@@ -533,6 +560,11 @@ export class Users extends Context.Service<Users, {
           }
           const updated: User = { ...user, can_change_user_emails: value }
           yield* users.update(updated)
+          yield* audit.record(user.realm_id, null, [{
+            event_type: "user_special_permission_changed",
+            modified_user_id: user.id,
+            extra_data: valueChange(!value, value, "can_change_user_emails")
+          }])
           return updated
         }))
       )
@@ -545,6 +577,7 @@ export class Users extends Context.Service<Users, {
             return yield* new OnlyOwner()
           }
           const { publication, updated } = yield* applyRole(user, role)
+          yield* audit.record(user.realm_id, null, [roleChanged(user, role)])
           yield* events.publishAll(user.realm_id, [publication])
           return updated
         }))
@@ -613,19 +646,31 @@ export class Users extends Context.Service<Users, {
           }
           // Every check has passed: from here on the request only writes.
           const publications: Array<Publication> = []
+          const audited: Array<AuditChange> = []
           let current = target
           if (role !== undefined) {
             const { publication, updated } = yield* applyRole(current, role)
+            audited.push(roleChanged(current, role))
             current = updated
             publications.push(publication)
           }
           if (fullName !== undefined) {
+            audited.push({
+              event_type: "user_full_name_changed",
+              modified_user_id: current.id,
+              extra_data: valueChange(current.full_name, fullName)
+            })
             current = { ...current, full_name: fullName }
             yield* users.update(current)
             publications.push(personUpdate(current, { full_name: fullName }))
           }
           publications.push(...yield* writeValues(profileFields, current, valueChanges))
           if (newEmail !== undefined) {
+            audited.push({
+              event_type: "user_email_changed",
+              modified_user_id: current.id,
+              extra_data: valueChange(current.delivery_email, newEmail)
+            })
             current = {
               ...current,
               delivery_email: newEmail,
@@ -634,6 +679,7 @@ export class Users extends Context.Service<Users, {
             yield* users.update(current)
             publications.push(...yield* emailChangeEvents(principal.realm, current))
           }
+          yield* audit.record(target.realm_id, actor.id, audited)
           yield* events.publishAll(target.realm_id, publications)
         }))
       )
@@ -643,7 +689,7 @@ export class Users extends Context.Service<Users, {
           const { actor, target } = yield* findTarget(principal, id)
           yield* refuse(administrationRefusal(actor, target, { allowBots: false, allowDeactivated: false }))
           yield* refuse(deactivationRefusal(actor, target, yield* activeHumanOwners(target.realm_id)))
-          yield* deactivateInTransaction(target)
+          yield* deactivateInTransaction(target, principal.user.id)
         }))
       )
 
@@ -652,7 +698,7 @@ export class Users extends Context.Service<Users, {
           const { actor, target } = yield* findTarget(principal, id)
           yield* refuse(administrationRefusal(actor, target, { allowBots: true, allowDeactivated: true }))
           if (target.is_active) return yield* new BadRequest({ msg: "User is already active" })
-          yield* reactivateInTransaction(target)
+          yield* reactivateInTransaction(target, principal.user.id)
         }))
       )
 
@@ -662,6 +708,7 @@ export class Users extends Context.Service<Users, {
           const user = yield* requireUser(id)
           const updated: User = { ...user, api_key: key }
           yield* users.update(updated)
+          yield* audit.record(user.realm_id, null, [{ event_type: "user_api_key_changed", modified_user_id: user.id }])
           return updated
         }))
       })
@@ -671,6 +718,7 @@ export class Users extends Context.Service<Users, {
         yield* tx.withTransaction(Effect.gen(function*() {
           const user = yield* requireUser(id)
           yield* users.update({ ...user, password_hash: hash })
+          yield* audit.record(user.realm_id, null, [{ event_type: "user_password_changed", modified_user_id: user.id }])
         }))
       })
 

@@ -13,6 +13,7 @@
 import { describe, layer } from "@effect/vitest"
 import type * as Layer from "effect/Layer"
 import type { Persistence } from "../../src/Persistence.ts"
+import { auditLogTests } from "./contract/AuditLog.ts"
 import { channelsTests } from "./contract/Channels.ts"
 import { draftsTests } from "./contract/Drafts.ts"
 import { groupsTests } from "./contract/Groups.ts"
@@ -42,6 +43,7 @@ export const repositoryContract = (
       channelsTests(it)
       subscriptionsTests(it)
       draftsTests(it)
+      auditLogTests(it)
     })
 
     layer(makeLayer(), { timeout: "60 seconds" })("Transactor", (it) => {

@@ -22,6 +22,7 @@ import { describe, layer } from "@effect/vitest"
 import type * as Layer from "effect/Layer"
 import type { Persistence } from "../../src/Persistence.ts"
 import type * as Teamchat from "../../src/Teamchat.ts"
+import { auditLogTests } from "./contract/AuditLog.ts"
 import { authenticationTests } from "./contract/Authentication.ts"
 import { channelsTests } from "./contract/Channels.ts"
 import { demoOrganizationTests } from "./contract/DemoOrganization.ts"
@@ -48,6 +49,7 @@ export const servicesContract = (
       authenticationTests(it)
       channelsTests(it)
       userGroupsTests(it)
+      auditLogTests(it)
     })
 
     layer(makeLayer(), { timeout: "120 seconds", excludeTestServices: true })("demo organization", (it) => {

@@ -1,10 +1,12 @@
 /**
  * What a refused request must leave as it was, each part as JSON: the
  * organizations' records, the demo organization's event log high-water mark
- * (every state change publishes an event), users, groups, channels and
- * subscriptions, plus parts the caller adds (an actor's own rows). The fuzz
+ * (every state change publishes an event) and newest audit log row, users,
+ * groups, channels and subscriptions, plus parts the caller adds (an
+ * actor's own rows). The fuzz
  * suite and the authorization matrix compare it before and after a refusal.
  */
+import { AuditLogRepo } from "@teamchat/core/ports/AuditLogRepo"
 import { EventStore } from "@teamchat/core/ports/EventStore"
 import { ChannelRepo, GroupRepo, RealmRepo, SubscriptionRepo, UserRepo } from "@teamchat/core/ports/Repositories"
 import * as Effect from "effect/Effect"
@@ -21,6 +23,7 @@ export const fingerprint = (
     const realm = realms.find((r) => r.url === realmUrl)!
     const parts: Array<readonly [string, Effect.Effect<unknown, never, Core>]> = [
       ["event log", EventStore.use((events) => events.highWaterMark(realm.id))],
+      ["audit log", AuditLogRepo.use((audit) => audit.list(realm.id, { limit: 1 }))],
       ["users", UserRepo.use((users) => users.listByRealm(realm.id))],
       ["groups", GroupRepo.use((groups) => groups.listByRealm(realm.id))],
       ["channels", ChannelRepo.use((channels) => channels.listByRealm(realm.id))],
