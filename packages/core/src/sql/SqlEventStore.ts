@@ -30,7 +30,7 @@ import { Transactor } from "../ports/Transactor.ts"
 import { instanceId } from "../services/internal/KeyGenerator.ts"
 import { PgliteClient } from "./PgliteClient.ts"
 import { StaleAccess } from "../ports/AccessCache.ts"
-import { messageColumnNames, messageColumns } from "./SqlRepositories.ts"
+import { messageColumnNames, messageColumns } from "./SqlMessageRepo.ts"
 
 /** The NOTIFY channel shared by every process. @category constants */
 export const NotifyChannel = "teamchat_events"

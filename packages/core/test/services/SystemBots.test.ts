@@ -8,6 +8,7 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Struct from "effect/Struct"
 import type { RealmId } from "../../src/domain/Ids.ts"
 import type { User } from "../../src/domain/User.ts"
 import * as Persistence from "../../src/Persistence.ts"
@@ -23,16 +24,9 @@ const addresses = [NotificationBotEmail, WelcomeBotEmail]
 const systemBotRows = (realmId: RealmId) =>
   Effect.map(UserRepo.use((repo) => repo.listByRealm(realmId)), (users) => users.filter((u) => addresses.includes(u.delivery_email)))
 
-const shape = (user: User) => ({
-  delivery_email: user.delivery_email,
-  email: user.email,
-  full_name: user.full_name,
-  role: user.role,
-  is_bot: user.is_bot,
-  bot_type: user.bot_type,
-  bot_owner_id: user.bot_owner_id,
-  is_active: user.is_active
-})
+/** What makes a user a system bot. */
+const shape = (user: User) =>
+  Struct.pick(user, ["delivery_email", "email", "full_name", "role", "is_bot", "bot_type", "bot_owner_id", "is_active"])
 
 const bots = {
   notification: (realmId: RealmId) => NotificationBot.use((service) => service.bot(realmId)),
