@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import type { RequestAccess } from "./AccessState.ts"
 import type { Realm } from "./Realm.ts"
 import type { User } from "./User.ts"
 
@@ -13,18 +14,8 @@ export interface Principal {
   readonly realm: Realm
   /**
    * The organization's access state as authentication found it current for
-   * this request (the SQL cache's read and its version), so the request's
-   * send reads it once. Opaque here; `services/internal/access.ts` reads it.
-   * Absent for principals not made by authentication.
+   * this request (the cache's read and its version), so the request reads
+   * it once. Absent for principals not made by authentication.
    */
-  readonly access?: {
-    readonly version: number
-    readonly value: unknown
-    /**
-     * The version was not read for this request (`AccessCache.deferrable`):
-     * the request must check it before answering, and authenticate again
-     * when it moved. Only GET and POST /messages ask for such a principal.
-     */
-    readonly unverified?: true
-  } | undefined
+  readonly access?: RequestAccess | undefined
 }

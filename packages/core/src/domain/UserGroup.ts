@@ -43,6 +43,38 @@ export interface GroupMembership {
 }
 
 /**
+ * Read-only view of one organization's groups with cached recursive lookups.
+ * All id lists are sorted ascending without duplicates.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface GroupIndex {
+  /** Whether the id is one of the organization's groups (deactivated or not). */
+  readonly hasGroup: (groupId: GroupId) => boolean
+  /** Whether the group exists and is deactivated. */
+  readonly isDeactivated: (groupId: GroupId) => boolean
+  /** Whether the lookup knows the user and the user is active. */
+  readonly isActiveUser: (userId: UserId) => boolean
+  /** Active direct members of a group. */
+  readonly directMembers: (groupId: GroupId) => ReadonlyArray<UserId>
+  /** Direct subgroups of a group that belong to the organization. */
+  readonly directSubgroups: (groupId: GroupId) => ReadonlyArray<GroupId>
+  /** The group and every group reachable through subgroup edges (empty for an unknown id). */
+  readonly recursiveSubgroups: (groupId: GroupId) => ReadonlyArray<GroupId>
+  /** Active users in the group or any of its recursive subgroups. */
+  readonly recursiveMembers: (groupId: GroupId) => ReadonlyArray<UserId>
+  /** Active users a group-setting value resolves to. */
+  readonly recursiveMembersOfValue: (value: GroupSettingValue) => ReadonlyArray<UserId>
+  /** Whether an active user belongs to the group, recursively. */
+  readonly isMember: (userId: UserId, groupId: GroupId) => boolean
+  /** Whether an active user belongs to the group-setting value, recursively. */
+  readonly isMemberOfValue: (userId: UserId, value: GroupSettingValue) => boolean
+  /** Every group the user belongs to, recursively (Zulip's `get_recursive_membership_groups`). */
+  readonly membershipGroups: (userId: UserId) => ReadonlyArray<GroupId>
+}
+
+/**
  * System groups, in creation order (so ids ascend in this order). Each from
  * administrators on has the previous one as its only direct subgroup.
  *

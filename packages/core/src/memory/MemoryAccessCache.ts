@@ -16,6 +16,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type { AccessRead } from "../domain/AccessState.ts"
 import type { RealmId } from "../domain/Ids.ts"
 import { AccessCache } from "../ports/AccessCache.ts"
 import { MemoryDatabase } from "./MemoryDatabase.ts"
@@ -26,7 +27,7 @@ export const layer: Layer.Layer<AccessCache, never, MemoryDatabase> = Layer.effe
   MemoryDatabase.useSync((db) =>
     AccessCache.of({
       version: (realmId) => Effect.sync(() => db.tables.accessVersions.get(realmId) ?? null),
-      entries: new Map<RealmId, { readonly version: number; readonly value: unknown }>(),
+      entries: new Map<RealmId, AccessRead>(),
       deferrable: false
     })
   )

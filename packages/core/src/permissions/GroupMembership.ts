@@ -36,7 +36,10 @@ import { isNamed } from "../domain/GroupSetting.ts"
 import type { GroupId, UserId } from "../domain/Ids.ts"
 import { isGuest } from "../domain/Role.ts"
 import type { User } from "../domain/User.ts"
-import type { GroupMembership, UserGroup } from "../domain/UserGroup.ts"
+import type { GroupIndex, GroupMembership, UserGroup } from "../domain/UserGroup.ts"
+
+/** Defined in the domain (`domain/UserGroup.ts`), where the organization's access read names it. @category models */
+export type { GroupIndex }
 
 /**
  * Finds a user by id. Only `is_active` is consulted, so a full `User` works.
@@ -63,37 +66,6 @@ export type GroupRef = Pick<UserGroup, "id" | "deactivated">
  */
 export type MembershipCheck = (value: GroupSettingValue) => boolean
 
-/**
- * Read-only view of one organization's groups with cached recursive lookups.
- * All id lists are sorted ascending without duplicates.
- *
- * @category models
- * @since 0.1.0
- */
-export interface GroupIndex {
-  /** Whether the id is one of the organization's groups (deactivated or not). */
-  readonly hasGroup: (groupId: GroupId) => boolean
-  /** Whether the group exists and is deactivated. */
-  readonly isDeactivated: (groupId: GroupId) => boolean
-  /** Whether the lookup knows the user and the user is active. */
-  readonly isActiveUser: (userId: UserId) => boolean
-  /** Active direct members of a group. */
-  readonly directMembers: (groupId: GroupId) => ReadonlyArray<UserId>
-  /** Direct subgroups of a group that belong to the organization. */
-  readonly directSubgroups: (groupId: GroupId) => ReadonlyArray<GroupId>
-  /** The group and every group reachable through subgroup edges (empty for an unknown id). */
-  readonly recursiveSubgroups: (groupId: GroupId) => ReadonlyArray<GroupId>
-  /** Active users in the group or any of its recursive subgroups. */
-  readonly recursiveMembers: (groupId: GroupId) => ReadonlyArray<UserId>
-  /** Active users a group-setting value resolves to. */
-  readonly recursiveMembersOfValue: (value: GroupSettingValue) => ReadonlyArray<UserId>
-  /** Whether an active user belongs to the group, recursively. */
-  readonly isMember: (userId: UserId, groupId: GroupId) => boolean
-  /** Whether an active user belongs to the group-setting value, recursively. */
-  readonly isMemberOfValue: (userId: UserId, value: GroupSettingValue) => boolean
-  /** Every group the user belongs to, recursively (Zulip's `get_recursive_membership_groups`). */
-  readonly membershipGroups: (userId: UserId) => ReadonlyArray<GroupId>
-}
 
 const ascending = (a: number, b: number): number => a - b
 

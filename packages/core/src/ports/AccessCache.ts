@@ -32,6 +32,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import type { AccessRead } from "../domain/AccessState.ts"
 import type { RealmId } from "../domain/Ids.ts"
 
 /** @category services */
@@ -39,7 +40,7 @@ export class AccessCache extends Context.Service<AccessCache, {
   /** The organization's current access version; null when it has none yet (nothing is cached then). */
   readonly version: (realmId: RealmId) => Effect.Effect<number | null>
   /** The last read per organization, with the version it was read at. */
-  readonly entries: Map<RealmId, { readonly version: number; readonly value: unknown }>
+  readonly entries: Map<RealmId, AccessRead>
   /**
    * Whether reading the version costs a statement of its own (PostgreSQL):
    * then a request whose first statement can report the version itself

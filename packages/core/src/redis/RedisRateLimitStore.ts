@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
 import { RateLimitStore, RateLimitStoreUnavailable } from "../ports/RateLimitStore.ts"
+import { instanceId } from "../services/internal/KeyGenerator.ts"
 import type { Hit } from "../ports/RateLimitStore.ts"
 
 /** Keys are namespaced so one Redis can serve other things. @category constants */
@@ -49,7 +50,7 @@ export const layer: Layer.Layer<RateLimitStore, never, Redis.Redis> = Layer.effe
     const redis = yield* Redis.Redis
     const hit = redis.eval(hitScript)
     // Members must differ between requests of one millisecond, from any process.
-    const instance = `${process.pid}-${Math.floor(Math.random() * 2 ** 32).toString(36)}`
+    const instance = yield* instanceId
     let sequence = 0
     const unavailable = (cause: unknown) => new RateLimitStoreUnavailable({ store: "Redis", cause })
     return RateLimitStore.of({

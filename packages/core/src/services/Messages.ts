@@ -611,7 +611,7 @@ const makeMessages = Effect.gen(function*() {
    */
   const sendWithAccess = Effect.fnUntraced(function*(item: BatchItem, unchecked: NonNullable<Principal["access"]> | undefined) {
     const realmId = item.principal.realm.id
-    const ctx = unchecked === undefined ? yield* contextOf(item.principal) : unchecked.value as AccessContext
+    const ctx = unchecked === undefined ? yield* contextOf(item.principal) : unchecked.value
     const checks = validateIn(ctx, item.principal, item.request, item.options)
     const validated = unchecked === undefined ? yield* checks : yield* checks.pipe(
       Effect.catch((error) => Effect.andThen(checkVersion(realmId, unchecked.version, undefined), Effect.fail(error)))
@@ -698,7 +698,7 @@ const makeMessages = Effect.gen(function*() {
     // snapshot, and a moved version (or a failure that stale state may have
     // caused) sends the request back to be authenticated again
     // (`AccessCache.deferrable`).
-    const ctx = unchecked === undefined ? yield* contextOf(principal) : unchecked.value as AccessContext
+    const ctx = unchecked === undefined ? yield* contextOf(principal) : unchecked.value
     const ranged = narrowRange(
       { messages, subscriptions, search },
       ctx,

@@ -1,12 +1,8 @@
 /**
  * The organization's Notification Bot: the sender of messages the server
  * itself writes to users (e.g. "your scheduled message was not sent").
- *
- * Zulip has one cross-organization system bot, notification-bot@zulip.com.
- * Here each organization gets its own bot user under that same address
- * (addresses are unique per organization, and clients recognise it),
- * created on first use: a generic bot without owner, named
- * "Notification Bot".
+ * A system bot (see `SystemBot.ts`) named "Notification Bot" under Zulip's
+ * notification-bot@zulip.com.
  *
  * @since 0.1.0
  */
@@ -14,19 +10,17 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { MessageId, RealmId, UserId } from "../domain/Ids.ts"
-import { BotTypes, Roles } from "../domain/Role.ts"
 import type { User } from "../domain/User.ts"
-import { RealmRepo, UserRepo } from "../ports/Repositories.ts"
-import { Messages } from "./Messages.ts"
+import { RealmRepo } from "../ports/Repositories.ts"
 import type { SendError } from "./Messages.ts"
-import { Users } from "./Users.ts"
+import * as SystemBot from "./SystemBot.ts"
 
 /** @category constants */
 export const NotificationBotEmail = "notification-bot@zulip.com"
 /** @category constants */
 export const NotificationBotName = "Notification Bot"
 /** The `client` of the bot's messages (Zulip's internal sends). @category constants */
-export const InternalClient = "Internal"
+export const InternalClient = SystemBot.InternalClient
 
 /** @category services */
 export class NotificationBot extends Context.Service<NotificationBot, {
@@ -38,42 +32,16 @@ export class NotificationBot extends Context.Service<NotificationBot, {
   static readonly layer = Layer.effect(
     NotificationBot,
     Effect.gen(function*() {
-      const users = yield* Users
-      const userRepo = yield* UserRepo
       const realms = yield* RealmRepo
-      const messages = yield* Messages
-
-      const find = (realmId: RealmId) =>
-        Effect.map(userRepo.findByDeliveryEmail(realmId, NotificationBotEmail), (u) => (u?.is_bot === true ? u : undefined))
-
-      const bot = Effect.fn("NotificationBot.bot")(function*(realmId: RealmId) {
-        const existing = yield* find(realmId)
-        if (existing !== undefined) return existing
-        // Another transaction may create it first; then its row is used.
-        return yield* users.create(realmId, {
-          email: NotificationBotEmail,
-          full_name: NotificationBotName,
-          role: Roles.member,
-          bot: { bot_type: BotTypes.generic, owner_id: null },
-          systemBot: true
-        }).pipe(
-          Effect.catch((error) =>
-            Effect.flatMap(find(realmId), (u) => (u !== undefined ? Effect.succeed(u) : Effect.die(error)))
-          )
-        )
-      })
+      const system = yield* SystemBot.make({ email: NotificationBotEmail, full_name: NotificationBotName })
 
       const sendDirect = Effect.fn("NotificationBot.sendDirect")(function*(realmId: RealmId, to: UserId, content: string) {
         const realm = yield* realms.findById(realmId)
         if (realm === undefined) return yield* Effect.die(new Error(`realm ${realmId} missing`))
-        const sender = yield* bot(realmId)
-        const sent = yield* messages.send({ user: sender, realm }, { type: "private", to: [to], content }, {
-          client: InternalClient
-        })
-        return sent.id
+        return yield* system.sendDirect(realm, to, content)
       })
 
-      return NotificationBot.of({ bot, sendDirect })
+      return NotificationBot.of({ bot: system.bot, sendDirect })
     })
   )
 }

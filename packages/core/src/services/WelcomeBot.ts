@@ -2,10 +2,8 @@
  * The organization's Welcome Bot: the sender of the welcome message a person
  * gets on joining through an invitation link.
  *
- * Like the Notification Bot (see `NotificationBot.ts`), Zulip's
- * cross-organization system bot welcome-bot@zulip.com becomes one bot user
- * per organization under that address, created on first use: a generic bot
- * without owner, named "Welcome Bot".
+ * A system bot (see `SystemBot.ts`) named "Welcome Bot" under Zulip's
+ * welcome-bot@zulip.com.
  *
  * @since 0.1.0
  */
@@ -14,13 +12,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { MessageId, RealmId } from "../domain/Ids.ts"
 import type { Realm } from "../domain/Realm.ts"
-import { BotTypes, Roles } from "../domain/Role.ts"
 import type { User } from "../domain/User.ts"
-import { UserRepo } from "../ports/Repositories.ts"
-import { Messages } from "./Messages.ts"
 import type { SendError } from "./Messages.ts"
-import { InternalClient } from "./NotificationBot.ts"
-import { Users } from "./Users.ts"
+import * as SystemBot from "./SystemBot.ts"
 
 /** @category constants */
 export const WelcomeBotEmail = "welcome-bot@zulip.com"
@@ -48,39 +42,10 @@ export class WelcomeBot extends Context.Service<WelcomeBot, {
 }>()("teamchat/core/services/WelcomeBot") {
   static readonly layer = Layer.effect(
     WelcomeBot,
-    Effect.gen(function*() {
-      const users = yield* Users
-      const userRepo = yield* UserRepo
-      const messages = yield* Messages
-
-      const find = (realmId: RealmId) =>
-        Effect.map(userRepo.findByDeliveryEmail(realmId, WelcomeBotEmail), (u) => (u?.is_bot === true ? u : undefined))
-
-      const bot = Effect.fn("WelcomeBot.bot")(function*(realmId: RealmId) {
-        const existing = yield* find(realmId)
-        if (existing !== undefined) return existing
-        return yield* users.create(realmId, {
-          email: WelcomeBotEmail,
-          full_name: WelcomeBotName,
-          role: Roles.member,
-          bot: { bot_type: BotTypes.generic, owner_id: null },
-          systemBot: true
-        }).pipe(
-          Effect.catch((error) =>
-            Effect.flatMap(find(realmId), (u) => (u !== undefined ? Effect.succeed(u) : Effect.die(error)))
-          )
-        )
-      })
-
-      const welcome = Effect.fn("WelcomeBot.welcome")(function*(realm: Realm, to: User, content: string) {
-        const sender = yield* bot(realm.id)
-        const sent = yield* messages.send({ user: sender, realm }, { type: "private", to: [to.id], content }, {
-          client: InternalClient
-        })
-        return sent.id
-      })
-
-      return WelcomeBot.of({ bot, welcome })
-    })
+    Effect.map(SystemBot.make({ email: WelcomeBotEmail, full_name: WelcomeBotName }), (system) =>
+      WelcomeBot.of({
+        bot: system.bot,
+        welcome: (realm, to, content) => system.sendDirect(realm, to.id, content)
+      }))
   )
 }

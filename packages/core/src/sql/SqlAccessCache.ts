@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as SqlClient from "effect/sql/SqlClient"
+import type { AccessRead } from "../domain/AccessState.ts"
 import { RealmId } from "../domain/Ids.ts"
 import { AccessCache } from "../ports/AccessCache.ts"
 import { PgliteClient } from "./PgliteClient.ts"
@@ -31,7 +32,7 @@ export const layer: Layer.Layer<AccessCache, never, SqlClient.SqlClient> = Layer
         Effect.map((rows) => (rows.length === 0 ? null : Number(rows[0]!.version))),
         Effect.orDie
       )
-    const entries = new Map<RealmId, { readonly version: number; readonly value: unknown }>()
+    const entries = new Map<RealmId, AccessRead>()
 
     const pglite = yield* Effect.serviceOption(PgliteClient)
     if (Option.isNone(pglite)) return AccessCache.of({ version: read, entries, deferrable: true })

@@ -6,7 +6,6 @@
  */
 import type * as PgClient from "@effect/sql-pg/PgClient"
 import { PgClient as PgClientTag } from "@effect/sql-pg/PgClient"
-import { randomUUID } from "node:crypto"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -28,9 +27,10 @@ import type { Insert } from "../ports/Repositories.ts"
 import { decodeNotice, encodeSignal, EventStore, eventsSignal, makeCallbacks } from "../ports/EventStore.ts"
 import type { Signal } from "../ports/EventStore.ts"
 import { Transactor } from "../ports/Transactor.ts"
+import { instanceId } from "../services/internal/KeyGenerator.ts"
 import { PgliteClient } from "./PgliteClient.ts"
 import { StaleAccess } from "../ports/AccessCache.ts"
-import { messageColumnNames, messageColumns } from "./SqlRepositories.ts"
+import { messageColumnNames, messageColumns } from "./SqlMessageRepo.ts"
 
 /** The NOTIFY channel shared by every process. @category constants */
 export const NotifyChannel = "teamchat_events"
@@ -146,7 +146,7 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
     // writes commit, so it skips its notices when it hears them back (they
     // would wake the polls that came back meanwhile for nothing). Per store,
     // not per process: each store of a process listens for itself.
-    const origin = randomUUID()
+    const origin = yield* instanceId
     const listener: Listener | undefined = Option.isSome(pg) ? pgListener(pg.value) : undefined
     if (listener !== undefined) yield* listener(dispatch, origin)
     const notice = (signal: Signal) => encodeSignal(signal, origin)

@@ -22,7 +22,7 @@ import {
 import type { MessageRow, RangeOptions, SearchQuery } from "../ports/MessageSearch.ts"
 import { narrowCondition } from "./NarrowSql.ts"
 import { inIds } from "./SqlArrays.ts"
-import { decodeMessage, messageSelectList } from "./SqlRepositories.ts"
+import { decodeMessage, messageSelectList } from "./SqlMessageRepo.ts"
 
 const make = (sql: SqlClient.SqlClient): MessageSearch["Service"] => {
   const columns = sql.literal(messageSelectList("m"))

@@ -1,11 +1,24 @@
 /**
  * The event pipeline takes time from the Clock and ids from the id service
- * (`KeyGenerator`), so a TestClock and the test generator make them exact.
+ * (`KeyGenerator`), so a TestClock and the test generator make them exact;
+ * the names processes tell each other apart by (`instanceId`) come from
+ * effect's Random, so a seed makes them exact.
  */
-import { assert, layer } from "@effect/vitest"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { assert, describe, layer } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as Random from "effect/Random"
 import * as TestClock from "effect/testing/TestClock"
+import * as Persistence from "../../src/Persistence.ts"
+import { decodeNotice, EventStore } from "../../src/ports/EventStore.ts"
+import type { Signal } from "../../src/ports/EventStore.ts"
 import { EventQueues } from "../../src/services/events/EventQueues.ts"
+import { instanceId } from "../../src/services/internal/KeyGenerator.ts"
+import * as SqlEventStore from "../../src/sql/SqlEventStore.ts"
+import * as TestDatabase from "../../src/testing/TestDatabase.ts"
 import { Register } from "../../src/services/Register.ts"
 import type { ServerInfo } from "../../src/services/Register.ts"
 import { backends, makeOrg } from "./fixtures.ts"
@@ -45,4 +58,28 @@ layer(backends.memory())("time and ids", (it) => {
       )
       assert.strictEqual(started.server_generation, 99)
     }))
+})
+
+describe("instance names on PostgreSQL", () => {
+  layer(Persistence.layerSql.pipe(Layer.provideMerge(TestDatabase.postgresLayer())), { timeout: "60 seconds" })((it) => {
+    it.effect("the event store's NOTIFY origin is drawn from effect's Random: one seed, one origin", () =>
+      Effect.scoped(Effect.gen(function*() {
+        const pg = yield* PgClient.PgClient
+        // Another process's listener: it reads the origin the store names itself by.
+        const notices = yield* pg.listen(SqlEventStore.NotifyChannel)
+        const build = Layer.build(Layer.fresh(SqlEventStore.layer)).pipe(Random.withSeed("origin"))
+        const signal: Signal = { _tag: "queue", queue: "seeded", reason: "superseded", at: 1 }
+        const origins: Array<string | undefined> = []
+        for (let i = 0; i < 2; i++) {
+          const store = Context.get(yield* build, EventStore)
+          yield* store.signal(signal)
+          const notice = decodeNotice((yield* Queue.take(notices)).payload)
+          assert.deepStrictEqual(notice?.signal, signal)
+          origins.push(notice?.origin)
+        }
+        const expected = yield* instanceId.pipe(Random.withSeed("origin"))
+        assert.match(expected, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+        assert.deepStrictEqual(origins, [expected, expected])
+      })))
+  })
 })

@@ -1,12 +1,14 @@
 /**
  * Generation of secrets and opaque ids (API keys, event queue ids). A service
- * so tests can make them deterministic.
+ * so tests can make them deterministic. Also the names of a process's
+ * components among a deployment's processes (`instanceId`).
  *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Random from "effect/Random"
 import { randomBytes, randomUUID } from "node:crypto"
 
 const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -69,6 +71,25 @@ export class KeyGenerator extends Context.Service<KeyGenerator, {
     })
   })
 }
+
+const hex4 = (n: number): string => n.toString(16).padStart(4, "0")
+
+/**
+ * A fresh name, in UUID (v4) form, for one instance of a component among all
+ * the processes of a deployment: the SQL event store's NOTIFY origin, the
+ * Redis rate-limit store's request members. From effect's `Random`, so
+ * `Random.withSeed` makes it reproducible in a test. It names and guards
+ * nothing, so it needs no cryptographic source (unlike `KeyGenerator`'s
+ * tokens); and it is not `KeyGenerator.uuid`, whose test sequence would give
+ * two processes of one test the same name.
+ *
+ * @category constructors
+ */
+export const instanceId: Effect.Effect<string> = Effect.map(
+  Effect.all(Array.from({ length: 8 }, () => Random.nextIntBetween(0, 0xffff))),
+  ([a, b, c, d, e, f, g, h]) =>
+    `${hex4(a!)}${hex4(b!)}-${hex4(c!)}-${hex4((d! & 0x0fff) | 0x4000)}-${hex4((e! & 0x3fff) | 0x8000)}-${hex4(f!)}${hex4(g!)}${hex4(h!)}`
+)
 
 /** A new API key. @category constructors */
 export const apiKey: Effect.Effect<string, never, KeyGenerator> = KeyGenerator.use((g) => g.token(ApiKeyLength))

@@ -8,6 +8,7 @@
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import type { AccessContext, AccessRead, RequestAccess } from "../../domain/AccessState.ts"
 import type { Channel } from "../../domain/Channel.ts"
 import type { ChannelId, RealmId, UserId } from "../../domain/Ids.ts"
 import type { Principal } from "../../domain/Principal.ts"
@@ -23,19 +24,8 @@ import { systemGroupIdsOf } from "../../domain/UserGroup.ts"
 import { postPolicyGroupsOf } from "../../views/ChannelView.ts"
 import type { PostPolicyGroups } from "../../views/ChannelView.ts"
 import { loadOrganizationState } from "./organizationState.ts"
-import type { OrganizationState } from "./organizationState.ts"
 
-export interface AccessContext {
-  readonly state: OrganizationState
-  readonly channels: ReadonlyArray<Channel>
-  readonly channelsById: ReadonlyMap<ChannelId, Channel>
-  /** Active subscribers per channel. */
-  readonly subscribers: ReadonlyMap<ChannelId, ReadonlySet<UserId>>
-  /** Active subscriptions per user. */
-  readonly subscriptions: ReadonlyMap<UserId, ReadonlySet<ChannelId>>
-  /** Every user's alert words (users without any are absent); sends flag `has_alert_word` from them. */
-  readonly alertWords: ReadonlyMap<UserId, ReadonlyArray<string>>
-}
+export type { AccessContext }
 
 const empty: ReadonlySet<never> = new Set()
 
@@ -138,7 +128,7 @@ export const makeAccessLoader = Effect.gen(function*() {
     Effect.flatMap(version(realm.id), (current) => {
       if (current === null) return load(realm)
       const hit = entries.get(realm.id)
-      if (hit !== undefined && hit.version === current) return Effect.succeed(hit.value as AccessContext)
+      if (hit !== undefined && hit.version === current) return Effect.succeed(hit.value)
       return Effect.tap(loadFresh(realm), (ctx) => Effect.sync(() => entries.set(realm.id, { version: current, value: ctx })))
     })
 })
@@ -159,7 +149,7 @@ export const accessOfRequest = (
     // nobody checked, so it is refused loudly rather than read again.
     return Effect.die(new Error("accessOfRequest: an unverified principal outside GET and POST /messages"))
   }
-  const verified = access?.value as AccessContext | undefined
+  const verified = access?.value
   return verified !== undefined && verified.state.realm.id === principal.realm.id
     ? Effect.succeed(verified)
     : load(principal.realm)
@@ -187,10 +177,10 @@ export const makeCachedKeyLookup = (cache: Context.Service.Shape<typeof AccessCa
   }
   const principalOf = (
     apiKey: string,
-    hit: { readonly version: number; readonly value: unknown },
-    access: NonNullable<Principal["access"]>
+    hit: AccessRead,
+    access: RequestAccess
   ): Principal | undefined => {
-    const ctx = hit.value as AccessContext
+    const ctx = hit.value
     let index = usersByKey.get(ctx)
     if (index === undefined) {
       index = new Map(ctx.state.users.map((u) => [u.api_key, u]))

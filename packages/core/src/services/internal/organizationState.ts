@@ -6,21 +6,13 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import type { RealmId, UserId } from "../../domain/Ids.ts"
+import type { OrganizationState } from "../../domain/AccessState.ts"
+import type { RealmId } from "../../domain/Ids.ts"
 import type { Realm } from "../../domain/Realm.ts"
-import type { User } from "../../domain/User.ts"
-import type { UserGroup } from "../../domain/UserGroup.ts"
 import { makeGroupIndex } from "../../permissions/GroupMembership.ts"
-import type { GroupIndex } from "../../permissions/GroupMembership.ts"
 import { GroupRepo, UserRepo } from "../../ports/Repositories.ts"
 
-export interface OrganizationState {
-  readonly realm: Realm
-  readonly users: ReadonlyArray<User>
-  readonly usersById: ReadonlyMap<UserId, User>
-  readonly groups: ReadonlyArray<UserGroup>
-  readonly index: GroupIndex
-}
+export type { OrganizationState }
 
 export const loadOrganizationState = Effect.fnUntraced(function*(realm: Realm) {
   const userRepo = yield* UserRepo
