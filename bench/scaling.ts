@@ -12,21 +12,24 @@
  *   over a run of requests handed to the web handler one after another (no
  *   sockets, no load generator: the time is the server's own work; on
  *   PGlite the database works in this thread too). On PostgreSQL the
- *   database's own processes' time (their `/proc/<pid>/stat`, the backends
- *   of the benchmark's database) is reported beside it, since a missing
- *   index would show there and not here.
+ *   database's own processes' time (`/proc/<pid>/schedstat` of the backends
+ *   serving the benchmark's database) is reported beside it, since a
+ *   missing index would show there and not here.
  * - Every answer is checked after its run (status 200; GET /users/me is
  *   iago's, with the newest message id; GET /messages has 50 messages, all
  *   in the channel and topic; each send has a new id), untimed.
- * - The messages are filled between sizes through `Messages.sendMany` (the
- *   core's batch send: rendering, flags, events) in batches of 1,000, for
- *   setup only: 60 in the read topic first, then a fifth in other topics of
- *   the same channel and the rest in ten other channels; iago is in every
- *   channel, so his rows grow with the total. The measured sends add
- *   `rounds × 40` messages per size.
- * - Each size measures `--rounds` rounds (default 5) of 40 requests of each
- *   kind (after 20 unmeasured of each); the median over the rounds is the
- *   figure, the spread (lowest-highest) printed beside it.
+ * - Setup, unmeasured: the 60 messages of the read topic are sent through
+ *   `Messages.sendMany` (the core's batch send: rendering, flags, events).
+ *   The fill between sizes goes through `MessageRepo.insertMany`, the bulk
+ *   write that batch send ends in (messages and their rows, 1,000 messages
+ *   a transaction, no rendering or events), so 100,000 messages take
+ *   seconds: a fifth in other topics of the read channel, the rest in ten
+ *   other channels, each message with rows for iago (the sender, in every
+ *   channel, so his rows grow with the total) and three other users.
+ * - Each size measures `--rounds` rounds (default 5) of 100 requests of
+ *   each GET and 40 sends (after 100, 100 and 20 unmeasured); the median
+ *   over the rounds is the figure, the spread (lowest-highest) printed
+ *   beside it. The measured sends add `rounds × 40 + 20` messages per size.
  *
  * `SCALING_SIZES=1000,10000` and `SCALING_BACKENDS=memory,pglite,postgres`
  * choose what runs (`--quick`: 1,000 and 10,000 only).
@@ -36,7 +39,11 @@ import * as DemoOrganization from "@teamchat/core/demo/DemoOrganization"
 import type { ChannelId, UserId } from "@teamchat/core/domain/Ids"
 import { realmId } from "@teamchat/core/domain/Ids"
 import type { Principal } from "@teamchat/core/domain/Principal"
-import { UserRepo } from "@teamchat/core/ports/Repositories"
+import { FlagBits } from "@teamchat/core/domain/Message"
+import type { Message } from "@teamchat/core/domain/Message"
+import { MessageRepo, UserRepo } from "@teamchat/core/ports/Repositories"
+import type { Insert } from "@teamchat/core/ports/Repositories"
+import { Transactor } from "@teamchat/core/ports/Transactor"
 import { Authentication } from "@teamchat/core/services/Authentication"
 import { Channels } from "@teamchat/core/services/Channels"
 import { Messages } from "@teamchat/core/services/Messages"
@@ -61,8 +68,11 @@ const subscriberCount = 100
 const fillChannelCount = 10
 const readTopic = "topic 3"
 const readTopicMessages = 60
-const requestsPerRound = 40
-const warmupRequests = 20
+const kinds = ["GET /users/me", "GET /messages", "POST /messages"] as const
+type Kind = typeof kinds[number]
+
+const requestsPerRound: Record<Kind, number> = { "GET /users/me": 100, "GET /messages": 100, "POST /messages": 40 }
+const warmupRequests: Record<Kind, number> = { "GET /users/me": 100, "GET /messages": 100, "POST /messages": 20 }
 const fillBatch = 1000
 
 const quick = process.argv.includes("--quick")
@@ -73,9 +83,6 @@ const sizes: ReadonlyArray<number> = process.env.SCALING_SIZES
   : [1_000, 10_000, 100_000]
 const backends = (process.env.SCALING_BACKENDS ?? "memory,pglite,postgres").split(",")
 
-const kinds = ["GET /users/me", "GET /messages", "POST /messages"] as const
-type Kind = typeof kinds[number]
-
 /** Per kind, per round: CPU µs per request of this process, and of PostgreSQL's backends (when measured). */
 type Rounds = Record<Kind, { readonly own: Array<number>; readonly database: Array<number> }>
 
@@ -83,27 +90,22 @@ const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${k
 
 type Core = Layer.Layer<Teamchat.Services | SqlClient.SqlClient | TestDatabase.TestDatabase, unknown> | Layer.Layer<Teamchat.Services, unknown>
 
-const ticksPerSecond = 100
-
-/** CPU time (µs) of the PostgreSQL backends serving `database`, from /proc: their utime + stime. */
+/** CPU time (µs) of the PostgreSQL backends serving this database, from /proc: the first field of schedstat (ns on a CPU). */
 const makeDatabaseCpu = (run: <A, E>(effect: Effect.Effect<A, E, any>) => Promise<A>) => async (): Promise<number> => {
   const pids = await run(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`
     return rows.map((r) => Number(r.pid))
   }))
-  let ticks = 0
+  let nanoseconds = 0
   for (const pid of pids) {
     try {
-      // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-      ticks += Number(fields[11]) + Number(fields[12])
+      nanoseconds += Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0])
     } catch {
       // A backend that ended meanwhile, or a server on another machine: counted as nothing.
     }
   }
-  return (ticks * 1_000_000) / ticksPerSecond
+  return nanoseconds / 1000
 }
 
 const measure = async (
@@ -126,8 +128,8 @@ const measure = async (
   const { dispose, handler } = makeWebHandler(Layer.succeedContext(context), { demo: true, rateLimit: false })
   try {
     await run(DemoOrganization.seed(origin))
+    const realm = realmId(1)
     const setup = await run(Effect.gen(function*() {
-      const realm = realmId(1)
       const users = yield* Users
       const channels = yield* Channels
       const iago = (yield* (yield* UserRepo).findByDeliveryEmail(realm, "iago@zulip.com"))!
@@ -148,39 +150,58 @@ const measure = async (
         fill.push(created.id)
       }
       const principal: Principal = yield* (yield* Authentication).basic("iago@zulip.com", iago.api_key)
-      return { iago: iago.id, key: iago.api_key, sendTo: sendTo.id, read: read.id, fill, principal }
+      return { iago: iago.id, key: iago.api_key, sendTo: sendTo.id, read: read.id, fill, few, principal }
     }))
     const auth = basic("iago@zulip.com", setup.key)
 
-    /** Messages in the database: what the fill sent plus the measured sends. */
+    /** Messages in the database, and the newest one's id. */
     let count = 0
     let newest = 0
-    /** Sends `n` messages through the core's batch send, for setup only. */
-    const fillUp = async (n: number, target: (i: number) => { readonly channel: ChannelId; readonly topic: string }) => {
+    log(`${label}: ${readTopicMessages} messages in the read topic`)
+    const items: Array<BatchItem> = Array.from({ length: readTopicMessages }, (_, i) => ({
+      principal: setup.principal,
+      request: { type: "stream", to: setup.read, topic: readTopic, content: `message ${i} with **bold** text` }
+    }))
+    for (const result of await run(Effect.flatMap(Messages, (messages) => messages.sendMany(items)))) {
+      if (result._tag !== "Success") throw new Error(`a send failed: ${JSON.stringify(result)}`)
+      newest = Math.max(newest, result.success.id)
+      count++
+    }
+
+    /** Adds `n` messages through the bulk write (setup only): a fifth in other topics of the read channel. */
+    const fillUp = async (n: number) => {
+      const recipients = setup.few.map((user_id) => ({ user_id, flags: user_id === setup.iago ? FlagBits.read : 0 }))
       for (let start = 0; start < n; start += fillBatch) {
-        const items: Array<BatchItem> = []
-        for (let i = start; i < Math.min(n, start + fillBatch); i++) {
-          const { channel, topic } = target(count + i)
-          items.push({
-            principal: setup.principal,
-            request: { type: "stream" as const, to: channel, topic, content: `message ${count + i} with **bold** text` }
+        const batch: Array<{ readonly message: Insert<Message>; readonly recipients: typeof recipients }> = []
+        for (let i = count + start; i < count + Math.min(n, start + fillBatch); i++) {
+          const inRead = i % 5 === 0
+          batch.push({
+            message: {
+              realm_id: realm,
+              sender_id: setup.iago,
+              type: "stream",
+              channel_id: inRead ? setup.read : setup.fill[i % fillChannelCount]!,
+              topic: inRead ? `topic ${10 + (i % 97)}` : `topic ${i % 50}`,
+              dm_user_ids: [],
+              content: `message ${i} with **bold** text`,
+              rendered_content: `<p>message ${i} with <strong>bold</strong> text</p>`,
+              date_sent: 1_700_000_000 + i,
+              client: "API",
+              has_attachment: false,
+              has_image: false,
+              has_link: false,
+              last_edit_time: null
+            },
+            recipients
           })
         }
-        const results = await run(Effect.flatMap(Messages, (messages) => messages.sendMany(items)))
-        for (const result of results) {
-          if (result._tag !== "Success") throw new Error(`the fill's send failed: ${JSON.stringify(result)}`)
-          newest = Math.max(newest, result.success.id)
-        }
+        const inserted = await run(
+          Effect.flatMap(Transactor, (tx) => tx.withTransaction(Effect.flatMap(MessageRepo, (repo) => repo.insertMany(batch))))
+        )
+        newest = Math.max(newest, ...inserted.map((m) => m.id))
       }
       count += n
     }
-    const fillTarget = (i: number) =>
-      i % 5 === 0
-        ? { channel: setup.read, topic: `topic ${10 + (i % 97)}` }
-        : { channel: setup.fill[i % fillChannelCount]!, topic: `topic ${i % 50}` }
-
-    log(`${label}: ${readTopicMessages} messages in the read topic`)
-    await fillUp(readTopicMessages, () => ({ channel: setup.read, topic: readTopic }))
 
     const narrow = JSON.stringify([{ operator: "channel", operand: setup.read }, { operator: "topic", operand: readTopic }])
     const readUrl = new URL("/api/v1/messages", origin)
@@ -251,10 +272,15 @@ const measure = async (
     for (const size of sizes) {
       if (size > count) {
         const started = performance.now()
-        await fillUp(size - count, fillTarget)
-        log(`${label}: filled to ${count} messages in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+        const cpu = process.cpuUsage()
+        await fillUp(size - count)
+        const used = process.cpuUsage(cpu)
+        log(
+          `${label}: filled to ${count} messages in ${((performance.now() - started) / 1000).toFixed(1)} s ` +
+            `(${((used.user + used.system) / 1e6).toFixed(1)} s CPU here)`
+        )
       }
-      for (const kind of kinds) await runOf(kind, warmupRequests)
+      for (const kind of kinds) await runOf(kind, warmupRequests[kind])
       const rounds: Rounds = {
         "GET /users/me": { own: [], database: [] },
         "GET /messages": { own: [], database: [] },
@@ -263,7 +289,7 @@ const measure = async (
       await profiled(`scaling-${label}-${size}`, async () => {
         for (let round = 0; round < options.rounds; round++) {
           for (const kind of kinds) {
-            const { database, own } = await runOf(kind, requestsPerRound)
+            const { database, own } = await runOf(kind, requestsPerRound[kind])
             rounds[kind].own.push(own)
             rounds[kind].database.push(database)
           }
