@@ -69,22 +69,15 @@ export class Journal {
   }
 }
 
-/**
- * A Map whose writes inside a transaction can be undone. `ordered: false`
- * for a map nobody lists in insertion order (read by key, or through an
- * index): a rollback then puts removed entries back without first taking
- * the order of the whole map.
- */
+/** A Map whose writes inside a transaction can be undone. */
 export class JournaledMap<K, V> extends Map<K, V> implements Ordered {
   readonly journal: Journal
-  private readonly ordered: boolean
 
-  constructor(journal: Journal, options?: { readonly ordered?: boolean }) {
+  constructor(journal: Journal) {
     // Filled after construction: Map's constructor would call `set` before
     // `journal` is assigned.
     super()
     this.journal = journal
-    this.ordered = options?.ordered ?? true
   }
 
   override set(key: K, value: V): this {
@@ -101,7 +94,7 @@ export class JournaledMap<K, V> extends Map<K, V> implements Ordered {
 
   override delete(key: K): boolean {
     if (this.journal.recording && super.has(key)) {
-      if (this.ordered) this.journal.removing(this)
+      this.journal.removing(this)
       const previous = super.get(key) as V
       this.journal.record(() => super.set(key, previous))
     }

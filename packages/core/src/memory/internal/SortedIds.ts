@@ -3,8 +3,8 @@
  * B-tree index on `(…, id)`: adding, removing and finding where a range
  * starts cost the logarithm of the size plus one chunk, and a range is read
  * from there in either direction, so a page costs its own length whatever
- * the set holds. Writes inside a transaction are undone by a rollback, like
- * the journaled tables'.
+ * the set holds. It records nothing for rollbacks: its owner
+ * (`MessageTables`) journals its writes as a whole.
  *
  * The ids are held in chunks of at most `maxChunk` (512): ids mostly arrive in
  * ascending order (a new message has the highest id) and go to the end of
@@ -13,17 +13,13 @@
  *
  * @internal
  */
-import type { Journal } from "./Journal.ts"
-
 export class SortedIds {
-  private readonly journal: Journal
   /** The most ids a chunk holds before it splits (tests make it small, to split often). */
   private readonly maxChunk: number
   private readonly chunks: Array<Array<number>> = []
   private count = 0
 
-  constructor(journal: Journal, maxChunk = 512) {
-    this.journal = journal
+  constructor(maxChunk = 512) {
     this.maxChunk = maxChunk
   }
 
@@ -51,15 +47,35 @@ export class SortedIds {
 
   /** Adds `id`; whether it was absent. */
   add(id: number): boolean {
-    if (!this.insert(id)) return false
-    if (this.journal.recording) this.journal.record(() => this.remove(id))
+    const chunks = this.chunks
+    const last = chunks[chunks.length - 1]
+    // The common case: a new highest id.
+    if (last === undefined || last[last.length - 1]! < id) {
+      if (last === undefined || last.length >= this.maxChunk) chunks.push([id])
+      else last.push(id)
+      this.count++
+      return true
+    }
+    const c = this.chunkAtOrAfter(id)
+    const chunk = chunks[c]!
+    const i = lowerBound(chunk, id)
+    if (chunk[i] === id) return false
+    chunk.splice(i, 0, id)
+    if (chunk.length > this.maxChunk) chunks.splice(c + 1, 0, chunk.splice(chunk.length >>> 1))
+    this.count++
     return true
   }
 
   /** Removes `id`; whether it was present. */
   delete(id: number): boolean {
-    if (!this.remove(id)) return false
-    if (this.journal.recording) this.journal.record(() => this.insert(id))
+    const c = this.chunkAtOrAfter(id)
+    if (c === this.chunks.length) return false
+    const chunk = this.chunks[c]!
+    const i = lowerBound(chunk, id)
+    if (chunk[i] !== id) return false
+    chunk.splice(i, 1)
+    if (chunk.length === 0) this.chunks.splice(c, 1)
+    this.count--
     return true
   }
 
@@ -105,38 +121,6 @@ export class SortedIds {
       else high = middle
     }
     return low
-  }
-
-  private insert(id: number): boolean {
-    const chunks = this.chunks
-    const last = chunks.at(-1)
-    // The common case: a new highest id.
-    if (last === undefined || last.at(-1)! < id) {
-      if (last === undefined || last.length >= this.maxChunk) chunks.push([id])
-      else last.push(id)
-      this.count++
-      return true
-    }
-    const c = this.chunkAtOrAfter(id)
-    const chunk = chunks[c]!
-    const i = lowerBound(chunk, id)
-    if (chunk[i] === id) return false
-    chunk.splice(i, 0, id)
-    if (chunk.length > this.maxChunk) chunks.splice(c + 1, 0, chunk.splice(chunk.length >>> 1))
-    this.count++
-    return true
-  }
-
-  private remove(id: number): boolean {
-    const c = this.chunkAtOrAfter(id)
-    if (c === this.chunks.length) return false
-    const chunk = this.chunks[c]!
-    const i = lowerBound(chunk, id)
-    if (chunk[i] !== id) return false
-    chunk.splice(i, 1)
-    if (chunk.length === 0) this.chunks.splice(c, 1)
-    this.count--
-    return true
   }
 }
 
