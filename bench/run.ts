@@ -24,6 +24,7 @@ import { presenceBenchmark } from "./presence.ts"
 import { pushBenchmark } from "./push.ts"
 import { registerBenchmark } from "./register.ts"
 import { rssBenchmark } from "./rss.ts"
+import { scalingBenchmark } from "./scaling.ts"
 import { scheduledBenchmark } from "./scheduled.ts"
 
 const benchmarks: ReadonlyArray<Benchmark> = [
@@ -39,7 +40,8 @@ const benchmarks: ReadonlyArray<Benchmark> = [
   draftsBenchmark,
   pushBenchmark,
   zulipLoadBenchmark,
-  invitesBenchmark
+  invitesBenchmark,
+  scalingBenchmark
 ]
 
 const usage = () =>

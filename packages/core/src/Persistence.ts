@@ -104,11 +104,12 @@ export type Persistence =
 
 /**
  * Memory repositories, the memory Transactor and the memory AccessCache
- * over one fresh MemoryDatabase per build.
+ * over the provided MemoryDatabase (as `layerSql` over a provided client),
+ * for tests that read its tables.
  *
  * @category layers
  */
-export const layerMemory: Layer.Layer<Persistence> = Events.layer.pipe(
+export const layerMemoryTables: Layer.Layer<Persistence, never, MemoryDatabase> = Events.layer.pipe(
   Layer.provideMerge(MemoryEventStore.layer),
   Layer.provideMerge(Layer.mergeAll(
     MemoryRepositories.layer,
@@ -125,9 +126,16 @@ export const layerMemory: Layer.Layer<Persistence> = Events.layer.pipe(
     MemoryAccessCache.layer
   )),
   // Before the repositories: the presence repository's conditional write takes a transaction of its own.
-  Layer.provideMerge(MemoryTransactor.layer),
-  Layer.provide(MemoryDatabase.layer)
+  Layer.provideMerge(MemoryTransactor.layer)
 )
+
+/**
+ * Memory repositories, the memory Transactor and the memory AccessCache
+ * over one fresh MemoryDatabase per build.
+ *
+ * @category layers
+ */
+export const layerMemory: Layer.Layer<Persistence> = layerMemoryTables.pipe(Layer.provide(MemoryDatabase.layer))
 
 /**
  * SQL repositories and the SQL Transactor over the provided SqlClient; the

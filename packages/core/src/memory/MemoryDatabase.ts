@@ -1,19 +1,21 @@
 /**
  * The state behind the in-memory persistence layer: plain tables keyed by id,
  * with counters that hand out ids from 1 the way SQL identity columns do, so
- * memory and SQL runs of the same commands give the same ids.
+ * memory and SQL runs of the same commands give the same ids. The messages
+ * table keeps indexes as SQL's does, so that no request's work grows with
+ * the number of messages.
  *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
 import { Journal, JournaledMap, JournaledSet } from "./internal/Journal.ts"
+import { MessageTables } from "./internal/MessageTables.ts"
 import type { AuditLogEntry } from "../domain/AuditLog.ts"
 import type { Channel, Subscription } from "../domain/Channel.ts"
 import type { CustomProfileField, ProfileFieldValue } from "../domain/CustomProfileField.ts"
 import type { Draft } from "../domain/Draft.ts"
 import type { Invitation } from "../domain/Invitation.ts"
-import type { Message } from "../domain/Message.ts"
 import type { Presence } from "../domain/Presence.ts"
 import type { PushDevice } from "../domain/PushDevice.ts"
 import type { Realm } from "../domain/Realm.ts"
@@ -39,9 +41,12 @@ export interface MemoryTables {
   userSettings: Map<number, Readonly<Record<string, unknown>>>
   /** Alert words by user id, in insertion order. */
   alertWords: Map<number, ReadonlyArray<string>>
-  messages: Map<number, Message>
-  /** Flags by message id, per user id (Zulip's UserMessage rows). */
-  userMessages: Map<number, Map<number, number>>
+  /**
+   * Messages and their per-user flags (Zulip's UserMessage rows), with the
+   * indexes SQL keeps on them: every write goes through it, so the indexes
+   * stay in step (see `internal/MessageTables.ts`).
+   */
+  messages: MessageTables
   scheduledMessages: Map<number, ScheduledMessage>
   /** Status rows by user id. */
   userStatuses: Map<number, UserStatus>
@@ -92,8 +97,7 @@ const emptyTables = (journal: Journal): MemoryTables => ({
   subscriptions: new JournaledMap(journal),
   userSettings: new JournaledMap(journal),
   alertWords: new JournaledMap(journal),
-  messages: new JournaledMap(journal),
-  userMessages: new JournaledMap(journal),
+  messages: new MessageTables(journal),
   scheduledMessages: new JournaledMap(journal),
   userStatuses: new JournaledMap(journal),
   presence: new JournaledMap(journal),
@@ -141,8 +145,6 @@ export class MemoryDatabase extends Context.Service<MemoryDatabase, {
   commit(): void
   /** Ends what `begin` opened (`mark`), undoing its writes; ids handed out stay used, like SQL sequences. */
   rollback(mark: number): void
-  /** An empty map whose writes a rollback undoes, for rows kept inside a table's rows (a user's message flags). */
-  map<K, V>(): Map<K, V>
 }>()("teamchat/core/memory/MemoryDatabase") {
   static readonly layer = Layer.sync(MemoryDatabase, () => {
     const journal = new Journal()
@@ -162,8 +164,7 @@ export class MemoryDatabase extends Context.Service<MemoryDatabase, {
       // sequences, ids handed out by a rolled-back transaction stay used.
       begin: () => journal.begin(),
       commit: () => journal.commit(),
-      rollback: (mark) => journal.rollback(mark),
-      map: () => new JournaledMap(journal)
+      rollback: (mark) => journal.rollback(mark)
     })
   })
 }

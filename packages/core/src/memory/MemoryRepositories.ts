@@ -8,10 +8,13 @@ import * as Layer from "effect/Layer"
 import type { Channel, Subscription } from "../domain/Channel.ts"
 import { channelId, groupId, messageId, realmId, userId } from "../domain/Ids.ts"
 import type { GroupId, MessageId, UserId } from "../domain/Ids.ts"
+import { FlagBits } from "../domain/Message.ts"
 import type { Message, UserMessage } from "../domain/Message.ts"
 import type { Realm } from "../domain/Realm.ts"
 import type { User } from "../domain/User.ts"
 import type { UserGroup } from "../domain/UserGroup.ts"
+import { pgLower } from "../narrow/NarrowPredicate.ts"
+import { dmKey } from "./internal/MessageTables.ts"
 import { MemoryDatabase } from "./MemoryDatabase.ts"
 import {
   AlertWordRepo,
@@ -317,43 +320,38 @@ const ascendingIds = (ids: Iterable<number>): Array<number> => Array.from(new Se
 export const messageRepo = Layer.effect(
   MessageRepo,
   MemoryDatabase.useSync((db) => {
-    /** The user's rows, created on first write (journaled, so a rollback undoes in-place writes too). */
-    const rowsOf = (user: number): Map<number, number> => {
-      let rows = db.tables.userMessages.get(user)
-      if (rows === undefined) {
-        rows = db.map()
-        db.tables.userMessages.set(user, rows)
+    const store = db.tables.messages
+    const insert = (row: Insert<Message>, recipients: ReadonlyArray<{ readonly user_id: UserId; readonly flags: number }>) => {
+      const message: Message = { ...row, id: messageId(db.nextId("messages")) }
+      store.insert(message, recipients)
+      return message
+    }
+    /** The user's rows whose flags match, ascending, with their messages. */
+    const rowsWithFlags = (user: UserId, ids: Iterable<number>, mask: number, value: number) => {
+      const rows = store.rowsOf(user)
+      const out: Array<{ readonly message: Message; readonly flags: number }> = []
+      if (rows === undefined) return out
+      for (const id of ids) {
+        const flags = rows.get(id)!
+        const message = store.examine(id)
+        if (message !== undefined && (flags & mask) === (value & mask)) out.push({ message, flags })
       }
-      return rows
+      return out
     }
     return MessageRepo.of({
-      insert: (row, recipients) =>
-        Effect.sync(() => {
-          const message: Message = { ...row, id: messageId(db.nextId("messages")) }
-          db.tables.messages.set(message.id, message)
-          for (const r of recipients) rowsOf(r.user_id).set(message.id, r.flags)
-          return message
-        }),
-      insertMany: (items) =>
-        Effect.sync(() =>
-          items.map(({ message: row, recipients }) => {
-            const message: Message = { ...row, id: messageId(db.nextId("messages")) }
-            db.tables.messages.set(message.id, message)
-            for (const r of recipients) rowsOf(r.user_id).set(message.id, r.flags)
-            return message
-          })
-        ),
-      findById: (id) => Effect.sync(() => db.tables.messages.get(id)),
+      insert: (row, recipients) => Effect.sync(() => insert(row, recipients)),
+      insertMany: (items) => Effect.sync(() => items.map(({ message, recipients }) => insert(message, recipients))),
+      findById: (id) => Effect.sync(() => store.get(id)),
       findByIds: (ids) =>
         Effect.sync(() =>
           ascendingIds(ids).flatMap((id) => {
-            const message = db.tables.messages.get(id)
+            const message = store.get(id)
             return message === undefined ? [] : [message]
           })
         ),
       userMessages: (user, ids) =>
         Effect.sync(() => {
-          const rows = db.tables.userMessages.get(user)
+          const rows = store.rowsOf(user)
           if (rows === undefined) return []
           return ascendingIds(ids).flatMap((id): Array<UserMessage> => {
             const flags = rows.get(id)
@@ -361,24 +359,20 @@ export const messageRepo = Layer.effect(
           })
         }),
       recipients: (message) =>
-        Effect.sync(() => {
-          const out: Array<UserMessage> = []
-          for (const [user, rows] of db.tables.userMessages) {
-            const flags = rows.get(message)
-            if (flags !== undefined) out.push({ user_id: userId(user), message_id: message, flags })
-          }
-          return out.sort((a, b) => a.user_id - b.user_id)
-        }),
+        Effect.sync(() =>
+          store.recipients(message)
+            .map((user): UserMessage => ({ user_id: userId(user), message_id: message, flags: store.rowsOf(user)!.get(message)! }))
+            .sort((a, b) => a.user_id - b.user_id)
+        ),
       insertUserMessages: (rows) =>
         Effect.sync(() => {
           for (const row of rows) {
-            const own = rowsOf(row.user_id)
-            if (!own.has(row.message_id)) own.set(row.message_id, row.flags)
+            if (store.rowsOf(row.user_id)?.has(row.message_id) !== true) store.setFlags(row.user_id, row.message_id, row.flags)
           }
         }),
       updateFlags: (user, ids, mask, add) =>
         Effect.sync(() => {
-          const rows = db.tables.userMessages.get(user)
+          const rows = store.rowsOf(user)
           if (rows === undefined) return []
           const changed: Array<MessageId> = []
           for (const id of ascendingIds(ids)) {
@@ -386,71 +380,61 @@ export const messageRepo = Layer.effect(
             if (flags === undefined) continue
             const next = add ? flags | mask : flags & ~mask
             if (next !== flags) {
-              rows.set(id, next)
+              store.setFlags(user, id, next)
               changed.push(messageId(id))
             }
           }
           return changed
         }),
+      // SQL's partial indexes serve unread and starred rows; any other flags read all the user's rows.
       listByFlags: (user, mask, value) =>
         Effect.sync(() => {
-          const rows = db.tables.userMessages.get(user)
-          if (rows === undefined) return []
-          const out: Array<{ readonly message: Message; readonly flags: number }> = []
-          for (const id of ascendingIds(rows.keys())) {
-            const flags = rows.get(id)!
-            const message = db.tables.messages.get(id)
-            if (message !== undefined && (flags & mask) === (value & mask)) out.push({ message, flags })
+          const indexes = store.userRows(user)
+          const ids = mask === FlagBits.read && (value & mask) === 0
+            ? indexes.unread
+            : mask === FlagBits.starred && (value & mask) !== 0
+            ? indexes.starred
+            : indexes.all
+          return rowsWithFlags(user, ids.ascending(), mask, value)
+        }),
+      delete: (ids) => Effect.sync(() => ids.forEach((id) => store.delete(id))),
+      topicMessageIds: (channel, topic, limit) =>
+        Effect.sync(() => {
+          const out: Array<MessageId> = []
+          if (limit <= 0) return out
+          for (const id of store.inTopic(channel, pgLower(topic)).descending()) {
+            store.examined++
+            out.push(messageId(id))
+            if (out.length >= limit) break
           }
           return out
         }),
-      delete: (ids) =>
-        Effect.sync(() => {
-          for (const id of ids) {
-            db.tables.messages.delete(id)
-            for (const rows of db.tables.userMessages.values()) rows.delete(id)
-          }
-        }),
-      topicMessageIds: (channel, topic, limit) =>
-        Effect.sync(() => {
-          const wanted = topic.toLowerCase()
-          const out: Array<MessageId> = []
-          for (const m of db.tables.messages.values()) {
-            if (m.channel_id === channel && m.topic.toLowerCase() === wanted) out.push(m.id)
-          }
-          return out.sort((a, b) => b - a).slice(0, Math.max(0, limit))
-        }),
       oldestInChannel: (channel) =>
         Effect.sync(() => {
-          let oldest: MessageId | null = null
-          for (const m of db.tables.messages.values()) {
-            if (m.channel_id === channel && (oldest === null || m.id < oldest)) oldest = m.id
-          }
-          return oldest
+          const oldest = store.inChannel(channel).first()
+          return oldest === undefined ? null : messageId(oldest)
         }),
+      // Rows go with their message, so the user's highest row is the answer (the check is for rows written without one).
       maxUserMessageId: (user) =>
         Effect.sync(() => {
-          let max = -1
-          for (const id of db.tables.userMessages.get(user)?.keys() ?? []) {
-            if (db.tables.messages.has(id) && id > max) max = id
+          for (const id of store.userRows(user).all.descending()) {
+            if (store.examine(id) !== undefined) return id
           }
-          return max
+          return -1
         }),
+      // Newest first: each conversation is met first at its newest message, so the walk stops at `limit` of them.
       recentDmConversations: (user, limit) =>
         Effect.sync(() => {
           const newest = new Map<string, { dm_user_ids: ReadonlyArray<UserId>; max_message_id: MessageId }>()
-          for (const id of db.tables.userMessages.get(user)?.keys() ?? []) {
-            const m = db.tables.messages.get(id)
-            if (m === undefined || m.type !== "private") continue
-            const key = m.dm_user_ids.join(",")
-            const known = newest.get(key)
-            if (known === undefined || known.max_message_id < m.id) {
-              newest.set(key, { dm_user_ids: m.dm_user_ids, max_message_id: m.id })
-            }
+          if (limit <= 0) return []
+          for (const id of store.userRows(user).direct.descending()) {
+            const m = store.examine(id)
+            if (m === undefined) continue
+            const key = dmKey(m.dm_user_ids)
+            if (!newest.has(key)) newest.set(key, { dm_user_ids: m.dm_user_ids, max_message_id: m.id })
+            if (newest.size >= limit) break
           }
           return Array.from(newest.values())
-            .sort((a, b) => b.max_message_id - a.max_message_id)
-            .slice(0, Math.max(0, limit))
         })
     })
   })
