@@ -20,6 +20,7 @@ import { hasContentAccess, hasMetadataAccess, isChannelAdministrator } from "../
 import { membershipCheck } from "../permissions/GroupMembership.ts"
 import { Events } from "./events/Events.ts"
 import { Audience } from "../domain/Event.ts"
+import type { EventOf } from "../domain/Event.ts"
 import { accessOfRequest, makeAccessLoader, postPolicyGroupsIn, subscribersOf } from "./internal/access.ts"
 import { streamObject, subscriptionAddEvents } from "./events/subscriptionEvents.ts"
 import { ChannelRepo, RealmRepo, SubscriptionRepo, UserRepo } from "../ports/Repositories.ts"
@@ -307,7 +308,7 @@ export class Channels extends Context.Service<Channels, {
           }
           if (!isChannelAdministrator(input)) return yield* new CannotAdministerChannel()
           let updated = channel
-          const publications: Array<{ event: Record<string, unknown> & { type: string } }> = []
+          const publications: Array<{ readonly event: EventOf<"stream", "update"> }> = []
           if (changes.name !== undefined && changes.name.trim() !== channel.name) {
             const name = changes.name.trim()
             if (name.length === 0) return yield* new BadRequest({ msg: "Channel name can't be empty." })

@@ -17,7 +17,8 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Audience } from "../domain/Event.ts"
-import type { EventPayload } from "../domain/Event.ts"
+import type { EventOf } from "../domain/Event.ts"
+import type { UserGroupUpdateData } from "../domain/events/UserGroupEvents.ts"
 import type { GroupSettingValue } from "../domain/GroupSetting.ts"
 import { equivalent, isNamed, normalize } from "../domain/GroupSetting.ts"
 import type { GroupId, UserId } from "../domain/Ids.ts"
@@ -176,8 +177,6 @@ const requireMemberOrAdmin = (user: User): Effect.Effect<void, CallerError> => {
   if (user.is_bot) return Effect.fail(new BotsNotAllowed())
   return Effect.void
 }
-
-const groupEvent = (op: string, fields: Record<string, unknown>): EventPayload => ({ type: "user_group", op, ...fields })
 
 /** @category services */
 export class UserGroups extends Context.Service<UserGroups, {
@@ -347,7 +346,7 @@ export class UserGroups extends Context.Service<UserGroups, {
       const checkNameFree = (state: OrganizationState, name: string): Effect.Effect<void, UserGroupNameExists> =>
         state.groups.some((g) => g.name === name) ? Effect.fail(new UserGroupNameExists({ name })) : Effect.void
 
-      const publish = (realmId: Realm["id"], event: EventPayload) => events.publish(realmId, event, Audience.realm)
+      const publish = (realmId: Realm["id"], event: EventOf<"user_group">) => events.publish(realmId, event, Audience.realm)
 
       const list = Effect.fn("UserGroups.list")(function*(principal: Principal, options: { readonly includeDeactivated: boolean }) {
         yield* requireMemberOrAdmin(principal.user)
@@ -387,7 +386,7 @@ export class UserGroups extends Context.Service<UserGroups, {
           yield* groups.addMembers(group.id, members)
           yield* groups.addSubgroups(group.id, subgroups)
           const after = yield* currentState(principal)
-          yield* publish(realm.id, groupEvent("add", { group: toApiUserGroup(group, after.index) }))
+          yield* publish(realm.id, { type: "user_group", op: "add", group: toApiUserGroup(group, after.index) })
           return group.id
         }))
       })
@@ -406,7 +405,7 @@ export class UserGroups extends Context.Service<UserGroups, {
             allowDeactivated: true
           })
           let updated: UserGroup = group
-          const announced: Array<Record<string, unknown>> = []
+          const announced: Array<UserGroupUpdateData> = []
           if (changes.name !== undefined && changes.name !== group.name) {
             const nameProblem = checkGroupName(changes.name)
             if (nameProblem !== undefined) return yield* nameProblem
@@ -436,14 +435,14 @@ export class UserGroups extends Context.Service<UserGroups, {
           if (reactivate) updated = { ...updated, deactivated: false }
           if (announced.length === 0 && !reactivate) return
           yield* groups.update(updated)
-          for (const data of announced) yield* publish(group.realm_id, groupEvent("update", { group_id: group.id, data }))
+          for (const data of announced) yield* publish(group.realm_id, { type: "user_group", op: "update", group_id: group.id, data })
           if (reactivate) {
             // Clients that keep deactivated groups get the flag; the others
             // were told the group was removed, so they get it back whole.
-            yield* publish(group.realm_id, groupEvent("update", { group_id: group.id, data: { deactivated: false } }))
+            yield* publish(group.realm_id, { type: "user_group", op: "update", group_id: group.id, data: { deactivated: false } })
             yield* events.publish(
               group.realm_id,
-              groupEvent("add", { group: toApiUserGroup(updated, state.index) }),
+              { type: "user_group", op: "add", group: toApiUserGroup(updated, state.index) },
               Audience.realm,
               { include_deactivated_groups: false }
             )
@@ -469,8 +468,8 @@ export class UserGroups extends Context.Service<UserGroups, {
           if (objections.length > 0) return yield* new CannotDeactivateGroupInUse({ objections })
           yield* groups.update({ ...group, deactivated: true })
           // The accepts rule of the queues sends each client one of the two.
-          yield* publish(group.realm_id, groupEvent("update", { group_id: group.id, data: { deactivated: true } }))
-          yield* publish(group.realm_id, groupEvent("remove", { group_id: group.id }))
+          yield* publish(group.realm_id, { type: "user_group", op: "update", group_id: group.id, data: { deactivated: true } })
+          yield* publish(group.realm_id, { type: "user_group", op: "remove", group_id: group.id })
         }))
       })
 
@@ -486,7 +485,7 @@ export class UserGroups extends Context.Service<UserGroups, {
         const already = users.find((id) => direct.has(id))
         if (already !== undefined) return yield* new UserAlreadyGroupMember({ user_id: already })
         yield* groups.addMembers(group.id, users)
-        yield* publish(group.realm_id, groupEvent("add_members", { group_id: group.id, user_ids: users }))
+        yield* publish(group.realm_id, { type: "user_group", op: "add_members", group_id: group.id, user_ids: users })
       })
 
       const removeUsers = Effect.fnUntraced(function*(principal: Principal, groupId: number, ids: ReadonlyArray<number>) {
@@ -500,7 +499,7 @@ export class UserGroups extends Context.Service<UserGroups, {
         const missing = users.find((id) => !direct.has(id))
         if (missing !== undefined) return yield* new UserNotGroupMember({ user_id: missing })
         yield* groups.removeMembers(group.id, users)
-        yield* publish(group.realm_id, groupEvent("remove_members", { group_id: group.id, user_ids: users }))
+        yield* publish(group.realm_id, { type: "user_group", op: "remove_members", group_id: group.id, user_ids: users })
       })
 
       const addSubgroups = Effect.fnUntraced(function*(principal: Principal, groupId: number, ids: ReadonlyArray<number>) {
@@ -515,7 +514,12 @@ export class UserGroups extends Context.Service<UserGroups, {
         if (already !== undefined) return yield* new SubgroupAlreadyMember({ group_id: already })
         if (wouldCycle(state.index, group.id, subgroups)) return yield* new SubgroupCycle({ group_id: group.id })
         yield* groups.addSubgroups(group.id, subgroups)
-        yield* publish(group.realm_id, groupEvent("add_subgroups", { group_id: group.id, direct_subgroup_ids: subgroups }))
+        yield* publish(group.realm_id, {
+          type: "user_group",
+          op: "add_subgroups",
+          group_id: group.id,
+          direct_subgroup_ids: subgroups
+        })
       })
 
       const removeSubgroups = Effect.fnUntraced(function*(principal: Principal, groupId: number, ids: ReadonlyArray<number>) {
@@ -529,7 +533,12 @@ export class UserGroups extends Context.Service<UserGroups, {
         const missing = subgroups.find((id) => !direct.has(id))
         if (missing !== undefined) return yield* new NotASubgroup({ group_id: missing })
         yield* groups.removeSubgroups(group.id, subgroups)
-        yield* publish(group.realm_id, groupEvent("remove_subgroups", { group_id: group.id, direct_subgroup_ids: subgroups }))
+        yield* publish(group.realm_id, {
+          type: "user_group",
+          op: "remove_subgroups",
+          group_id: group.id,
+          direct_subgroup_ids: subgroups
+        })
       })
 
       /** The parts of a membership request in Zulip's order, all in one transaction. */
