@@ -73,7 +73,7 @@ import {
 import type { Actor, GroupSettingName } from "../permissions/UserGroupPermissions.ts"
 import { ChannelRepo, GroupRepo, RealmRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
-import { toApiUserGroup } from "../views/UserGroupView.ts"
+import { toApiUserGroup, toApiUserGroupWith } from "../views/UserGroupView.ts"
 import type { ApiUserGroup } from "../views/UserGroupView.ts"
 import { Events } from "./events/Events.ts"
 import { accessOfRequest, makeAccessLoader } from "./internal/access.ts"
@@ -244,10 +244,16 @@ export class UserGroups extends Context.Service<UserGroups, {
        */
       const readState = (principal: Principal) => Effect.map(accessOfRequest(loadAccess, principal), (ctx) => ctx.state)
 
-      /** Takes the group-write lock, then reads the state the write decides from. */
+      /**
+       * Takes the group-write lock, then reads the state the write decides
+       * from: the kept read of the organization while its access version
+       * (read after the lock, so it counts every committed write) is still
+       * the read's, else a fresh one. Authentication keeps that read current,
+       * so a request's write usually reads one version.
+       */
       const lockedState = Effect.fnUntraced(function*(principal: Principal) {
         yield* groups.lockGroups(principal.realm.id)
-        return yield* currentState(principal)
+        return (yield* loadAccess(principal.realm)).state
       })
 
       const findGroup = (state: OrganizationState, id: number): UserGroup | undefined =>
@@ -373,6 +379,7 @@ export class UserGroups extends Context.Service<UserGroups, {
           const subgroups = yield* existingGroups(state, input.subgroups ?? [], { allowDeactivated: false })
           yield* checkNameFree(state, input.name)
           const now = yield* Clock.currentTimeMillis
+          const direct = { members, subgroups }
           const group = yield* groups.insert({
             realm_id: realm.id,
             name: input.name,
@@ -382,11 +389,10 @@ export class UserGroups extends Context.Service<UserGroups, {
             date_created: now,
             deactivated: false,
             settings: defaultGroupSettings(principal.user.id, systemGroupIdsOf(state.groups), given)
-          })
-          yield* groups.addMembers(group.id, members)
-          yield* groups.addSubgroups(group.id, subgroups)
-          const after = yield* currentState(principal)
-          yield* publish(realm.id, { type: "user_group", op: "add", group: toApiUserGroup(group, after.index) })
+          }, direct)
+          // Zulip's do_send_create_user_group_event: the group as written,
+          // its members (active, ascending) and subgroups as checked above.
+          yield* publish(realm.id, { type: "user_group", op: "add", group: toApiUserGroupWith(group, direct) })
           return group.id
         }))
       })

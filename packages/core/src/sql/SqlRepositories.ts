@@ -257,9 +257,27 @@ export const groupRepo = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     return GroupRepo.of({
-      insert: Effect.fn("GroupRepo.insert")(function*(row: Insert<UserGroup>) {
-        const [inserted] = yield* sql<{ id: unknown }>`
-          INSERT INTO user_groups ${sql.insert(groupColumns(row))} RETURNING id`
+      insert: Effect.fn("GroupRepo.insert")(function*(
+        row: Insert<UserGroup>,
+        direct?: { readonly members: ReadonlyArray<UserId>; readonly subgroups: ReadonlyArray<GroupId> }
+      ) {
+        const members = direct?.members ?? []
+        const subgroups = direct?.subgroups ?? []
+        // The group and its first edges in one statement: the edges' rows
+        // read the new id from the group's INSERT.
+        const [inserted] = members.length === 0 && subgroups.length === 0
+          ? yield* sql<{ id: unknown }>`INSERT INTO user_groups ${sql.insert(groupColumns(row))} RETURNING id`
+          : yield* sql<{ id: unknown }>`
+            WITH inserted AS (INSERT INTO user_groups ${sql.insert(groupColumns(row))} RETURNING id),
+            members AS (
+              INSERT INTO user_group_members (group_id, user_id)
+              SELECT inserted.id, u FROM inserted, unnest(${bigintArray(sql, members)}) AS u
+              ON CONFLICT DO NOTHING),
+            subgroups AS (
+              INSERT INTO user_group_subgroups (group_id, subgroup_id)
+              SELECT inserted.id, g FROM inserted, unnest(${bigintArray(sql, subgroups)}) AS g
+              ON CONFLICT DO NOTHING)
+            SELECT id FROM inserted`
         const group: UserGroup = { ...row, id: fromRow.groupId(int(inserted!.id)) }
         return group
       }, Effect.orDie),
