@@ -87,8 +87,9 @@ export const program = Effect.gen(function*() {
   // What Bob's queue received (GET /events without waiting).
   const { events } = yield* queues.getEvents(asBob, { queue_id: queue.id, last_event_id: -1, dont_block: true })
   for (const event of events) {
-    const message = event.message as Messages.ApiMessage
-    yield* Console.log(`event ${event.id}: ${event.type} #${message.id} from ${message.sender_full_name}`)
+    // The events are a tagged union: `type` says which fields an event has.
+    if (event.type !== "message") continue
+    yield* Console.log(`event ${event.id}: ${event.type} #${event.message.id} from ${event.message.sender_full_name}`)
   }
 }).pipe(Effect.provide(Teamchat.layerMemory()))
 

@@ -19,6 +19,8 @@ export * as CustomProfileField from "./domain/CustomProfileField.ts"
 /** The draft record and its API view (the service is `Drafts`). */
 export * as Draft from "./domain/Draft.ts"
 export * as Event from "./domain/Event.ts"
+/** Every event's schema, one tagged union (`ClientEvent` is what GET /events answers). */
+export * as EventPayload from "./domain/events/EventPayload.ts"
 export * as GroupSetting from "./domain/GroupSetting.ts"
 export * as Ids from "./domain/Ids.ts"
 /** Reusable invitation links: the record, keys and the GET /invites view (the service is `Invitations`). */

@@ -9,7 +9,7 @@ import { KeyGenerator } from "@teamchat/core/services/KeyGenerator"
 import { Organizations } from "@teamchat/core/services/Organizations"
 import { PasswordHasher } from "@teamchat/core/services/PasswordHasher"
 import { Users } from "@teamchat/core/services/Users"
-import * as Teamchat from "@teamchat/core/Teamchat"
+import * as CheckedEvents from "@teamchat/core/testing/CheckedEvents"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -203,7 +203,7 @@ describe("POST /fetch_api_key does the same work for every account", () => {
   const deactivated = { result: "error", msg: "Account is deactivated", code: "USER_DEACTIVATED" }
   layer(layerServer((clock) =>
     Layer.effectDiscard(DemoOrganization.seed(realmUrl)).pipe(
-      Layer.provideMerge(Teamchat.layerMemory(Layer.mergeAll(KeyGenerator.layerTest, hasher.layer))),
+      Layer.provideMerge(CheckedEvents.layerMemory(Layer.mergeAll(KeyGenerator.layerTest, hasher.layer))),
       Layer.provideMerge(Layer.succeed(Clock.Clock, clock.clock))
     )
   ))((it) => {

@@ -6,10 +6,12 @@
  *   moves the clock), and a client that closes its connection interrupts
  *   the waiting fiber and frees the waiter;
  * - rate limiting: a GET /events counts once however long it waits, and a
- *   polling client stays far from Zulip's 200 requests per minute.
+ *   polling client stays far from Zulip's 200 requests per minute;
+ * - the OpenAPI document describes the events with their schemas.
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { assert, describe, layer } from "@effect/vitest"
+import { EventPayload } from "@teamchat/core"
 import { EventQueues } from "@teamchat/core/services/events/EventQueues"
 import * as Persistence from "@teamchat/core/Persistence"
 import * as Context from "effect/Context"
@@ -231,6 +233,33 @@ describe("rate limits and polling", () => {
           })
           assert.strictEqual(reply.status, 200)
         }
+      }))
+  })
+})
+
+describe("the OpenAPI document describes the events", () => {
+  layer(layerServer((clock) => demoLayer("memory", clock)))((it) => {
+    it.effect("GET /events' events are the Event union, one component per kind; register's event_types names the types", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const document = (yield* server.fetch("GET", "/api/v1/openapi.json")).json
+        const schemas = document.components.schemas
+        const response = document.paths["/api/v1/events"].get.responses["200"].content["application/json"].schema
+        assert.deepStrictEqual(response.properties.events, { type: "array", items: { $ref: "#/components/schemas/Event" } })
+        const kinds = (schemas.Event.anyOf as Array<{ $ref: string }>).map((member) => member.$ref.split("/").pop()!)
+        assert.includeMembers(kinds, ["MessageEvent", "UpdateMessageEvent", "DeleteMessagesEvent", "ReactionAddEvent", "HeartbeatEvent"])
+        const types = new Set<string>()
+        for (const kind of kinds) {
+          // Each kind: its `type`, its `id`, no other field than those it names.
+          const schema = schemas[kind]
+          assert.strictEqual(schema.additionalProperties, false, kind)
+          assert.includeMembers(schema.required, ["type", "id"], kind)
+          types.add(schema.properties.type.enum[0])
+        }
+        assert.deepStrictEqual([...types].sort(), [...EventPayload.EventTypes])
+        const eventTypes = (document.paths["/api/v1/register"].post.parameters as Array<{ name: string; schema: { description: string } }>)
+          .find((parameter) => parameter.name === "event_types")!
+        for (const type of types) assert.include(eventTypes.schema.description, `\`${type}\``)
       }))
   })
 })

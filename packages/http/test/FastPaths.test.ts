@@ -27,6 +27,7 @@ import { Messages } from "@teamchat/core/services/Messages"
 import { Authentication as CoreAuthentication } from "@teamchat/core/services/Authentication"
 import { userId } from "@teamchat/core/domain/Ids"
 import * as Teamchat from "@teamchat/core/Teamchat"
+import * as CheckedEvents from "@teamchat/core/testing/CheckedEvents"
 import * as TestDatabase from "@teamchat/core/testing/TestDatabase"
 import { layerRateLimitsMemory } from "@teamchat/core/Persistence"
 import { RateLimitStore, RateLimitStoreUnavailable } from "@teamchat/core/ports/RateLimitStore"
@@ -667,7 +668,7 @@ describe("POST /messages shortcut", () => {
 })
 
 describe("FastPaths.make", () => {
-  const core = Teamchat.layerMemory(Teamchat.layerSecretsTest)
+  const core = CheckedEvents.layerMemory()
   const noLimits = RateLimitMiddleware.limiterLayer({ user: false, anonymous: false }).pipe(
     Layer.provide(layerRateLimitsMemory)
   )
@@ -1037,7 +1038,7 @@ describe("FastPaths.make", () => {
 describe("Http.makeWebHandler with the shortcuts", () => {
   it.live("answers as without them, counting in the routes' rate limiter", () =>
     Effect.scoped(Effect.gen(function*() {
-      const context = yield* Layer.build(Teamchat.layerMemory(Teamchat.layerSecretsTest))
+      const context = yield* Layer.build(CheckedEvents.layerMemory())
       yield* Effect.provideContext(Server.seedDemo(externalUrl, () => {}), context)
       const options = { demo: true, rateLimit: { requests: 100, windowSeconds: 60 } } as const
       const made = [

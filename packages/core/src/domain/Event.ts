@@ -8,22 +8,17 @@
  */
 import type { ChannelId, RealmId, UserId } from "./Ids.ts"
 import { EmptyTopicDisplayName, flagNames } from "./Message.ts"
+import type { ClientEvent, EventOf, EventPayload } from "./events/EventPayload.ts"
+import type { EventMessage, StoredMessageEvent } from "./events/MessageEvents.ts"
 
 /**
- * An event as sent to clients, without its id (the log assigns it). Every
- * event has a `type`; the rest is the Zulip payload, JSON-ready.
+ * An event as published and logged, without its id (the log assigns it),
+ * and an event as GET /events returns it: their schemas, one per type, are
+ * in `events/`.
  *
  * @category models
  */
-export interface EventPayload {
-  readonly type: string
-  readonly [key: string]: unknown
-}
-
-/** An event as GET /events returns it. @category models */
-export interface ClientEvent extends EventPayload {
-  readonly id: number
-}
+export type { ClientEvent, EventOf, EventPayload }
 
 /**
  * Who receives an event. Resolved to user ids inside the publishing
@@ -214,7 +209,7 @@ export const isExpired = (queue: QueueRecord, now: number): boolean =>
 
 const legacySettingsTypes = new Set(["update_display_settings", "update_global_notifications"])
 
-const lower = (s: unknown): string => String(s ?? "").toLowerCase()
+const lower = (s: string): string => s.toLowerCase()
 
 /**
  * Whether a message event matches an event-queue narrow (Zulip's
@@ -223,17 +218,21 @@ const lower = (s: unknown): string => String(s ?? "").toLowerCase()
  *
  * @category predicates
  */
-export const messageMatchesNarrow = (narrow: ReadonlyArray<NarrowTerm>, event: EventPayload): boolean => {
-  const message = (event.message ?? {}) as Record<string, unknown>
-  const flags = new Set(Array.isArray(event.flags) ? (event.flags as Array<string>) : [])
+export const messageMatchesNarrow = (
+  narrow: ReadonlyArray<NarrowTerm>,
+  event: Pick<StoredMessageEvent, "message" | "flags">
+): boolean => {
+  const message = event.message
+  const flags = new Set<string>(event.flags)
+  const channelName = typeof message.display_recipient === "string" ? message.display_recipient : ""
   for (const [operator, operand] of narrow) {
     switch (operator) {
       case "channel":
       case "stream":
-        if (message.type !== "stream" || lower(message.display_recipient) !== lower(operand)) return false
+        if (message.type !== "stream" || lower(channelName) !== lower(operand)) return false
         break
       case "topic":
-        if (message.type !== "stream" || lower(message.subject ?? message.topic) !== lower(operand)) return false
+        if (message.type !== "stream" || lower(message.subject) !== lower(operand)) return false
         break
       case "sender":
         if (lower(message.sender_email) !== lower(operand)) return false
@@ -255,7 +254,7 @@ export const messageMatchesNarrow = (narrow: ReadonlyArray<NarrowTerm>, event: E
             if (!flags.has("mentioned")) return false
             break
           case "resolved":
-            if (!String(message.subject ?? message.topic ?? "").startsWith("✔ ")) return false
+            if (!message.subject.startsWith("✔ ")) return false
             break
           default:
             return false
@@ -284,19 +283,17 @@ export const accepts = (options: QueueOptions, event: Pick<LoggedEvent, "type" |
   }
   if (options.event_types !== null && !options.event_types.includes(event.type)) return false
   const payload = event.payload
-  switch (event.type) {
+  switch (payload.type) {
     case "message":
       return messageMatchesNarrow(options.narrow, payload)
     case "typing":
-      return payload.stream_id === undefined || caps.stream_typing_notifications
+      return payload.message_type !== "stream" || caps.stream_typing_notifications
     case "user_group":
       if (payload.op === "remove") return !caps.include_deactivated_groups
-      if (payload.op === "update" && typeof payload.data === "object" && payload.data !== null && "deactivated" in payload.data) {
-        return caps.include_deactivated_groups
-      }
+      if (payload.op === "update" && "deactivated" in payload.data) return caps.include_deactivated_groups
       return true
   }
-  if (legacySettingsTypes.has(event.type)) return !caps.user_settings_object
+  if (legacySettingsTypes.has(payload.type)) return !caps.user_settings_object
   return true
 }
 
@@ -320,11 +317,7 @@ export interface MessageEventExtras {
  *
  * @category constructors
  */
-export const messageEvent = (
-  message: Readonly<Record<string, unknown>>,
-  flags: number,
-  extras: MessageEventExtras
-): EventPayload => ({
+export const messageEvent = (message: EventMessage, flags: number, extras: MessageEventExtras): StoredMessageEvent => ({
   type: "message",
   message,
   flags: flagNames(flags),
@@ -335,25 +328,28 @@ export const messageEvent = (
     : {})
 })
 
-const presentMessage = (options: QueueOptions, payload: EventPayload, queueId: string | undefined): EventPayload => {
+const presentMessage = (
+  options: QueueOptions,
+  payload: StoredMessageEvent,
+  id: number,
+  queueId: string | undefined
+): ClientEvent => {
   const {
     "~raw_content": raw,
     "~gravatar_nullable": nullable,
     "~queue_id": senderQueue,
     "~local_id": localId,
     ...rest
-  } = payload as EventPayload & Record<`~${string}`, unknown>
-  let message = rest.message as Record<string, unknown>
-  if (!options.apply_markdown && typeof raw === "string") {
-    message = { ...message, content: raw, content_type: "text/x-markdown" }
-  }
-  if (options.client_gravatar && nullable === true) message = { ...message, avatar_url: null }
+  } = payload
+  let message = rest.message
+  if (!options.apply_markdown) message = { ...message, content: raw, content_type: "text/x-markdown" }
+  if (options.client_gravatar && nullable) message = { ...message, avatar_url: null }
   if (!options.client_capabilities.empty_topic_name && message.type === "stream" && message.subject === "") {
     message = { ...message, subject: EmptyTopicDisplayName }
   }
-  const out: Record<string, unknown> = { ...rest, message }
-  if (queueId !== undefined && senderQueue === queueId) out.local_message_id = localId
-  return out as EventPayload
+  return queueId !== undefined && senderQueue === queueId && localId !== undefined
+    ? { ...rest, message, local_message_id: localId, id }
+    : { ...rest, message, id }
 }
 
 /**
@@ -363,13 +359,13 @@ const presentMessage = (options: QueueOptions, payload: EventPayload, queueId: s
  * @category views
  */
 export const present = (options: QueueOptions, event: LoggedEvent, queueId?: string): ClientEvent => {
-  let payload: EventPayload = event.payload
-  if (event.type === "message") payload = presentMessage(options, payload, queueId)
-  if (event.type === "subscription" && payload.op === "add" && options.include_subscribers === "false") {
-    const subs = payload.subscriptions as ReadonlyArray<Record<string, unknown>>
-    payload = {
+  const payload = event.payload
+  if (payload.type === "message") return presentMessage(options, payload, event.id, queueId)
+  if (payload.type === "subscription" && payload.op === "add" && options.include_subscribers === "false") {
+    return {
       ...payload,
-      subscriptions: subs.map(({ subscribers: _subscribers, ...rest }) => rest)
+      subscriptions: payload.subscriptions.map(({ subscribers: _subscribers, ...rest }) => rest),
+      id: event.id
     }
   }
   return { ...payload, id: event.id }

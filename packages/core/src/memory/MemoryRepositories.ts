@@ -133,10 +133,12 @@ export const groupRepo = Layer.effect(
   GroupRepo,
   MemoryDatabase.useSync((db) =>
     GroupRepo.of({
-      insert: (row) =>
+      insert: (row, direct) =>
         Effect.sync(() => {
           const group: UserGroup = { ...row, id: groupId(db.nextId("groups")) }
           db.tables.groups.set(group.id, group)
+          direct?.members.forEach((u) => db.tables.groupMembers.add(edge(group.id, u)))
+          direct?.subgroups.forEach((s) => db.tables.groupSubgroups.add(edge(group.id, s)))
           db.accessChanged(group.realm_id)
           return group
         }),

@@ -182,15 +182,15 @@ export const decodeNotice = (payload: string): { readonly signal: Signal; readon
 export const decodeSignal = (payload: string): Signal | undefined => decodeNotice(payload)?.signal
 
 /**
- * The event with `id` as its payload's `message.id` (when it has a
- * `message` object), as `appendMessage` stores it.
+ * The event with `id` as its payload's `message.id` (a `message` event),
+ * as `appendMessage` stores it.
  *
  * @internal
  */
 export const withMessageId = (event: NewLoggedEvent, id: MessageId): NewLoggedEvent => {
-  const message = (event.payload as { readonly message?: unknown }).message
-  if (typeof message !== "object" || message === null) return event
-  return { ...event, payload: { ...event.payload, message: { ...message, id } } }
+  const payload = event.payload
+  if (payload.type !== "message") return event
+  return { ...event, payload: { ...payload, message: { ...payload.message, id } } }
 }
 
 /** The wake-up for appended events. @internal */

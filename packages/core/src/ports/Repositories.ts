@@ -69,7 +69,11 @@ export class UserRepo extends Context.Service<UserRepo, {
 
 /** @category services */
 export class GroupRepo extends Context.Service<GroupRepo, {
-  insert(group: Insert<UserGroup>): Effect.Effect<UserGroup>
+  /** Inserts a group, with its first direct members and subgroups when given, as one write. */
+  insert(
+    group: Insert<UserGroup>,
+    direct?: { readonly members: ReadonlyArray<UserId>; readonly subgroups: ReadonlyArray<GroupId> }
+  ): Effect.Effect<UserGroup>
   update(group: UserGroup): Effect.Effect<void>
   findById(id: GroupId): Effect.Effect<UserGroup | undefined>
   findByName(realmId: RealmId, name: string): Effect.Effect<UserGroup | undefined>

@@ -22,6 +22,7 @@ import { hasContentAccess, hasMetadataAccess, isChannelAdministrator } from "../
 import { membershipCheck } from "../permissions/GroupMembership.ts"
 import { Events } from "./events/Events.ts"
 import { Audience } from "../domain/Event.ts"
+import type { EventOf } from "../domain/Event.ts"
 import { accessOfRequest, makeAccessLoader, postPolicyGroupsIn, subscribersOf } from "./internal/access.ts"
 import { streamObject, subscriptionAddEvents } from "./events/subscriptionEvents.ts"
 import { ChannelRepo, RealmRepo, SubscriptionRepo, UserRepo } from "../ports/Repositories.ts"
@@ -326,7 +327,7 @@ export class Channels extends Context.Service<Channels, {
           }
           if (!isChannelAdministrator(input)) return yield* new CannotAdministerChannel()
           let updated = channel
-          const publications: Array<{ event: Record<string, unknown> & { type: string } }> = []
+          const publications: Array<{ readonly event: EventOf<"stream", "update"> }> = []
           const audited: Array<AuditChange> = []
           if (changes.name !== undefined && changes.name.trim() !== channel.name) {
             const name = changes.name.trim()

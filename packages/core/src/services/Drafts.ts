@@ -25,6 +25,7 @@ import { editTime, MaxDraftsInRegister, toApiDraft } from "../domain/Draft.ts"
 import { DraftId } from "../domain/Draft.ts"
 import type { ApiDraft, Draft, DraftType } from "../domain/Draft.ts"
 import { Audience } from "../domain/Event.ts"
+import type { EventOf } from "../domain/Event.ts"
 import { ChannelId, UserId } from "../domain/Ids.ts"
 import { MaxTopicLength } from "../domain/Message.ts"
 import type { Principal } from "../domain/Principal.ts"
@@ -104,8 +105,8 @@ export class Drafts extends Context.Service<Drafts, {
         if (settings.enable_drafts_synchronization !== true) return yield* new DraftsSyncDisabled()
       })
 
-      const publish = (principal: Principal, event: Record<string, unknown>) =>
-        events.publish(principal.realm.id, { type: "drafts", ...event }, Audience.users([principal.user.id]))
+      const publish = (principal: Principal, event: EventOf<"drafts">) =>
+        events.publish(principal.realm.id, event, Audience.users([principal.user.id]))
 
       /** Zulip's `truncate_topic`: at most 60 characters, cut with "...". */
       const truncateTopic = (topic: string): string => {
@@ -188,7 +189,7 @@ export class Drafts extends Context.Service<Drafts, {
         for (const input of inputs) rows.push(yield* validate(ctx, sender, input))
         return yield* tx.withTransaction(Effect.gen(function*() {
           const created = yield* repo.insertMany(rows)
-          yield* publish(principal, { op: "add", drafts: created.map(toApiDraft) })
+          yield* publish(principal, { type: "drafts", op: "add", drafts: created.map(toApiDraft) })
           return created.map((draft) => draft.id)
         }))
       })
@@ -201,7 +202,7 @@ export class Drafts extends Context.Service<Drafts, {
           const row = yield* own(principal, id)
           const next: Draft = { ...(yield* validate(ctx, senderOf(ctx, principal), input)), id: row.id }
           yield* repo.update(next)
-          yield* publish(principal, { op: "update", draft: toApiDraft(next) })
+          yield* publish(principal, { type: "drafts", op: "update", draft: toApiDraft(next) })
         }))
       })
 
@@ -210,7 +211,7 @@ export class Drafts extends Context.Service<Drafts, {
         yield* tx.withTransaction(Effect.gen(function*() {
           const row = yield* own(principal, id)
           yield* repo.delete(row.id)
-          yield* publish(principal, { op: "remove", draft_id: row.id })
+          yield* publish(principal, { type: "drafts", op: "remove", draft_id: row.id })
         }))
       })
 

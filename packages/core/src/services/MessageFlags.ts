@@ -15,6 +15,8 @@ import { AllFlags, EditableFlags, flagBit, FlagBits, MentionBits, NonApiFlags } 
 import * as Errors from "../errors/Errors.ts"
 import { Events } from "./events/Events.ts"
 import { Audience } from "../domain/Event.ts"
+import type { EventOf } from "../domain/Event.ts"
+import type { MessageDetails } from "../domain/events/MessageEvents.ts"
 import { accessInput, makeAccessLoader } from "./internal/access.ts"
 import type { AccessContext } from "./internal/access.ts"
 import type { Anchor } from "../ports/MessageSearch.ts"
@@ -80,17 +82,22 @@ export const checkFlagRequest = (
 }
 
 /** What an `update_message_flags` remove-read event says of each message, so clients can restore unread counts. */
-const messageDetails = (mutedChannels: ReadonlySet<ChannelId>, userId: UserId, message: Message, flags: number) => {
-  const out: Record<string, unknown> = message.type === "private"
-    ? { type: "private", user_ids: message.dm_user_ids.filter((id) => id !== userId) }
+const messageDetails = (
+  mutedChannels: ReadonlySet<ChannelId>,
+  userId: UserId,
+  message: Message,
+  flags: number
+): MessageDetails => {
+  const mentioned = (flags & MentionBits) !== 0 ? { mentioned: true } : {}
+  return message.type === "private"
+    ? { type: "private", user_ids: message.dm_user_ids.filter((id) => id !== userId), ...mentioned }
     : {
       type: "stream",
-      stream_id: message.channel_id,
+      stream_id: message.channel_id!,
       topic: message.topic,
-      unmuted_stream_msg: !mutedChannels.has(message.channel_id!)
+      unmuted_stream_msg: !mutedChannels.has(message.channel_id!),
+      ...mentioned
     }
-  if ((flags & MentionBits) !== 0) out.mentioned = true
-  return out
 }
 
 /** @category errors */
@@ -165,7 +172,7 @@ export class MessageFlags extends Context.Service<MessageFlags, {
         let targets: ReadonlyArray<MessageId> = ids
         let ignored: ReadonlyArray<number> | undefined
         const bit = flagBit(flag)
-        let details: Record<string, unknown> | undefined
+        let details: Record<string, MessageDetails> | undefined
         if (flag === "read" && op === "remove") {
           // Unread messages live only in subscribed channels.
           const found = yield* messages.findByIds(ids)
@@ -195,11 +202,12 @@ export class MessageFlags extends Context.Service<MessageFlags, {
         op: FlagOperation,
         flag: Flag,
         changed: ReadonlyArray<MessageId>,
-        details: Record<string, unknown> | undefined
-      ) =>
-        changed.length === 0 ? Effect.void : events.publish(
-          principal.realm.id,
-          {
+        details: Record<string, MessageDetails> | undefined
+      ) => {
+        if (changed.length === 0) return Effect.void
+        const event: EventOf<"update_message_flags"> = op === "add"
+          ? { type: "update_message_flags", op, operation: op, flag, messages: changed, all: false }
+          : {
             type: "update_message_flags",
             op,
             operation: op,
@@ -207,9 +215,9 @@ export class MessageFlags extends Context.Service<MessageFlags, {
             messages: changed,
             all: false,
             ...(details === undefined ? {} : { message_details: details })
-          },
-          Audience.users([principal.user.id])
-        )
+          }
+        return events.publish(principal.realm.id, event, Audience.users([principal.user.id]))
+      }
 
       const update = Effect.fn("MessageFlags.update")(function*(
         principal: Principal,

@@ -528,7 +528,7 @@ const makeMessages = Effect.gen(function*() {
     for (const [f, userIds] of byFlags) {
       const toSender = userIds.includes(validated.sender.id)
       publications.push({
-        event: messageEvent(api as unknown as Record<string, unknown>, f, {
+        event: messageEvent(api, f, {
           rawContent: message.content,
           gravatarNullable: gravatarNullable(validated.sender),
           queueId: toSender ? request.queue_id : undefined,

@@ -23,6 +23,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Audience } from "../domain/Event.ts"
+import type { EventOf } from "../domain/Event.ts"
 import type { Principal } from "../domain/Principal.ts"
 import { isStandardBase64, status, toApi } from "../domain/PushDevice.ts"
 import type { ApiPushDevice, PushDevice, TokenKind } from "../domain/PushDevice.ts"
@@ -50,7 +51,7 @@ export interface DeviceRegistration {
 export type RegistrationError = BotsNotAllowed | InvalidParameter | PushServiceNotConfigured
 
 /** The `push_device` event of a row: `error_code` only on a failed one. */
-const deviceEvent = (device: PushDevice) => ({
+const deviceEvent = (device: PushDevice): EventOf<"push_device"> => ({
   type: "push_device",
   push_account_id: String(device.push_account_id),
   status: status(device),

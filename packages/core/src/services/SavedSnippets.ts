@@ -17,6 +17,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { Audience } from "../domain/Event.ts"
+import type { EventOf } from "../domain/Event.ts"
 import { MaxMessageLength } from "../domain/Message.ts"
 import type { Principal } from "../domain/Principal.ts"
 import { MaxSnippetTitleLength, SavedSnippetId, toApiSavedSnippet } from "../domain/SavedSnippet.ts"
@@ -71,8 +72,8 @@ export class SavedSnippets extends Context.Service<SavedSnippets, {
       const events = yield* Events
       const tx = yield* Transactor
 
-      const publish = (principal: Principal, event: Record<string, unknown>) =>
-        events.publish(principal.realm.id, { type: "saved_snippets", ...event }, Audience.users([principal.user.id]))
+      const publish = (principal: Principal, event: EventOf<"saved_snippets">) =>
+        events.publish(principal.realm.id, event, Audience.users([principal.user.id]))
 
       /** The caller's snippet, locked; anyone else's is "not found". */
       const own = Effect.fnUntraced(function*(principal: Principal, id: number) {
@@ -94,7 +95,7 @@ export class SavedSnippets extends Context.Service<SavedSnippets, {
         const date_created = Math.floor((yield* Clock.currentTimeMillis) / 1000)
         return yield* tx.withTransaction(Effect.gen(function*() {
           const snippet = yield* repo.insert({ user_id: principal.user.id, title, content, date_created })
-          yield* publish(principal, { op: "add", saved_snippet: toApiSavedSnippet(snippet) })
+          yield* publish(principal, { type: "saved_snippets", op: "add", saved_snippet: toApiSavedSnippet(snippet) })
           return snippet.id
         }))
       })
@@ -108,7 +109,7 @@ export class SavedSnippets extends Context.Service<SavedSnippets, {
           const row = yield* own(principal, id)
           const next: SavedSnippet = { ...row, ...(title === undefined ? {} : { title }), ...(content === undefined ? {} : { content }) }
           yield* repo.update(next)
-          yield* publish(principal, { op: "update", saved_snippet: toApiSavedSnippet(next) })
+          yield* publish(principal, { type: "saved_snippets", op: "update", saved_snippet: toApiSavedSnippet(next) })
         }))
       })
 
@@ -116,7 +117,7 @@ export class SavedSnippets extends Context.Service<SavedSnippets, {
         yield* tx.withTransaction(Effect.gen(function*() {
           const row = yield* own(principal, id)
           yield* repo.delete(row.id)
-          yield* publish(principal, { op: "remove", saved_snippet_id: row.id })
+          yield* publish(principal, { type: "saved_snippets", op: "remove", saved_snippet_id: row.id })
         }))
       })
 

@@ -36,6 +36,7 @@ import type { ScheduledMessage, ScheduledMessageId } from "../domain/ScheduledMe
 import type { User } from "../domain/User.ts"
 import { RealmDeactivated, ScheduledMessageDeliveryLate, UserDeactivated } from "../errors/Errors.ts"
 import { Audience } from "../domain/Event.ts"
+import type { EventOf } from "../domain/Event.ts"
 import { Events } from "./events/Events.ts"
 import { RealmRepo, UserRepo } from "../ports/Repositories.ts"
 import { ScheduledMessageRepo } from "../ports/ScheduledMessageRepo.ts"
@@ -116,13 +117,13 @@ export class ScheduledDelivery extends Context.Service<ScheduledDelivery, {
       const scheduled = yield* ScheduledMessages
       const events = yield* Events
       const tx = yield* Transactor
-      const publish = (row: ScheduledMessage, event: Record<string, unknown>) =>
-        events.publish(row.realm_id, { type: "scheduled_messages", ...event }, Audience.users([row.sender_id]))
+      const publish = (row: ScheduledMessage, event: EventOf<"scheduled_messages">) =>
+        events.publish(row.realm_id, event, Audience.users([row.sender_id]))
 
       const fail = Effect.fnUntraced(function*(row: ScheduledMessage, reason: string, notify: boolean) {
         const failed: ScheduledMessage = { ...row, failed: true, failure_message: reason }
         yield* repo.update(failed)
-        yield* publish(failed, { op: "update", scheduled_message: toApiScheduledMessage(failed) })
+        yield* publish(failed, { type: "scheduled_messages", op: "update", scheduled_message: toApiScheduledMessage(failed) })
         if (notify) {
           // Best effort: a notice that cannot be sent (it is a nested
           // transaction) must not undo the failure record.

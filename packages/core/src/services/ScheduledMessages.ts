@@ -32,6 +32,7 @@ import {
   ScheduledTopicRequired
 } from "../errors/Errors.ts"
 import { Audience } from "../domain/Event.ts"
+import type { EventOf } from "../domain/Event.ts"
 import { Events } from "./events/Events.ts"
 import { makeAccessLoader } from "./internal/access.ts"
 import { render } from "../markdown/Markdown.ts"
@@ -135,8 +136,8 @@ export class ScheduledMessages extends Context.Service<ScheduledMessages, {
         Deferred.doneUnsafe(done, Exit.void)
       })
 
-      const publish = (sender: UserId, realm: Principal["realm"], event: Record<string, unknown>) =>
-        events.publish(realm.id, { type: "scheduled_messages", ...event }, Audience.users([sender]))
+      const publish = (sender: UserId, realm: Principal["realm"], event: EventOf<"scheduled_messages">) =>
+        events.publish(realm.id, event, Audience.users([sender]))
 
       const requireFuture = Effect.fnUntraced(function*(timestamp: number) {
         const now = yield* Clock.currentTimeMillis
@@ -215,7 +216,7 @@ export class ScheduledMessages extends Context.Service<ScheduledMessages, {
             failure_message: null
           }
           const inserted = yield* repo.insert(row)
-          yield* publish(principal.user.id, principal.realm, { op: "add", scheduled_messages: [toApiScheduledMessage(inserted)] })
+          yield* publish(principal.user.id, principal.realm, { type: "scheduled_messages", op: "add", scheduled_messages: [toApiScheduledMessage(inserted)] })
           yield* tx.afterCommit(notifyChange)
           return inserted.id
         }))
@@ -283,7 +284,7 @@ export class ScheduledMessages extends Context.Service<ScheduledMessages, {
             failure_message: null
           }
           yield* repo.update(next)
-          yield* publish(principal.user.id, principal.realm, { op: "update", scheduled_message: toApiScheduledMessage(next) })
+          yield* publish(principal.user.id, principal.realm, { type: "scheduled_messages", op: "update", scheduled_message: toApiScheduledMessage(next) })
           yield* tx.afterCommit(notifyChange)
         }))
       })
@@ -292,7 +293,7 @@ export class ScheduledMessages extends Context.Service<ScheduledMessages, {
         tx.withTransaction(Effect.gen(function*() {
           const row = yield* access(principal, id)
           yield* repo.delete(row.id)
-          yield* publish(principal.user.id, principal.realm, { op: "remove", scheduled_message_id: row.id })
+          yield* publish(principal.user.id, principal.realm, { type: "scheduled_messages", op: "remove", scheduled_message_id: row.id })
         }))
       )
 

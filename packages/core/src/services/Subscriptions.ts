@@ -24,6 +24,7 @@ import {
 } from "../errors/Errors.ts"
 import { Events } from "./events/Events.ts"
 import { Audience } from "../domain/Event.ts"
+import type { EventOf } from "../domain/Event.ts"
 import { accessOfRequest, canReadChannel, canSeeChannel, makeAccessLoader, postPolicyGroupsIn } from "./internal/access.ts"
 import type { AccessContext } from "./internal/access.ts"
 import { activeSubscriberIds, subscriptionAddEvents, subscriptionRemoveEvents } from "./events/subscriptionEvents.ts"
@@ -435,13 +436,16 @@ export class Subscriptions extends Context.Service<Subscriptions, {
             if (sub === undefined || !sub.active) {
               return yield* new BadRequest({ msg: `Not subscribed to channel ID ${change.stream_id}` })
             }
-            let value = change.value
+            const given = change.value
+            let value: string | boolean
             if (property === "color") {
-              if (typeof value !== "string" || !/^#[0-9a-fA-F]{6}$/.test(value)) {
+              if (typeof given !== "string" || !/^#[0-9a-fA-F]{6}$/.test(given)) {
                 return yield* new BadRequest({ msg: `${property} is not a valid hex color code` })
               }
-            } else if (typeof value !== "boolean") {
-              return yield* new BadRequest({ msg: `${property} is not a boolean` })
+              value = given
+            } else {
+              if (typeof given !== "boolean") return yield* new BadRequest({ msg: `${property} is not a boolean` })
+              value = given
             }
             let name = property
             if (property === "in_home_view") {
@@ -457,7 +461,7 @@ export class Subscriptions extends Context.Service<Subscriptions, {
               modified_stream_id: channel.id,
               extra_data: valueChange(sub.properties[key], value as boolean | string, name)
             })
-            const updates = name === "is_muted"
+            const updates: ReadonlyArray<EventOf<"subscription", "update">> = name === "is_muted"
               ? [
                 { type: "subscription", op: "update", property: "in_home_view", value: !value, stream_id: channel.id },
                 { type: "subscription", op: "update", property: "is_muted", value, stream_id: channel.id }

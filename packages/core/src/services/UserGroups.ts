@@ -19,7 +19,8 @@ import * as Layer from "effect/Layer"
 import { valueChange } from "../domain/AuditLog.ts"
 import type { AuditChange } from "../domain/AuditLog.ts"
 import { Audience } from "../domain/Event.ts"
-import type { EventPayload } from "../domain/Event.ts"
+import type { EventOf } from "../domain/Event.ts"
+import type { UserGroupUpdateData } from "../domain/events/UserGroupEvents.ts"
 import type { GroupSettingValue } from "../domain/GroupSetting.ts"
 import { equivalent, isNamed, normalize } from "../domain/GroupSetting.ts"
 import type { GroupId, UserId } from "../domain/Ids.ts"
@@ -74,7 +75,7 @@ import {
 import type { Actor, GroupSettingName } from "../permissions/UserGroupPermissions.ts"
 import { ChannelRepo, GroupRepo, RealmRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
-import { toApiUserGroup } from "../views/UserGroupView.ts"
+import { toApiUserGroup, toApiUserGroupWith } from "../views/UserGroupView.ts"
 import type { ApiUserGroup } from "../views/UserGroupView.ts"
 import { AuditLog } from "./AuditLog.ts"
 import { Events } from "./events/Events.ts"
@@ -180,8 +181,6 @@ const requireMemberOrAdmin = (user: User): Effect.Effect<void, CallerError> => {
   return Effect.void
 }
 
-const groupEvent = (op: string, fields: Record<string, unknown>): EventPayload => ({ type: "user_group", op, ...fields })
-
 /** Zulip's rows for users joining or leaving a group: one per user. */
 const membersAudit = (group: GroupId, users: ReadonlyArray<UserId>, added: boolean): Array<AuditChange> =>
   users.map((user) => ({
@@ -275,10 +274,16 @@ export class UserGroups extends Context.Service<UserGroups, {
        */
       const readState = (principal: Principal) => Effect.map(accessOfRequest(loadAccess, principal), (ctx) => ctx.state)
 
-      /** Takes the group-write lock, then reads the state the write decides from. */
+      /**
+       * Takes the group-write lock, then reads the state the write decides
+       * from: the kept read of the organization while its access version
+       * (read after the lock, so it counts every committed write) is still
+       * the read's, else a fresh one. Authentication keeps that read current,
+       * so a request's write usually reads one version.
+       */
       const lockedState = Effect.fnUntraced(function*(principal: Principal) {
         yield* groups.lockGroups(principal.realm.id)
-        return yield* currentState(principal)
+        return (yield* loadAccess(principal.realm)).state
       })
 
       const findGroup = (state: OrganizationState, id: number): UserGroup | undefined =>
@@ -377,7 +382,7 @@ export class UserGroups extends Context.Service<UserGroups, {
       const checkNameFree = (state: OrganizationState, name: string): Effect.Effect<void, UserGroupNameExists> =>
         state.groups.some((g) => g.name === name) ? Effect.fail(new UserGroupNameExists({ name })) : Effect.void
 
-      const publish = (realmId: Realm["id"], event: EventPayload) => events.publish(realmId, event, Audience.realm)
+      const publish = (realmId: Realm["id"], event: EventOf<"user_group">) => events.publish(realmId, event, Audience.realm)
 
       const list = Effect.fn("UserGroups.list")(function*(principal: Principal, options: { readonly includeDeactivated: boolean }) {
         yield* requireMemberOrAdmin(principal.user)
@@ -404,6 +409,7 @@ export class UserGroups extends Context.Service<UserGroups, {
           const subgroups = yield* existingGroups(state, input.subgroups ?? [], { allowDeactivated: false })
           yield* checkNameFree(state, input.name)
           const now = yield* Clock.currentTimeMillis
+          const direct = { members, subgroups }
           const group = yield* groups.insert({
             realm_id: realm.id,
             name: input.name,
@@ -413,16 +419,15 @@ export class UserGroups extends Context.Service<UserGroups, {
             date_created: now,
             deactivated: false,
             settings: defaultGroupSettings(principal.user.id, systemGroupIdsOf(state.groups), given)
-          })
-          yield* groups.addMembers(group.id, members)
-          yield* groups.addSubgroups(group.id, subgroups)
+          }, direct)
           yield* audit.record(realm.id, principal.user.id, [
             { event_type: "user_group_created", modified_user_group_id: group.id },
             ...membersAudit(group.id, members, true),
             ...subgroupsAudit(group.id, subgroups, true)
           ])
-          const after = yield* currentState(principal)
-          yield* publish(realm.id, groupEvent("add", { group: toApiUserGroup(group, after.index) }))
+          // Zulip's do_send_create_user_group_event: the group as written,
+          // its members (active, ascending) and subgroups as checked above.
+          yield* publish(realm.id, { type: "user_group", op: "add", group: toApiUserGroupWith(group, direct) })
           return group.id
         }))
       })
@@ -441,7 +446,7 @@ export class UserGroups extends Context.Service<UserGroups, {
             allowDeactivated: true
           })
           let updated: UserGroup = group
-          const announced: Array<Record<string, unknown>> = []
+          const announced: Array<UserGroupUpdateData> = []
           const audited: Array<AuditChange> = []
           if (changes.name !== undefined && changes.name !== group.name) {
             const nameProblem = checkGroupName(changes.name)
@@ -489,14 +494,14 @@ export class UserGroups extends Context.Service<UserGroups, {
           yield* groups.update(updated)
           if (reactivate) audited.push({ event_type: "user_group_reactivated", modified_user_group_id: group.id })
           yield* audit.record(group.realm_id, principal.user.id, audited)
-          for (const data of announced) yield* publish(group.realm_id, groupEvent("update", { group_id: group.id, data }))
+          for (const data of announced) yield* publish(group.realm_id, { type: "user_group", op: "update", group_id: group.id, data })
           if (reactivate) {
             // Clients that keep deactivated groups get the flag; the others
             // were told the group was removed, so they get it back whole.
-            yield* publish(group.realm_id, groupEvent("update", { group_id: group.id, data: { deactivated: false } }))
+            yield* publish(group.realm_id, { type: "user_group", op: "update", group_id: group.id, data: { deactivated: false } })
             yield* events.publish(
               group.realm_id,
-              groupEvent("add", { group: toApiUserGroup(updated, state.index) }),
+              { type: "user_group", op: "add", group: toApiUserGroup(updated, state.index) },
               Audience.realm,
               { include_deactivated_groups: false }
             )
@@ -523,8 +528,8 @@ export class UserGroups extends Context.Service<UserGroups, {
           yield* groups.update({ ...group, deactivated: true })
           yield* audit.record(group.realm_id, principal.user.id, [{ event_type: "user_group_deactivated", modified_user_group_id: group.id }])
           // The accepts rule of the queues sends each client one of the two.
-          yield* publish(group.realm_id, groupEvent("update", { group_id: group.id, data: { deactivated: true } }))
-          yield* publish(group.realm_id, groupEvent("remove", { group_id: group.id }))
+          yield* publish(group.realm_id, { type: "user_group", op: "update", group_id: group.id, data: { deactivated: true } })
+          yield* publish(group.realm_id, { type: "user_group", op: "remove", group_id: group.id })
         }))
       })
 
@@ -540,7 +545,7 @@ export class UserGroups extends Context.Service<UserGroups, {
         const already = users.find((id) => direct.has(id))
         if (already !== undefined) return yield* new UserAlreadyGroupMember({ user_id: already })
         yield* groups.addMembers(group.id, users)
-        yield* publish(group.realm_id, groupEvent("add_members", { group_id: group.id, user_ids: users }))
+        yield* publish(group.realm_id, { type: "user_group", op: "add_members", group_id: group.id, user_ids: users })
         return membersAudit(group.id, users, true)
       })
 
@@ -555,7 +560,7 @@ export class UserGroups extends Context.Service<UserGroups, {
         const missing = users.find((id) => !direct.has(id))
         if (missing !== undefined) return yield* new UserNotGroupMember({ user_id: missing })
         yield* groups.removeMembers(group.id, users)
-        yield* publish(group.realm_id, groupEvent("remove_members", { group_id: group.id, user_ids: users }))
+        yield* publish(group.realm_id, { type: "user_group", op: "remove_members", group_id: group.id, user_ids: users })
         return membersAudit(group.id, users, false)
       })
 
@@ -571,7 +576,12 @@ export class UserGroups extends Context.Service<UserGroups, {
         if (already !== undefined) return yield* new SubgroupAlreadyMember({ group_id: already })
         if (wouldCycle(state.index, group.id, subgroups)) return yield* new SubgroupCycle({ group_id: group.id })
         yield* groups.addSubgroups(group.id, subgroups)
-        yield* publish(group.realm_id, groupEvent("add_subgroups", { group_id: group.id, direct_subgroup_ids: subgroups }))
+        yield* publish(group.realm_id, {
+          type: "user_group",
+          op: "add_subgroups",
+          group_id: group.id,
+          direct_subgroup_ids: subgroups
+        })
         return subgroupsAudit(group.id, subgroups, true)
       })
 
@@ -586,7 +596,12 @@ export class UserGroups extends Context.Service<UserGroups, {
         const missing = subgroups.find((id) => !direct.has(id))
         if (missing !== undefined) return yield* new NotASubgroup({ group_id: missing })
         yield* groups.removeSubgroups(group.id, subgroups)
-        yield* publish(group.realm_id, groupEvent("remove_subgroups", { group_id: group.id, direct_subgroup_ids: subgroups }))
+        yield* publish(group.realm_id, {
+          type: "user_group",
+          op: "remove_subgroups",
+          group_id: group.id,
+          direct_subgroup_ids: subgroups
+        })
         return subgroupsAudit(group.id, subgroups, false)
       })
 

@@ -55,6 +55,7 @@ import type { AdministrationRefusal } from "../permissions/Roles.ts"
 import { Events } from "./events/Events.ts"
 import type { Publication } from "./events/Events.ts"
 import { Audience } from "../domain/Event.ts"
+import type { PersonUpdate } from "../domain/events/UserEvents.ts"
 import {
   accessOfRequest,
   canAccessUser,
@@ -103,6 +104,9 @@ export type UserOrigin = { readonly actor: UserId | null } | { readonly invitati
 
 /** @category errors */
 export type NewUserError = BadRequest | InvalidEmailAddress | NameEmpty | NameTooLong | NameInvalidCharacters | NameInvalidFormat
+
+/** A `realm_user update`'s person without the user's id (the caller adds it). */
+type PersonChange = PersonUpdate extends infer P ? P extends unknown ? Omit<P, "user_id"> : never : never
 
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 // Characters Zulip refuses in names, as they break mention syntax.
@@ -364,7 +368,7 @@ export class Users extends Context.Service<Users, {
         return out
       }
 
-      const personUpdate = (user: User, person: Record<string, unknown>): Publication => ({
+      const personUpdate = (user: User, person: PersonChange): Publication => ({
         event: { type: "realm_user", op: "update", person: { user_id: user.id, ...person } },
         audience: Audience.canAccessUser(user.id)
       })
@@ -457,7 +461,9 @@ export class Users extends Context.Service<Users, {
         const administrators = ctx.state.users.filter((u) => u.is_active && isAdministrator(u.role)).map((u) => u.id)
         yield* events.publishAll(realm.id, [
           ...deactivated.flatMap((u) => [...peerEvents(ctx, u, "peer_remove"), personUpdate(u, { is_active: false })]),
-          ...(expiredLinks > 0 ? [{ event: { type: "invites_changed" }, audience: Audience.users(administrators) }] : [])
+          ...(expiredLinks > 0
+            ? [{ event: { type: "invites_changed" } as const, audience: Audience.users(administrators) }]
+            : [])
         ])
       })
 

@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { fromRow } from "../domain/Ids.ts"
-import type { GroupId, RealmId } from "../domain/Ids.ts"
+import type { GroupId, RealmId, UserId } from "../domain/Ids.ts"
 import type { GroupMembership, GroupPermissionSettings, UserGroup } from "../domain/UserGroup.ts"
 import { GroupRepo } from "../ports/Repositories.ts"
 import type { Insert } from "../ports/Repositories.ts"
@@ -83,7 +83,30 @@ export const layer: Layer.Layer<GroupRepo, never, SqlClient.SqlClient> = Layer.e
     const members = edges("user_group_members", "user_id")
     const subgroups = edges("user_group_subgroups", "subgroup_id")
     return GroupRepo.of({
-      insert: groups.insert(columns, fromRow.groupId),
+      insert: Effect.fn("GroupRepo.insert")(function*(
+        row: Insert<UserGroup>,
+        direct?: { readonly members: ReadonlyArray<UserId>; readonly subgroups: ReadonlyArray<GroupId> }
+      ) {
+        const first = direct?.members ?? []
+        const firstSubgroups = direct?.subgroups ?? []
+        // The group and its first edges in one statement: the edges' rows
+        // read the new id from the group's INSERT.
+        const [inserted] = first.length === 0 && firstSubgroups.length === 0
+          ? yield* sql<{ id: unknown }>`INSERT INTO user_groups ${sql.insert(columns(row))} RETURNING id`
+          : yield* sql<{ id: unknown }>`
+            WITH inserted AS (INSERT INTO user_groups ${sql.insert(columns(row))} RETURNING id),
+            members AS (
+              INSERT INTO user_group_members (group_id, user_id)
+              SELECT inserted.id, u FROM inserted, unnest(${bigintArray(sql, first)}) AS u
+              ON CONFLICT DO NOTHING),
+            subgroups AS (
+              INSERT INTO user_group_subgroups (group_id, subgroup_id)
+              SELECT inserted.id, g FROM inserted, unnest(${bigintArray(sql, firstSubgroups)}) AS g
+              ON CONFLICT DO NOTHING)
+            SELECT id FROM inserted`
+        const group: UserGroup = { ...row, id: fromRow.groupId(int(inserted!.id)) }
+        return group
+      }, Effect.orDie),
       update: groups.update(columns),
       findById: groups.findById,
       findByName: groups.one("findByName", (realm: RealmId, name: string) =>

@@ -9,6 +9,7 @@
 import type { Channel } from "../domain/Channel.ts"
 import type { ChannelId, UserId } from "../domain/Ids.ts"
 import type { Message } from "../domain/Message.ts"
+import type { MessageReaction, Submessage, TopicLink } from "../domain/events/MessageEvents.ts"
 import { EmptyTopicDisplayName, flagNames } from "../domain/Message.ts"
 import type { Realm } from "../domain/Realm.ts"
 import { EmailVisibilities } from "../domain/Role.ts"
@@ -37,11 +38,11 @@ export interface ApiMessage {
   readonly content_type: "text/html" | "text/x-markdown"
   readonly display_recipient: string | ReadonlyArray<DisplayRecipientUser>
   readonly is_me_message: boolean
-  readonly reactions: ReadonlyArray<unknown>
+  readonly reactions: ReadonlyArray<typeof MessageReaction.Type>
   readonly recipient_id: number
   readonly subject: string
-  readonly topic_links: ReadonlyArray<unknown>
-  readonly submessages: ReadonlyArray<unknown>
+  readonly topic_links: ReadonlyArray<typeof TopicLink.Type>
+  readonly submessages: ReadonlyArray<typeof Submessage.Type>
   readonly timestamp: number
   readonly type: "stream" | "private"
   readonly stream_id?: number

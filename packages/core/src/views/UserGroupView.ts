@@ -35,12 +35,25 @@ export interface ApiUserGroup {
  *
  * @category views
  */
-export const toApiUserGroup = (group: UserGroup, index: GroupIndex): ApiUserGroup => ({
+export const toApiUserGroup = (group: UserGroup, index: GroupIndex): ApiUserGroup =>
+  toApiUserGroupWith(group, { members: index.directMembers(group.id), subgroups: index.directSubgroups(group.id) })
+
+/**
+ * `toApiUserGroup` from the group's direct members (active, ascending) and
+ * direct subgroups (ascending) as given: a group just created, announced
+ * from the values in hand.
+ *
+ * @category views
+ */
+export const toApiUserGroupWith = (
+  group: UserGroup,
+  direct: { readonly members: ReadonlyArray<UserId>; readonly subgroups: ReadonlyArray<GroupId> }
+): ApiUserGroup => ({
   id: group.id,
   name: group.name,
   description: group.description,
-  members: index.directMembers(group.id),
-  direct_subgroup_ids: index.directSubgroups(group.id),
+  members: direct.members,
+  direct_subgroup_ids: direct.subgroups,
   creator_id: group.creator_id,
   date_created: group.date_created === null ? null : Math.floor(group.date_created / 1000),
   is_system_group: group.is_system_group,

@@ -18,7 +18,7 @@ import { AlertWords } from "../../src/services/AlertWords.ts"
 import type { Principal } from "../../src/domain/Principal.ts"
 import type * as Teamchat from "../../src/Teamchat.ts"
 import * as TestDatabase from "../../src/testing/TestDatabase.ts"
-import { core, makeOrg } from "./fixtures.ts"
+import { alertWordsOf, core, makeOrg } from "./fixtures.ts"
 
 type Core = Teamchat.Services | Persistence.Persistence
 
@@ -64,7 +64,7 @@ const restartScenario = <E>(open: () => Layer.Layer<Core, E>) =>
       const second = yield* queues.getEvents(principal, { queue_id: queueId, last_event_id: first.events[0]!.id, dont_block: true })
       return [...first.events, ...second.events]
     }))
-    assert.deepStrictEqual(events.map((e) => e.alert_words), [["before restart"], ["after restart", "before restart"]])
+    assert.deepStrictEqual(events.map(alertWordsOf), [["before restart"], ["after restart", "before restart"]])
   })
 
 describe("durability", () => {
@@ -102,13 +102,13 @@ describe("durability", () => {
         yield* onB(Effect.flatMap(AlertWords, (w) => w.add(org.member, ["from B"])))
         // Only B's notice can end A's wait before the heartbeat (45 s or more).
         const result = yield* joinWithin(poll)
-        assert.deepStrictEqual(result.events.map((e) => e.alert_words), [["from B"]])
+        assert.deepStrictEqual(result.events.map(alertWordsOf), [["from B"]])
         // B serves the queue A registered, from the shared tables.
         yield* onA(Effect.flatMap(AlertWords, (w) => w.add(org.member, ["from A"])))
         const served = yield* onB(Effect.flatMap(EventQueues, (q) =>
           q.getEvents(org.member, { queue_id: queue.id, last_event_id: result.events[0]!.id, dont_block: true })
         ))
-        assert.deepStrictEqual(served.events.map((e) => e.alert_words), [["from A", "from B"]])
+        assert.deepStrictEqual(served.events.map(alertWordsOf), [["from A", "from B"]])
         // A newer poll on B finishes an older one waiting on A.
         assert.strictEqual((yield* onB(Effect.flatMap(EventStore, (s) => s.findQueue(queue.id))))?.blocked_until, 0)
         const older = yield* Effect.forkChild(onA(Effect.flatMap(EventQueues, (q) =>

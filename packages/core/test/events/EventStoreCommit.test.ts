@@ -21,7 +21,7 @@ import { capabilitiesFrom, internOptions } from "../../src/domain/Event.ts"
 import type { NewLoggedEvent, QueueRecord } from "../../src/domain/Event.ts"
 import { realmId, userId } from "../../src/domain/Ids.ts"
 import type { RealmId, UserId } from "../../src/domain/Ids.ts"
-import type { Message } from "../../src/domain/Message.ts"
+import type { Flag, Message } from "../../src/domain/Message.ts"
 import { MemoryDatabase } from "../../src/memory/MemoryDatabase.ts"
 import * as MemoryAccessCache from "../../src/memory/MemoryAccessCache.ts"
 import * as MemoryEventStore from "../../src/memory/MemoryEventStore.ts"
@@ -220,8 +220,33 @@ const directMessage = (realm: RealmId, sender: UserId, to: UserId, content: stri
 })
 
 /** A `message` event as a send builds it, before the message has an id. */
-const messageEventOf = (user: UserId, flags: ReadonlyArray<string>): NewLoggedEvent => ({
-  payload: { type: "message", message: { id: 0, content: "<p>hi</p>", type: "private" }, flags: [...flags] },
+const messageEventOf = (user: UserId, flags: ReadonlyArray<Flag>): NewLoggedEvent => ({
+  payload: {
+    type: "message",
+    message: {
+      id: 0,
+      sender_id: user,
+      sender_email: "sender@example.test",
+      sender_full_name: "Sender",
+      sender_realm_str: "example",
+      avatar_url: null,
+      client: "test",
+      content: "<p>hi</p>",
+      content_type: "text/html",
+      display_recipient: [],
+      is_me_message: false,
+      reactions: [],
+      recipient_id: 1,
+      subject: "",
+      topic_links: [],
+      submessages: [],
+      timestamp: 0,
+      type: "private"
+    },
+    flags,
+    "~raw_content": "hi",
+    "~gravatar_nullable": false
+  },
   user_ids: [user],
   requires: null
 })

@@ -18,7 +18,7 @@ import { EventStore } from "../../src/ports/EventStore.ts"
 import { Transactor } from "../../src/ports/Transactor.ts"
 import type * as Teamchat from "../../src/Teamchat.ts"
 import type * as Persistence from "../../src/Persistence.ts"
-import { makeOrg, openQueue } from "./fixtures.ts"
+import { alertWordsOf, makeOrg, openQueue } from "./fixtures.ts"
 
 const fast = { heartbeatMinMs: 50_000, heartbeatMaxMs: 50_000, gcIntervalMs: 60_000, defaultLifespanSecs: 600, maxLifespanSecs: 604_800 }
 const withConfig = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, EventQueuesConfig, fast)
@@ -48,7 +48,7 @@ export const queueContract = <E>(
           yield* ping(org.realm.id, [org.member.user.id, org.other.user.id], 2)
           yield* ping(org.realm.id, [org.other.user.id], 3)
           const { events } = yield* q.get({ last_event_id: -1, dont_block: true })
-          assert.deepStrictEqual(events.map((e) => e.alert_words), [["w1"], ["w2"]])
+          assert.deepStrictEqual(events.map(alertWordsOf), [["w1"], ["w2"]])
           assert.isTrue(events[0]!.id < events[1]!.id)
           // Delivery does not remove: the same request returns the same events.
           assert.deepStrictEqual((yield* q.get({ last_event_id: -1, dont_block: true })).events, events)
@@ -136,7 +136,7 @@ export const queueContract = <E>(
           assert.isUndefined(poll.pollUnsafe())
           yield* ping(org.realm.id, [org.member.user.id], 1)
           const { events } = yield* Fiber.join(poll)
-          assert.deepStrictEqual(events.map((e) => e.alert_words), [["w1"]])
+          assert.deepStrictEqual(events.map(alertWordsOf), [["w1"]])
         })))
 
       it.effect("poll answers at once, or gives the blocked poll's wait, which waits only once it runs", () =>
@@ -155,7 +155,7 @@ export const queueContract = <E>(
           assert.strictEqual(yield* queues.waitingPolls, before)
           yield* ping(org.realm.id, [org.member.user.id], 1)
           const early = yield* blocked
-          assert.deepStrictEqual(early.events.map((e) => e.alert_words), [["w1"]])
+          assert.deepStrictEqual(early.events.map(alertWordsOf), [["w1"]])
           assert.strictEqual(yield* queues.waitingPolls, before)
           // With events pending, poll answers them at once.
           const pending = yield* queues.poll(org.member, params)
@@ -169,7 +169,7 @@ export const queueContract = <E>(
           assert.strictEqual(yield* queues.waitingPolls, before + 1)
           yield* ping(org.realm.id, [org.member.user.id], 2)
           const { events } = yield* Fiber.join(waiting)
-          assert.deepStrictEqual(events.map((e) => e.alert_words), [["w2"]])
+          assert.deepStrictEqual(events.map(alertWordsOf), [["w2"]])
           assert.strictEqual(yield* queues.waitingPolls, before)
         })))
 
@@ -226,7 +226,7 @@ export const queueContract = <E>(
           assert.deepStrictEqual(old.events, [])
           yield* ping(org.realm.id, [org.member.user.id], 7)
           const fresh = yield* Fiber.join(second)
-          assert.deepStrictEqual(fresh.events.map((e) => e.alert_words), [["w7"]])
+          assert.deepStrictEqual(fresh.events.map(alertWordsOf), [["w7"]])
         })))
 
       it.effect("idle queues expire after their lifespan; only blocking polls refresh it", () =>
@@ -310,7 +310,7 @@ export const queueContract = <E>(
           yield* Deferred.succeed(proceed, undefined)
           yield* Fiber.join(writer)
           const { events } = yield* Fiber.join(poll)
-          assert.deepStrictEqual(events.map((e) => e.alert_words), [["w2"]])
+          assert.deepStrictEqual(events.map(alertWordsOf), [["w2"]])
         })))
 
       it.effect("one batch of thousands of events keeps its order and each event's audience", () =>
@@ -335,7 +335,7 @@ export const queueContract = <E>(
             Array.from({ length: count }, (_, n) => n).filter((n) => n % 3 !== skip).map((n) => [`w${n}`])
           for (const [queue, skip] of [[member, 2], [other, 1]] as const) {
             const got = yield* queue.drain
-            assert.deepStrictEqual(got.map((e) => e.alert_words), expected(skip))
+            assert.deepStrictEqual(got.map(alertWordsOf), expected(skip))
             for (let i = 1; i < got.length; i++) assert.isTrue(got[i - 1]!.id < got[i]!.id)
           }
         })))
@@ -347,7 +347,7 @@ export const queueContract = <E>(
           const a = yield* openQueue(org.member)
           const b = yield* openQueue(org.other)
           const c = yield* openQueue(org.guest)
-          yield* events.publish(org.realm.id, { type: "realm", op: "update", property: "name", value: "x" }, Audience.realm)
+          yield* events.publish(org.realm.id, { type: "invites_changed" }, Audience.realm)
           const [ea, eb, ec] = [yield* a.drain, yield* b.drain, yield* c.drain]
           assert.strictEqual(ea.length, 1)
           assert.deepStrictEqual(ea, eb)

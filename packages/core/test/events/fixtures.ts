@@ -10,15 +10,16 @@ import type { User } from "../../src/domain/User.ts"
 import { EventQueues } from "../../src/services/events/EventQueues.ts"
 import type { GetEventsParams, RegisterQueueParams } from "../../src/services/events/EventQueues.ts"
 import * as Persistence from "../../src/Persistence.ts"
-import * as Teamchat from "../../src/Teamchat.ts"
+import * as CheckedEvents from "../../src/testing/CheckedEvents.ts"
 import { Organizations } from "../../src/services/Organizations.ts"
 import { Users } from "../../src/services/Users.ts"
+import type { ClientEvent } from "../../src/domain/Event.ts"
 import type { Principal } from "../../src/domain/Principal.ts"
 import * as TestDatabase from "../../src/testing/TestDatabase.ts"
 
-/** Every core service over the given persistence (test secrets). */
+/** Every core service over the given persistence (test secrets), every published event checked against its schema. */
 export const core = <E, R>(persistence: Layer.Layer<Persistence.Persistence, E, R>) =>
-  Teamchat.layerServices.pipe(Layer.provideMerge(persistence), Layer.provide(Teamchat.layerSecretsTest))
+  CheckedEvents.layerServices(persistence)
 
 export const backends = {
   memory: () => core(Persistence.layerMemory),
@@ -61,6 +62,13 @@ export const makeOrg = Effect.gen(function*() {
   } satisfies Org
 })
 
+/** An event read back in a test, its fields looked up by name (a test checks those it cares about). */
+export type TestEvent = ClientEvent & { readonly [key: string]: unknown }
+
+/** The words of an `alert_words` event (undefined for any other). */
+export const alertWordsOf = (event: ClientEvent): ReadonlyArray<string> | undefined =>
+  event.type === "alert_words" ? event.alert_words : undefined
+
 /** Registers a queue and returns a dont_block reader for it. */
 export const openQueue = (principal: Principal, params: RegisterQueueParams = {}) =>
   Effect.gen(function*() {
@@ -71,7 +79,7 @@ export const openQueue = (principal: Principal, params: RegisterQueueParams = {}
     const drain = Effect.gen(function*() {
       const { events } = yield* queues.getEvents(principal, { queue_id: queue.id, last_event_id: last, dont_block: true })
       if (events.length > 0) last = events[events.length - 1]!.id
-      return events
+      return events as ReadonlyArray<TestEvent>
     })
     const get = (params: Omit<GetEventsParams, "queue_id">) => queues.getEvents(principal, { queue_id: queue.id, ...params })
     return { queue, drain, get }

@@ -23,7 +23,7 @@ import * as PgClientLayer from "../../src/sql/PgClientLayer.ts"
 import { AlertWords } from "../../src/services/AlertWords.ts"
 import type * as Teamchat from "../../src/Teamchat.ts"
 import * as TestDatabase from "../../src/testing/TestDatabase.ts"
-import { core, makeOrg } from "../events/fixtures.ts"
+import { alertWordsOf, core, makeOrg } from "../events/fixtures.ts"
 
 type Core = Teamchat.Services | Persistence.Persistence
 
@@ -80,7 +80,7 @@ describe("LISTEN connection lost on PostgreSQL", () => {
             Effect.timeoutOrElse({ duration: WakeWithin, orElse: () => Effect.die(`no wake-up within ${WakeWithin}`) })
           )
           lastEventId = result.events[result.events.length - 1]!.id
-          return result.events.map((e) => e.alert_words)
+          return result.events.map(alertWordsOf)
         })
       const addOnB = (word: string) => onB(Effect.flatMap(AlertWords, (w) => w.add(org.member, [word])))
 

@@ -26,6 +26,7 @@ import { Subscriptions } from "../../src/services/Subscriptions.ts"
 import { Users } from "../../src/services/Users.ts"
 import * as SqlAccessCache from "../../src/sql/SqlAccessCache.ts"
 import * as Teamchat from "../../src/Teamchat.ts"
+import * as CheckedEvents from "../../src/testing/CheckedEvents.ts"
 import * as TestDatabase from "../../src/testing/TestDatabase.ts"
 import { makeOrg } from "../events/fixtures.ts"
 
@@ -66,6 +67,7 @@ const countingGroups = Layer.effect(
 
 const stack = <E>(database: Layer.Layer<SqlClient.SqlClient, E>) =>
   Teamchat.layerServices.pipe(
+    Layer.provideMerge(CheckedEvents.layer),
     Layer.provideMerge(countingGroups),
     Layer.provideMerge(countingCache),
     Layer.provideMerge(Persistence.layerSql),

@@ -12,30 +12,11 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Tracer from "effect/Tracer"
 import type { Principal } from "../../src/domain/Principal.ts"
 import { AlertWords, MaxAlertWordsPerRequest, MaxAlertWordsPerUser } from "../../src/services/AlertWords.ts"
 import { MaxPrincipalsPerRequest, MaxSubscriptionsPerRequest, Subscriptions } from "../../src/services/Subscriptions.ts"
 import { backends, makeOrg, unique } from "../events/fixtures.ts"
-
-/** `self`, with the text of every SQL statement it ran. */
-const statementsOf = <A, E, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    const spans: Array<Tracer.NativeSpan> = []
-    const tracer = Tracer.make({
-      span(options) {
-        const span = new Tracer.NativeSpan(options)
-        spans.push(span)
-        return span
-      }
-    })
-    const result = yield* Effect.withTracer(self, tracer)
-    const statements = spans.flatMap((span) => {
-      const text = span.attributes.get("db.query.text")
-      return typeof text === "string" ? [text.replace(/\s+/g, " ").trim()] : []
-    })
-    return { result, statements }
-  })
+import { statementsOf } from "../support/Statements.ts"
 
 const words = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i}`)
 

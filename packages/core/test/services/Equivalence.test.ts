@@ -43,6 +43,7 @@ import { ScheduledMessageRepo } from "../../src/ports/ScheduledMessageRepo.ts"
 import type { Principal } from "../../src/domain/Principal.ts"
 import type { NewUser } from "../../src/services/Users.ts"
 import * as Teamchat from "../../src/Teamchat.ts"
+import * as CheckedEvents from "../../src/testing/CheckedEvents.ts"
 import * as TestDatabase from "../../src/testing/TestDatabase.ts"
 import { assertPassed, propertySeed } from "../support/Properties.ts"
 
@@ -670,8 +671,8 @@ const runOn = <E, R>(
     Effect.orDie
   )
 
-const memory = () => Teamchat.layerMemory(Teamchat.layerSecretsTest)
-const onSql = () => Teamchat.layerSql(Teamchat.layerSecretsTest)
+const memory = () => CheckedEvents.layerMemory()
+const onSql = () => CheckedEvents.layerSql()
 
 /** Empties every table (not the migration log) and restarts the identity sequences. */
 const truncateAll = Effect.gen(function*() {

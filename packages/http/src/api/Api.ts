@@ -16,7 +16,7 @@ import { RequestParams, ZulipErrors } from "./Middleware.ts"
 import { AlertWordsApi } from "./AlertWords.ts"
 import { AuthApi, DevApi } from "./Auth.ts"
 import { DraftsApi } from "./Drafts.ts"
-import { EventsApi } from "./Events.ts"
+import { EventSchemas, EventsApi } from "./Events.ts"
 import { MessagesApi } from "./Messages.ts"
 import { ProfileFieldsApi } from "./ProfileFields.ts"
 import { SavedSnippetsApi } from "./SavedSnippets.ts"
@@ -65,6 +65,7 @@ export class Api extends common.add(DevApi)
   .middleware(ZulipErrors)
   .prefix("/api/v1")
   .annotateMerge(annotations)
+  .annotate(HttpApi.AdditionalSchemas, EventSchemas)
 {}
 
 /** The API without the `dev` group. @category api */
@@ -73,4 +74,5 @@ export class ApiProduction extends common
   .middleware(ZulipErrors)
   .prefix("/api/v1")
   .annotateMerge(annotations)
+  .annotate(HttpApi.AdditionalSchemas, EventSchemas)
 {}

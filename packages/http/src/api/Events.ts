@@ -10,6 +10,7 @@
  *
  * @since 0.1.0
  */
+import { EventPayload } from "@teamchat/core"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
@@ -21,9 +22,14 @@ import { Authentication } from "./Middleware.ts"
 /** `idle_queue_timeout=mobile`: the 12 hours Zulip keeps a mobile client's queue. @category constants */
 export const MobileIdleQueueTimeoutSecs = 12 * 60 * 60
 
+const typeNames = EventPayload.EventTypes.map((type) => `\`${type}\``).join(", ")
+
 /** Event type names; `null` (zulip-js sends it) means every type. @category schemas */
 export const EventTypes = (description: string) =>
-  Params.json(Params.shape.nullOr(Params.shape.list(Params.shape.string)), `JSON list of event types or \`null\`. ${description}`)
+  Params.json(
+    Params.shape.nullOr(Params.shape.list(Params.shape.string)),
+    `JSON list of event types or \`null\`. ${description} The types (each event's schema is \`Event\`): ${typeNames}.`
+  )
 
 /**
  * The legacy pair-list narrow of event queues, `[["channel","Denmark"]]`.
@@ -71,13 +77,31 @@ export const QueueParams = {
 }
 
 /**
- * An event: `type`, `id` and the fields of its type.
+ * An event as the response encodes it: a record of JSON values. The events
+ * are JSON data as the core built them (`EventPayload.ClientEvent`): an
+ * answer at once is encoded with this record, a blocked poll's answer is
+ * written by `Envelope.encoder`'s fast path, so no poll pays the union's
+ * encoder (which would also write each event's keys in the schema's order).
+ * The OpenAPI document describes them with the union itself (the `Event`
+ * component and one per kind: `EventSchemas`, `documentEvents`), and the
+ * tests check every event against it.
  *
  * @category schemas
  */
 export const Event = Schema.Record(Schema.String, Schema.Unknown).annotate({
   description: "An event: `type`, `id` (increasing, not necessarily consecutive) and the fields of its type."
 })
+
+/** The schemas the OpenAPI document adds as components: `Event` and each kind of event. @category schemas */
+export const EventSchemas = [EventPayload.ClientEvent] as const
+
+/** GET /events' `events` in the OpenAPI document: the `Event` union instead of the record the response encodes. */
+const documentEvents = (operation: Record<string, any>): Record<string, any> => {
+  const events = operation.responses?.["200"]?.content?.["application/json"]?.schema?.properties?.events
+  if (events === undefined) throw new Error("GET /events: no `events` in the success schema to document")
+  events.items = { $ref: "#/components/schemas/Event" }
+  return operation
+}
 
 /** @category groups */
 export class EventsApi extends HttpApiGroup.make("events")
@@ -112,7 +136,7 @@ export class EventsApi extends HttpApiGroup.make("events")
         events: Schema.Array(Event),
         queue_id: Schema.optionalKey(Schema.String)
       })
-    }).annotate(OpenApi.Summary, "Get events from an event queue"),
+    }).annotate(OpenApi.Summary, "Get events from an event queue").annotate(OpenApi.Transform, documentEvents),
     HttpApiEndpoint.delete("delete", "/events", {
       query: { queue_id: Schema.String },
       success: Envelope.Success({})

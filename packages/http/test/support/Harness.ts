@@ -9,6 +9,8 @@ import * as DemoOrganization from "@teamchat/core/demo/DemoOrganization"
 import { EventQueuesConfig } from "@teamchat/core/services/events/EventQueues"
 import type * as Persistence from "@teamchat/core/Persistence"
 import * as Teamchat from "@teamchat/core/Teamchat"
+import { checkClient } from "@teamchat/core/domain/events/EventPayload"
+import * as CheckedEvents from "@teamchat/core/testing/CheckedEvents"
 import * as TestDatabase from "@teamchat/core/testing/TestDatabase"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -94,15 +96,15 @@ export type Backend = "memory" | "PGlite" | "PostgreSQL"
 /** Everything a test may reach in the core: the services and the repositories. */
 export type Core = Teamchat.Services | Persistence.Persistence
 
-/** The core services on a backend, without data. */
+/** The core services on a backend, without data; every event they publish is checked against its schema. */
 export const coreLayer = (backend: Backend): Layer.Layer<Core, unknown> => {
   switch (backend) {
     case "memory":
-      return Teamchat.layerMemory(Teamchat.layerSecretsTest)
+      return CheckedEvents.layerMemory()
     case "PGlite":
-      return Teamchat.layerSql(Teamchat.layerSecretsTest).pipe(Layer.provide(TestDatabase.pgliteLayer()))
+      return CheckedEvents.layerSql().pipe(Layer.provide(TestDatabase.pgliteLayer()))
     case "PostgreSQL":
-      return Teamchat.layerSql(Teamchat.layerSecretsTest).pipe(Layer.provide(TestDatabase.postgresLayer()))
+      return CheckedEvents.layerSql().pipe(Layer.provide(TestDatabase.postgresLayer()))
   }
 }
 
@@ -211,15 +213,30 @@ export const toReply = (response: Response): Effect.Effect<Reply> =>
   })
 
 /**
+ * Every event a GET /events answers, checked against its schema as the wire
+ * carries it (the core checks each event as it is published; this checks
+ * what each queue's client receives): a wrong or extra field is a defect.
+ */
+const checkEvents = (request: Request, reply: Reply): Effect.Effect<Reply> =>
+  request.method !== "GET" || new URL(request.url).pathname !== "/api/v1/events" || reply.status !== 200
+    ? Effect.succeed(reply)
+    : Effect.sync(() => {
+      for (const event of reply.json.events as ReadonlyArray<unknown>) checkClient(event)
+      return reply
+    })
+
+/**
  * The `Server` of a web handler whose core is `context`: requests through
  * `handler`, logins through POST /dev_fetch_api_key (each account once).
+ * The events of every GET /events are checked against their schema.
  */
 export const serverOf = (
   handler: (request: Request) => Promise<Response>,
   context: Context.Context<Core>,
   clock: ManualClock
 ): Server["Service"] => {
-  const fetchRaw = (request: Request) => Effect.flatMap(Effect.promise(() => handler(request)), toReply)
+  const fetchRaw = (request: Request) =>
+    Effect.promise(() => handler(request)).pipe(Effect.flatMap(toReply), Effect.flatMap((reply) => checkEvents(request, reply)))
   const fetch = (method: string, path: string, requestOptions?: RequestOptions) =>
     fetchRaw(makeRequest(method, path, requestOptions))
   const keys = new Map<string, Credentials & { readonly userId: number }>()

@@ -11,6 +11,7 @@ import { isRenderable, ProfileFieldLimits, ProfileFieldTypes, toProfileData } fr
 import type { CustomProfileField, ProfileData, ProfileFieldValue } from "../../domain/CustomProfileField.ts"
 import { Audience } from "../../domain/Event.ts"
 import type { EventPayload } from "../../domain/Event.ts"
+import type { PersonUpdate } from "../../domain/events/UserEvents.ts"
 import type { RealmId, UserId } from "../../domain/Ids.ts"
 import type { User } from "../../domain/User.ts"
 import {
@@ -156,7 +157,9 @@ export const writeValues = Effect.fnUntraced(function*(
 ) {
   const current = new Map((yield* repo.valuesByUser(user.id)).map((v) => [v.field_id as number, v]))
   const publications: Array<ValueEvent> = []
-  const person = (custom_profile_field: Record<string, unknown>): ValueEvent => ({
+  const person = (
+    custom_profile_field: Extract<PersonUpdate, { readonly custom_profile_field: unknown }>["custom_profile_field"]
+  ): ValueEvent => ({
     event: { type: "realm_user", op: "update", person: { user_id: user.id, custom_profile_field } },
     audience: Audience.canAccessUser(user.id)
   })

@@ -79,6 +79,26 @@ export const groupsTests = (it: Vitest.MethodsNonLive<Persistence>): void => {
       assert.deepStrictEqual(yield* groups.listByRealm(r2.id), [b])
     }))
 
+  it.effect("GroupRepo: insert with its first members and subgroups writes them with the group", () =>
+    Effect.gen(function*() {
+      const realms = yield* RealmRepo
+      const users = yield* UserRepo
+      const groups = yield* GroupRepo
+      const realm = yield* realms.insert(newRealm())
+      const [u1, u2] = [yield* users.insert(newUser(realm.id)), yield* users.insert(newUser(realm.id))]
+      const sub = yield* groups.insert(newGroup(realm.id))
+      const row = newGroup(realm.id)
+      const group = yield* groups.insert(row, { members: [u2.id, u1.id, u2.id], subgroups: [sub.id] })
+      assert.deepStrictEqual(group, { ...row, id: group.id })
+      assert.deepStrictEqual(yield* groups.findById(group.id), group)
+      const empty = yield* groups.insert(newGroup(realm.id), { members: [], subgroups: [] })
+      assert.deepStrictEqual(sortedMembership(yield* groups.membership(realm.id)), {
+        members: [[group.id, [u1.id, u2.id].sort((a, b) => a - b)]],
+        subgroups: [[group.id, [sub.id]]]
+      })
+      assert.deepStrictEqual(yield* groups.findById(empty.id), { ...empty })
+    }))
+
   it.effect("GroupRepo: members and subgroups are added idempotently, removed, and reported per organization", () =>
     Effect.gen(function*() {
       const realms = yield* RealmRepo

@@ -10,7 +10,7 @@ import { KeyGenerator } from "@teamchat/core/services/KeyGenerator"
 import { PasswordHasher } from "@teamchat/core/services/PasswordHasher"
 import { EventQueuesConfig } from "@teamchat/core/services/events/EventQueues"
 import * as PgClientLayer from "@teamchat/core/sql/PgClientLayer"
-import * as Teamchat from "@teamchat/core/Teamchat"
+import * as CheckedEvents from "@teamchat/core/testing/CheckedEvents"
 import * as TestDatabase from "@teamchat/core/testing/TestDatabase"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -38,7 +38,7 @@ export const layerTwoWorkers = (
     // sequences would be the same in both workers.
     const secrets = Layer.mergeAll(KeyGenerator.layer, PasswordHasher.layerTest)
     const coreOf = () =>
-      Teamchat.layerSql(secrets).pipe(
+      CheckedEvents.layerSql(secrets).pipe(
         Layer.provide(PgClientLayer.layer(url, { maxConnections: 8 })),
         Layer.provideMerge(Layer.succeed(Clock.Clock, clock.clock)),
         Layer.provideMerge(
