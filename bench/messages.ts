@@ -374,10 +374,6 @@ export const messagesBenchmark: Benchmark = {
     log(`${machineLoad()}, --fast-paths ${options.fastPaths}`)
     const out: Array<Metric> = []
     const count = fastPathVariants(options).length
-    // MESSAGES_BACKENDS=pglite is the older spelling of BENCH_BACKENDS=pglite.
-    if (process.env.MESSAGES_BACKENDS !== undefined && process.env.BENCH_BACKENDS === undefined) {
-      process.env.BENCH_BACKENDS = process.env.MESSAGES_BACKENDS
-    }
     for (const backend of selectedBackends(["pglite", "postgres"])) {
       if (backend === "pglite") {
         const dirs = Array.from({ length: count + 1 }, () => fs.mkdtempSync(path.join(os.tmpdir(), "teamchat-bench-messages-")))
