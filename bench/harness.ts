@@ -14,18 +14,46 @@ export interface BenchOptions {
   /** Seconds of unmeasured load before the first round. */
   readonly warmup: number
   readonly connections: number
-  /** Rounds alternate between the compared servers; results are averaged. */
+  /** Rounds alternate between the compared servers; the median over them is reported. */
   readonly rounds: number
+  /**
+   * The servers the http and messages benchmarks start: as configured by
+   * default (`on`), with `fastPaths: false` (`off`), or one of each (`both`).
+   */
+  readonly fastPaths: "on" | "off" | "both"
 }
 
-export const defaultOptions: BenchOptions = { duration: 5, warmup: 2, connections: 16, rounds: 5 }
+export const defaultOptions: BenchOptions = { duration: 5, warmup: 2, connections: 16, rounds: 5, fastPaths: "on" }
 
-/** A number a benchmark reports, optionally with a floor it must reach. */
+/**
+ * A number a benchmark reports, optionally with a floor it must reach
+ * (`min`: missing it fails the run) or a target it is compared with
+ * (`target`: reported as met or missed, not a failure).
+ */
 export interface Metric {
   readonly name: string
   readonly value: number
   readonly unit: string
   readonly min?: number
+  readonly target?: { readonly at: "least" | "most"; readonly value: number }
+}
+
+/** The teamchat servers `options.fastPaths` asks for: the input bench/servers.ts gets, and a suffix for their names. */
+export const fastPathVariants = (options: BenchOptions): ReadonlyArray<{ readonly suffix: string; readonly input: { fastPaths?: false } }> => {
+  const on = { suffix: "", input: {} }
+  const off = { suffix: ", fast paths off", input: { fastPaths: false as const } }
+  return options.fastPaths === "on" ? [on] : options.fastPaths === "off" ? [off] : [on, off]
+}
+
+/**
+ * The backends to measure, from `BENCH_BACKENDS` (a comma-separated list
+ * such as `memory,pglite`), else all of `all`.
+ */
+export const selectedBackends = <B extends string>(all: ReadonlyArray<B>): ReadonlyArray<B> => {
+  const wanted = process.env.BENCH_BACKENDS
+  if (wanted === undefined || wanted.trim() === "") return all
+  const names = wanted.split(",").map((s) => s.trim().toLowerCase())
+  return all.filter((b) => names.includes(b.toLowerCase()))
 }
 
 export interface Benchmark {
@@ -39,8 +67,11 @@ export interface Benchmark {
 export interface ServerProcess {
   readonly url: string
   readonly info: Readonly<Record<string, unknown>>
+  readonly pid: number
   /** CPU time (user + system, µs) the server process has used so far. */
   readonly cpu: () => Promise<number>
+  /** Sends a command line (see bench/servers.ts) and resolves with its JSON answer; an `error` answer rejects. */
+  readonly ask: (command: string) => Promise<any>
   readonly stop: () => Promise<void>
 }
 
@@ -66,24 +97,37 @@ export const startServer = (kind: string, input: unknown = {}): Promise<ServerPr
       reject(new Error(`${kind} server exited with code ${code} before it was ready`))
     }
     child.once("exit", early)
-    lines.once("line", (line) => {
+    // Answers are JSON lines; anything else on stdout (a log line) is passed on to stderr.
+    const waiting: Array<(answer: unknown) => void> = []
+    let started = false
+    lines.on("line", (line) => {
+      let parsed: unknown
+      try {
+        parsed = JSON.parse(line)
+      } catch {
+        console.error(`[${kind}] ${line}`)
+        return
+      }
+      if (started) return waiting.shift()?.(parsed)
+      started = true
       clearTimeout(timer)
       child.off("exit", early)
-      const info = JSON.parse(line) as { url: string }
-      // Later lines answer commands, in order.
-      const waiting: Array<(line: string) => void> = []
-      lines.on("line", (answer) => waiting.shift()?.(answer))
+      const info = parsed as { url: string; pid: number }
+      const ask = (command: string) =>
+        new Promise<any>((done, fail) => {
+          waiting.push((answer) => {
+            if (answer !== null && typeof answer === "object" && "error" in answer) {
+              fail(new Error(`${kind} ${command}: ${(answer as { error: unknown }).error}`))
+            } else done(answer)
+          })
+          child.stdin!.write(`${command}\n`)
+        })
       resolve({
         url: info.url,
+        pid: info.pid,
         info,
-        cpu: () =>
-          new Promise((done) => {
-            waiting.push((answer) => {
-              const { system, user } = JSON.parse(answer) as { user: number; system: number }
-              done(user + system)
-            })
-            child.stdin!.write("cpu\n")
-          }),
+        cpu: () => ask("cpu").then(({ system, user }: { user: number; system: number }) => user + system),
+        ask,
         stop: () => {
           child.stdin!.end()
           child.kill("SIGTERM")

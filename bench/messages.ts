@@ -1,320 +1,427 @@
 /**
- * Messages: what a send, a narrowed read and a bulk flag change cost, beside
- * the raw SQL of the same rows in the same run, on PGlite (embedded) and on
- * PostgreSQL (a fresh database, dropped afterwards; skipped with one line
- * only when no server answers).
+ * Messages: what a send and a narrowed read cost through the server, beside
+ * the very SQL the server sends for them, on PGlite and on PostgreSQL
+ * (`BENCH_BACKENDS` picks; PostgreSQL is skipped with one line only when
+ * no server answers), and a bulk flag change.
  *
- * - send: POST /messages to a channel with 100 subscribers through the whole
- *   API (the web handler with its shortcuts, as an embedder gets it: auth,
- *   parsing, permissions, rendering, flags, events), p50 and p99,
- *   next to inserting the same message and its 100 rows with two plain SQL
- *   statements in one transaction on the same database. The two alternate,
- *   one of each in turn, so neither gets a quieter stretch of the machine or
- *   caches warmed by a run of its own kind.
- * - read: GET /messages with a channel + topic narrow, 50 messages, p50,
- *   next to the very SELECT the endpoint runs for it (the same text and
- *   parameters, sent by hand), alternating the same way. A read is timed
- *   until its answer's text is in hand; the client's parse and check of
- *   it come after the round (the raw read's time includes decoding its
- *   rows, the driver's part).
- * - flags: POST /messages/flags/narrow marking 5,000 unread messages read.
+ * - The organization: the demo organization, a channel with 100 more
+ *   subscribers (101 with iago), 60 messages in its topic "topic 3", and
+ *   5,000 unread messages for iago elsewhere (for the flags figure); on
+ *   PGlite seeded once and copied, so every process has the same data.
+ * - teamchat: the standalone server (`Server.start`, bench/servers.ts
+ *   `teamchat`) in its own process, one worker, no rate limit, no request
+ *   log (`--fast-paths off|both` as for the http benchmark). wrk
+ *   (bench/wrk.ts) sends, as iago, GET /messages with a channel + topic
+ *   narrow, anchor newest, 50 before (read), and POST /messages of a
+ *   new text each time to the channel (send); every answer is checked
+ *   while timing (status 200 and a success envelope), and before and after
+ *   each run a plain request's answer is checked whole (read: 50 messages
+ *   of the topic; send: an id).
+ * - raw: the statements the server sent for that very request, captured
+ *   from the server process (bench/sqlCapture.ts: text, parameters, client
+ *   method and transaction, for one request after a warm-up; three
+ *   captures must agree) and replayed by a process of their own
+ *   (bench/servers.ts `raw-sql`) that opens the database as the server
+ *   does (same driver, pool and settings; on PGlite its own copy of the
+ *   data), in the same transaction blocks, each statement checked to answer
+ *   as many rows as it did for the server; as many loops as wrk has
+ *   connections.
  *
- * Each figure is measured once per round (`--rounds`, default 5); the
- * median is the result and the spread (lowest-highest) is printed beside it.
- * Requests are handed to the web handler directly: no sockets, so the
- * figures are the server's own work. `MESSAGES_BACKENDS=pglite` skips
- * PostgreSQL.
+ * Each of teamchat and raw runs `--duration` seconds per round, the order
+ * reversed every other round. Measured per request: the process's CPU
+ * (PGlite runs inside it) and, on PostgreSQL, the database backends' CPU
+ * (from /proc, when PostgreSQL runs on this machine). The ratios, per round
+ * and then the median: raw/read and raw/send = (raw's CPU per request) ÷
+ * (teamchat's), process and database together, target ≥ 0.7 (issue #33);
+ * beside them the same ratio of request rates (teamchat's req/s ÷ raw's,
+ * both closed loops of as many requests in flight, wrk's CPU on the same
+ * cores included). flags: POST /messages/flags/narrow marking the 5,000
+ * read, once, wall time.
  */
-import * as DemoOrganization from "@teamchat/core/demo/DemoOrganization"
-import { realmId } from "@teamchat/core/domain/Ids"
-import { HistoricalFlags } from "@teamchat/core/ports/MessageSearch"
-import { UserRepo } from "@teamchat/core/ports/Repositories"
-import { Channels } from "@teamchat/core/services/Channels"
-import { Users } from "@teamchat/core/services/Users"
-import { PgliteClient } from "@teamchat/core/sql/PgliteClient"
-import { messageSelectList } from "@teamchat/core/sql/SqlMessageRepo"
-import * as Teamchat from "@teamchat/core/Teamchat"
+import { Authentication, DemoOrganization, Ids, Persistence, Teamchat, Users, Channels, Messages } from "@teamchat/core"
 import * as TestDatabase from "@teamchat/core/testing/TestDatabase"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as References from "effect/References"
-import * as Scope from "effect/Scope"
 import * as SqlClient from "effect/sql/SqlClient"
-import { makeWebHandler } from "../packages/http/src/Http.ts"
-import type { Benchmark, BenchOptions, Metric } from "./harness.ts"
-import { profiled } from "./profile.ts"
-import { describeSpread, percentile, postgresAdminUrl, spread } from "./stats.ts"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import type { Database } from "../packages/http/src/Config.ts"
+import { pgliteSubdirectory } from "../packages/http/src/Server.ts"
+import type { Benchmark, BenchOptions, Metric, ServerProcess } from "./harness.ts"
+import { fastPathVariants, selectedBackends, startServer } from "./harness.ts"
+import type { PostgresCpu } from "./proc.ts"
+import { machineLoad, postgresCpu } from "./proc.ts"
+import type { CapturedStatement } from "./sqlCapture.ts"
+import { describe as describeStatements, transactionsOf } from "./sqlCapture.ts"
+import { describeSpread, postgresAdminUrl, spread } from "./stats.ts"
+import { assertClean, ensureWrk, wrk } from "./wrk.ts"
+import type { WrkRequest } from "./wrk.ts"
 
-const origin = "http://localhost:9991"
+/** The seeded organization's URL: requests carry its host. */
+const organizationUrl = "http://localhost:9991"
+const organizationHost = new URL(organizationUrl).host
 const subscriberCount = 100
-const sendSamplesPerRound = 100
-const readSamplesPerRound = 40
+const topicMessages = 60
+const unreadFiller = 5000
+const readTopic = "topic 3"
 
-/** Lets anything a request left running finish, so it is not timed in the next one. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 1))
+type Operation = "read" | "send"
+const operations: ReadonlyArray<Operation> = ["read", "send"]
 
-const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`).toString("base64")}`
+// -----------------------------------------------------------------------------
+// seeding
+// -----------------------------------------------------------------------------
 
-type Core = Layer.Layer<Teamchat.Services | SqlClient.SqlClient, unknown>
-
-interface Round {
-  /** CPU time of this process (µs, process.cpuUsage), p50: PGlite works in this thread, so on PGlite it is the whole cost. */
-  readonly sendCpuP50: number
-  readonly rawSendCpuP50: number
-  readonly readCpuP50: number
-  readonly rawReadCpuP50: number
-  readonly sendP50: number
-  readonly sendP99: number
-  readonly rawSendP50: number
-  readonly readP50: number
-  readonly rawReadP50: number
+interface Seeded {
+  readonly channel: number
+  readonly iago: number
 }
 
-const measure = async (label: string, core: Core, rounds: number, log: (line: string) => void) => {
-  const scope = Effect.runSync(Scope.make())
-  const context = await Effect.runPromise(
-    Layer.buildWithScope(core, scope).pipe(Effect.provideService(References.MinimumLogLevel, "Warn"))
-  )
-  const run = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.runPromise(Effect.provideContext(effect, context) as Effect.Effect<A, E>)
-  try {
-    log("seeding the demo organization and 100 more subscribers")
-    await run(DemoOrganization.seed(origin))
-    const { channel: benchChannel, iago: iagoId } = await run(Effect.gen(function*() {
-      const users = yield* Users
-      const channels = yield* Channels
-      const realm = realmId(1)
+/** The organization of the benchmark, on the database `persistence` opens (migrated). */
+const seed = (persistence: Layer.Layer<Persistence.Persistence | SqlClient.SqlClient, unknown>): Promise<Seeded> =>
+  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    const context = yield* Layer.build(
+      Teamchat.layerServices.pipe(Layer.provideMerge(persistence), Layer.provide(Teamchat.layerSecretsTest))
+    )
+    return yield* Effect.gen(function*() {
+      yield* DemoOrganization.seed(organizationUrl)
+      const users = yield* Users.Users
+      const channels = yield* Channels.Channels
+      const messages = yield* Messages.Messages
+      const realm = Ids.realmId(1)
       const ids = []
       for (let i = 0; i < subscriberCount; i++) {
-        const user = yield* users.create(realm, { email: `bench${i}@zulip.com`, full_name: `Bench ${i}`, role: 400 })
-        ids.push(user.id)
+        ids.push((yield* users.create(realm, { email: `bench${i}@zulip.com`, full_name: `Bench ${i}`, role: 400 })).id)
       }
-      const iago = yield* (yield* UserRepo).findByDeliveryEmail(realm, "iago@zulip.com")
-      const created = yield* channels.create(realm, { name: "bench" })
-      yield* channels.subscribe(created.id, [...ids, iago!.id])
-      return { channel: created.id, iago: iago!.id }
-    }))
-    const { handler, dispose } = makeWebHandler(Layer.succeedContext(context), { demo: true, rateLimit: false })
-    const call = async (method: string, path: string, auth: string, form?: Record<string, string>, query?: Record<string, string>) => {
-      const url = new URL(path, origin)
-      for (const [k, v] of Object.entries(query ?? {})) url.searchParams.set(k, v)
-      const response = await handler(new Request(url, {
-        method,
-        headers: { authorization: auth },
-        ...(form === undefined ? {} : { body: new URLSearchParams(form) })
-      }))
-      const text = await response.text()
-      if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${text}`)
-      return JSON.parse(text)
-    }
-    const login = await handler(new Request(`${origin}/api/v1/dev_fetch_api_key`, {
-      method: "POST",
-      body: new URLSearchParams({ username: "iago@zulip.com" })
-    }))
-    const key = ((await login.json()) as { api_key: string }).api_key
-    const auth = basic("iago@zulip.com", key)
-    const send = (i: number) =>
-      call("POST", "/api/v1/messages", auth, { type: "stream", to: String(benchChannel), topic: `topic ${i % 10}`, content: `message ${i} with **bold** text` })
-
-    const recipients = await run(Effect.gen(function*() {
+      const iago = (yield* users.findByEmail(realm, "iago@zulip.com"))!
+      const channel = yield* channels.create(realm, { name: "bench" })
+      yield* channels.subscribe(channel.id, [...ids, iago.id])
+      const principal = yield* (yield* Authentication.Authentication).basic(iago.delivery_email, iago.api_key)
+      for (let i = 0; i < topicMessages; i++) {
+        yield* messages.send(principal, { type: "stream", to: channel.id, topic: readTopic, content: `message ${i} with **bold** text` })
+      }
+      // Unread messages for the flags figure, in a channel of their own (the
+      // read's channel keeps its 60), written directly (quicker than 5,000 sends).
+      const filler = yield* channels.create(realm, { name: "filler" })
+      yield* channels.subscribe(filler.id, [ids[0]!, iago.id])
       const sql = yield* SqlClient.SqlClient
-      const rows = yield* sql<{ user_id: number }>`SELECT user_id FROM subscriptions WHERE channel_id = ${benchChannel} AND active`
-      return rows.map((r) => Number(r.user_id))
-    }))
-    const rawInsert = (i: number) =>
-      run(Effect.gen(function*() {
-        const sql = yield* SqlClient.SqlClient
-        yield* sql.withTransaction(Effect.gen(function*() {
-          const [row] = yield* sql<{ id: number }>`
-            INSERT INTO messages (realm_id, sender_id, type, channel_id, topic, dm_key, dm_user_ids, content,
-              rendered_content, date_sent, client, has_attachment, has_image, has_link)
-            VALUES (1, ${iagoId}, 'stream', ${benchChannel}, ${`topic ${i % 10}`}, NULL, '[]'::jsonb, ${`message ${i} with **bold** text`},
-              ${`<p>message ${i} with <strong>bold</strong> text</p>`}, 1700000000, 'API', false, false, false)
-            RETURNING id`
-          yield* sql`INSERT INTO user_messages (user_id, message_id, flags)
-            SELECT u, ${row!.id}, 0 FROM unnest(${sql.literal(`ARRAY[${recipients.join(",")}]::bigint[]`)}) AS u`
-        }))
-      }))
-
-    const narrow = JSON.stringify([{ operator: "channel", operand: benchChannel }, { operator: "topic", operand: "topic 3" }])
-    const readUrl = new URL("/api/v1/messages", origin)
-    for (const [k, v] of Object.entries({ anchor: "newest", num_before: "50", num_after: "0", narrow })) readUrl.searchParams.set(k, v)
-    /** The endpoint's answer as the client receives it: status and body text, not yet parsed. */
-    const readText = async () => {
-      const response = await handler(new Request(readUrl, { method: "GET", headers: { authorization: auth } }))
-      const text = await response.text()
-      if (response.status !== 200) throw new Error(`GET /messages: ${response.status} ${text}`)
-      return text
-    }
-    /** The client's check of an answer: parsed, 50 messages. */
-    const checkRead = (text: string) => {
-      const body = JSON.parse(text) as { messages: ReadonlyArray<unknown> }
-      if (body.messages.length !== 50) throw new Error(`GET /messages answered ${body.messages.length} messages, not 50`)
-    }
-    const read = async () => checkRead(await readText())
-    // The statement the endpoint runs for this narrow (SqlMessageSearch: a
-    // public channel the viewer may read the history of, so the LEFT JOIN
-    // form; the anchor "newest" reads 50 before, newest first), sent by hand
-    // with the same parameters, and its rows decoded to plain objects.
-    const columns = messageSelectList("m")
-    const rawRead = () =>
-      run(Effect.gen(function*() {
-        const sql = yield* SqlClient.SqlClient
-        const rows = yield* sql<Record<string, unknown>>`
-          SELECT ${sql.literal(columns)}, COALESCE(um.flags, ${HistoricalFlags}::integer) AS um_flags
-          FROM messages m LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ${iagoId}
-          WHERE m.realm_id = ${1} AND (um.user_id IS NOT NULL OR m.channel_id = ANY(${`{${benchChannel}}`}::bigint[]))
-            AND ((m.channel_id IS NOT NULL AND m.channel_id = ${benchChannel})
-            AND (m.channel_id IS NOT NULL AND lower(m.topic) = lower(${"topic 3"}::text))) AND TRUE
-          ORDER BY m.id DESC LIMIT ${50}`
-        if (rows.length !== 50) throw new Error(`the raw narrow read ${rows.length} rows, not 50`)
-        return rows
-      }))
-
-    log(`warming up: 60 sends and raw inserts (60 of each in "topic 3", so the read has its 50), 20 reads and raw reads`)
-    for (let i = 3; i < 600; i += 10) {
-      await send(i)
-      await rawInsert(i)
-    }
-    for (let i = 0; i < 20; i++) {
-      await read()
-      await rawRead()
-    }
-    const results: Array<Round> = []
-    await profiled(`messages-${label}`, async () => {
-    for (let round = 1; round <= rounds; round++) {
-      // Sends and raw inserts alternate, so both see the same machine and
-      // the same table sizes: the ratio is not skewed by a noisy stretch.
-      const sendTimes: Array<number> = []
-      const rawTimes: Array<number> = []
-      const cpu = { send: [] as Array<number>, raw: [] as Array<number>, read: [] as Array<number>, rawRead: [] as Array<number> }
-      const timed = async (f: () => Promise<unknown>, times: Array<number>, cpuTimes: Array<number>) => {
-        const c = process.cpuUsage()
-        const t = performance.now()
-        await f()
-        times.push(performance.now() - t)
-        const used = process.cpuUsage(c)
-        cpuTimes.push(used.user + used.system)
-      }
-      for (let i = 0; i < sendSamplesPerRound; i++) {
-        await timed(() => send(i), sendTimes, cpu.send)
-        await settle()
-        await timed(() => rawInsert(i), rawTimes, cpu.raw)
-        await settle()
-      }
-      const readTimes: Array<number> = []
-      const rawReadTimes: Array<number> = []
-      // Timed until the answer's text is in hand: parsing it is the
-      // client's work (as the raw read's rows are its driver's), so each
-      // answer is checked after the round, untimed.
-      const answers: Array<string> = []
-      for (let i = 0; i < readSamplesPerRound; i++) {
-        await timed(async () => answers.push(await readText()), readTimes, cpu.read)
-        await timed(rawRead, rawReadTimes, cpu.rawRead)
-      }
-      answers.forEach(checkRead)
-      const r: Round = {
-        sendCpuP50: percentile(cpu.send, 0.5),
-        rawSendCpuP50: percentile(cpu.raw, 0.5),
-        readCpuP50: percentile(cpu.read, 0.5),
-        rawReadCpuP50: percentile(cpu.rawRead, 0.5),
-        sendP50: percentile(sendTimes, 0.5),
-        sendP99: percentile(sendTimes, 0.99),
-        rawSendP50: percentile(rawTimes, 0.5),
-        readP50: percentile(readTimes, 0.5),
-        rawReadP50: percentile(rawReadTimes, 0.5)
-      }
-      results.push(r)
-      log(
-        `round ${round}: send p50 ${r.sendP50.toFixed(2)} ms (raw ${r.rawSendP50.toFixed(2)}, ratio ${(r.rawSendP50 / r.sendP50).toFixed(2)}), ` +
-          `read p50 ${r.readP50.toFixed(2)} ms (raw ${r.rawReadP50.toFixed(2)}, ratio ${(r.rawReadP50 / r.readP50).toFixed(2)})`
-      )
-    }
-    })
-
-    log("POST /messages/flags/narrow marking 5,000 messages read")
-    await run(Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      yield* sql`UPDATE user_messages SET flags = flags & ~1 WHERE user_id = ${iagoId}`
-      const [{ n }] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM user_messages WHERE user_id = ${iagoId} AND (flags & 1) = 0`
-      for (let i = Number(n); i < 5000; i += 500) {
+      for (let i = 0; i < unreadFiller; i += 500) {
         yield* sql`WITH m AS (
             INSERT INTO messages (realm_id, sender_id, type, channel_id, topic, dm_key, dm_user_ids, content,
               rendered_content, date_sent, client, has_attachment, has_image, has_link)
-            SELECT 1, ${iagoId}, 'stream', ${benchChannel}, 'filler', NULL, '[]'::jsonb, 'x', '<p>x</p>', 1700000000, 'API', false, false, false
+            SELECT 1, ${ids[0]!}, 'stream', ${filler.id}, 'filler', NULL, '[]'::jsonb, 'x', '<p>x</p>', 1700000000, 'API', false, false, false
             FROM generate_series(1, 500) RETURNING id)
-          INSERT INTO user_messages (user_id, message_id, flags) SELECT ${iagoId}, id, 0 FROM m`
+          INSERT INTO user_messages (user_id, message_id, flags) SELECT ${iago.id}, id, 0 FROM m`
       }
-    }))
-    const t = performance.now()
-    const flags = await call("POST", "/api/v1/messages/flags/narrow", auth, {
-      anchor: "oldest",
-      num_before: "0",
-      num_after: "5000",
-      narrow: JSON.stringify([{ operator: "is", operand: "unread" }]),
-      op: "add",
-      flag: "read"
-    })
-    const flagsMs = performance.now() - t
-    log(`flags/narrow processed ${flags.processed_count}, updated ${flags.updated_count}`)
-    await dispose()
-    return { rounds: results, flagsMs }
-  } finally {
-    await Effect.runPromise(Scope.close(scope, Exit.void))
+      return { channel: channel.id, iago: iago.id }
+    }).pipe(Effect.provideContext(context))
+  })) as Effect.Effect<Seeded, unknown>)
+
+// -----------------------------------------------------------------------------
+// requests
+// -----------------------------------------------------------------------------
+
+const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`).toString("base64")}`
+
+const requestsFor = (seeded: Seeded, authorization: string): Record<Operation, WrkRequest> => {
+  const narrow = JSON.stringify([{ operator: "channel", operand: seeded.channel }, { operator: "topic", operand: readTopic }])
+  const headers = { Authorization: authorization, Host: organizationHost }
+  return {
+    read: {
+      method: "GET",
+      path: `/api/v1/messages?${new URLSearchParams({ anchor: "newest", num_before: "50", num_after: "0", narrow })}`,
+      headers
+    },
+    send: {
+      method: "POST",
+      path: "/api/v1/messages",
+      headers: { ...headers, "Content-Type": "application/x-www-form-urlencoded" },
+      // `{n}`: wrk makes each text new (bench/wrk.ts).
+      body: `type=stream&to=${seeded.channel}&topic=bench+send&content=message+{n}+with+**bold**+text`
+    }
   }
 }
 
-const metrics = (label: string, result: Awaited<ReturnType<typeof measure>>, log: (line: string) => void) => {
-  const of = (f: (r: Round) => number) => spread(result.rounds.map(f))
-  const sendRatio = of((r) => r.rawSendP50 / r.sendP50)
-  const readRatio = of((r) => r.rawReadP50 / r.readP50)
-  log(`${label}: send p50 ${describeSpread(of((r) => r.sendP50))} ms, raw SQL ${describeSpread(of((r) => r.rawSendP50))} ms`)
-  log(`${label}: raw/send ${describeSpread(sendRatio)}`)
-  log(`${label}: narrowed read p50 ${describeSpread(of((r) => r.readP50))} ms, raw SQL ${describeSpread(of((r) => r.rawReadP50))} ms`)
-  log(`${label}: raw/read ${describeSpread(readRatio)}`)
-  log(`${label}: CPU time p50: send ${describeSpread(of((r) => r.sendCpuP50), 0)} µs, raw ${describeSpread(of((r) => r.rawSendCpuP50), 0)} µs, ` +
-    `read ${describeSpread(of((r) => r.readCpuP50), 0)} µs, raw read ${describeSpread(of((r) => r.rawReadCpuP50), 0)} µs`)
-  log(`${label}: CPU raw/send ${describeSpread(of((r) => r.rawSendCpuP50 / r.sendCpuP50))}, raw/read ${describeSpread(of((r) => r.rawReadCpuP50 / r.readCpuP50))}`)
-  return [
-    { name: `${label}: send p50 (ms)`, value: of((r) => r.sendP50).median, unit: "" },
-    { name: `${label}: send p99 (ms)`, value: of((r) => r.sendP99).median, unit: "" },
-    { name: `${label}: raw SQL insert p50 (ms)`, value: of((r) => r.rawSendP50).median, unit: "" },
-    // Reported as raw/send so that, like every floor here, higher is better.
-    { name: `${label}: send vs raw SQL p50 (raw/send; target ≥ 0.8)`, value: sendRatio.median, unit: "", min: 0.5 },
-    { name: `${label}: GET /messages narrowed p50 (ms)`, value: of((r) => r.readP50).median, unit: "" },
-    { name: `${label}: raw SQL of the narrowed read p50 (ms)`, value: of((r) => r.rawReadP50).median, unit: "" },
-    { name: `${label}: narrowed read vs raw SQL p50 (raw/read; target ≥ 0.7)`, value: readRatio.median, unit: "" },
-    { name: `${label}: flags/narrow 5,000 read (ms)`, value: result.flagsMs, unit: "" },
-    // The same ratios in this process's CPU time, which a busy machine skews
-    // less than wall time; on PGlite the database works in this thread, on
-    // PostgreSQL its own processes' time is not in it.
-    { name: `${label}: send vs raw SQL, CPU p50 (raw/send)`, value: of((r) => r.rawSendCpuP50 / r.sendCpuP50).median, unit: "" },
-    { name: `${label}: narrowed read vs raw SQL, CPU p50 (raw/read)`, value: of((r) => r.rawReadCpuP50 / r.readCpuP50).median, unit: "" }
-  ] satisfies ReadonlyArray<Metric>
+/** One plain request of `operation`, its answer checked whole. */
+const sample = async (url: string, request: WrkRequest, operation: Operation, n: number): Promise<void> => {
+  const response = await fetch(`${url}${request.path}`, {
+    method: request.method,
+    headers: { ...request.headers },
+    ...(request.body === undefined ? {} : { body: request.body.replaceAll("{n}", `sample-${n}`) })
+  })
+  const text = await response.text()
+  if (response.status !== 200) throw new Error(`${operation}: ${response.status} ${text.slice(0, 200)}`)
+  const body = JSON.parse(text) as { result?: string; id?: unknown; messages?: ReadonlyArray<{ subject?: string }> }
+  if (body.result !== "success") throw new Error(`${operation}: ${text.slice(0, 200)}`)
+  if (operation === "read" && (body.messages?.length !== 50 || body.messages.some((m) => m.subject !== readTopic))) {
+    throw new Error(`read: ${body.messages?.length} messages, not 50 of "${readTopic}"`)
+  }
+  if (operation === "send" && typeof body.id !== "number") throw new Error(`send: no id in ${text.slice(0, 200)}`)
+}
+
+/**
+ * The statements `server` sends for one request: captured three times
+ * (each after the previous one's answer); the sequence (methods and texts)
+ * at least two agree on, with the parameters of its last capture.
+ */
+const capture = async (server: ServerProcess, send: () => Promise<void>, label: string): Promise<ReadonlyArray<CapturedStatement>> => {
+  const captures: Array<ReadonlyArray<CapturedStatement>> = []
+  for (let i = 0; i < 3; i++) {
+    await server.ask("capture-start")
+    try {
+      await send()
+    } finally {
+      captures.push((await server.ask("capture-stop")).statements)
+    }
+  }
+  const shape = (c: ReadonlyArray<CapturedStatement>) => c.map((s) => `${s.method} ${s.sql}`).join("\n;\n")
+  const agreed = captures.filter((c, _, all) => all.filter((o) => shape(o) === shape(c)).length >= 2).at(-1)
+  if (agreed === undefined || agreed.length === 0) {
+    throw new Error(`${label}: the captures disagree or are empty:\n${captures.map((c) => describeStatements(transactionsOf(c))).join("\n--\n")}`)
+  }
+  const refused = agreed.find((s) => s.error !== undefined)
+  if (refused !== undefined) throw new Error(`${label}: cannot replay ${refused.sql.slice(0, 80)}: ${refused.error}`)
+  return agreed
+}
+
+// -----------------------------------------------------------------------------
+// one backend
+// -----------------------------------------------------------------------------
+
+interface Measured {
+  readonly rps: number
+  /** µs per request: the process's CPU, the database backends' (PostgreSQL). */
+  readonly cpu: number
+  readonly postgres: number
+  readonly p50: number
+  readonly wrkCpu: number | undefined
+}
+
+const measureBackend = async (
+  label: string,
+  /** The database each teamchat process opens, and the one the raw process opens. */
+  databases: { readonly teamchat: ReadonlyArray<Database>; readonly raw: { pglite: string } | { postgres: string } },
+  seeded: Seeded,
+  pg: PostgresCpu | undefined,
+  options: BenchOptions,
+  log: (line: string) => void
+): Promise<Array<Metric>> => {
+  const variants = fastPathVariants(options)
+  const started: Array<ServerProcess> = []
+  try {
+    const servers: Array<{ name: string; server: ServerProcess; requests: Record<Operation, WrkRequest> }> = []
+    const captured: Record<string, ReadonlyArray<CapturedStatement>> = {}
+    let samples = 0
+    for (const [i, variant] of variants.entries()) {
+      const server = await startServer("teamchat", { database: databases.teamchat[i], ...variant.input })
+      started.push(server)
+      const grant = await fetch(`${server.url}/api/v1/dev_fetch_api_key`, {
+        method: "POST",
+        headers: { Host: organizationHost },
+        body: new URLSearchParams({ username: "iago@zulip.com" })
+      }).then((r) => r.json() as Promise<{ api_key: string }>)
+      const requests = requestsFor(seeded, basic("iago@zulip.com", grant.api_key))
+      const name = `teamchat${variant.suffix}`
+      for (const operation of operations) {
+        // Warm, so that what is captured is what a request costs from then on.
+        for (let j = 0; j < 10; j++) await sample(server.url, requests[operation], operation, ++samples)
+        const statements = await capture(server, () => sample(server.url, requests[operation], operation, ++samples), `${label} ${name} ${operation}`)
+        captured[`${operation}${i}`] = statements
+        log(`${label} ${name} ${operation}: the server sent\n${describeStatements(transactionsOf(statements), "      ")}`)
+      }
+      servers.push({ name, server, requests })
+    }
+    const raw = await startServer("raw-sql", { database: databases.raw, requests: captured })
+    started.push(raw)
+
+    const measureTeamchat = async (i: number, operation: Operation, seconds: number): Promise<Measured> => {
+      const { requests, server } = servers[i]!
+      await sample(server.url, requests[operation], operation, ++samples)
+      const pgBefore = await pg?.sample()
+      const before = await server.cpu()
+      const result = await wrk({
+        url: server.url,
+        request: requests[operation],
+        check: { status: 200, contains: "\"result\":\"success\"" },
+        connections: options.connections,
+        seconds
+      })
+      const cpu = (await server.cpu()) - before
+      const pgAfter = await pg?.sample()
+      assertClean(`${label} ${servers[i]!.name} ${operation}`, result)
+      await sample(server.url, requests[operation], operation, ++samples)
+      const n = Math.max(1, result.requests)
+      return {
+        rps: result.rps,
+        cpu: cpu / n,
+        postgres: pg === undefined ? 0 : (pg.used(pgBefore!, pgAfter!) * 1e6) / n,
+        p50: result.latency.p50,
+        wrkCpu: (result.cpuSeconds * 1e6) / n
+      }
+    }
+    const measureRaw = async (i: number, operation: Operation, seconds: number): Promise<Measured> => {
+      const pgBefore = await pg?.sample()
+      const before = await raw.cpu()
+      const result = await raw.ask(`run ${operation}${i} ${seconds} ${options.connections}`) as {
+        requests: number
+        seconds: number
+        p50: number
+        failures: number
+        firstFailure?: string
+      }
+      const cpu = (await raw.cpu()) - before
+      const pgAfter = await pg?.sample()
+      if (result.failures > 0 || result.requests === 0) {
+        throw new Error(`${label} raw ${operation}: ${result.failures} failed replays of ${result.requests + result.failures}: ${result.firstFailure}`)
+      }
+      const n = result.requests
+      return {
+        rps: n / result.seconds,
+        cpu: cpu / n,
+        postgres: pg === undefined ? 0 : (pg.used(pgBefore!, pgAfter!) * 1e6) / n,
+        p50: result.p50,
+        wrkCpu: undefined
+      }
+    }
+
+    const describe = (name: string, m: Measured) =>
+      `${name.padEnd(34)} ${m.rps.toFixed(0).padStart(6)} req/s  process ${m.cpu.toFixed(0).padStart(5)} µs CPU/request` +
+      (pg === undefined ? "" : `  PostgreSQL ${m.postgres.toFixed(0).padStart(5)} µs`) +
+      `  p50 ${m.p50.toFixed(2)} ms` + (m.wrkCpu === undefined ? "" : `  wrk ${m.wrkCpu.toFixed(0)} µs`)
+
+    type Entry = { readonly name: string; readonly run: (seconds: number) => Promise<Measured> }
+    const metrics: Array<Metric> = []
+    for (const operation of operations) {
+      for (const [i, variant] of variants.entries()) {
+        const entries: Array<Entry> = [
+          { name: `raw ${operation}`, run: (s) => measureRaw(i, operation, s) },
+          { name: `${servers[i]!.name} ${operation}`, run: (s) => measureTeamchat(i, operation, s) }
+        ]
+        const name = `${label}${variant.suffix}: ${operation}`
+        log(`${name}: warming up each for ${options.warmup} s …`)
+        for (const entry of entries) await entry.run(options.warmup)
+        const results: Array<[Measured, Measured]> = []
+        for (let round = 1; round <= options.rounds; round++) {
+          log(`${name}: round ${round}, ${machineLoad()}`)
+          const order = round % 2 === 1 ? entries : [...entries].reverse()
+          const got = new Map<string, Measured>()
+          for (const entry of order) {
+            const m = await entry.run(options.duration)
+            got.set(entry.name, m)
+            log(`  ${describe(entry.name, m)}`)
+          }
+          results.push([got.get(entries[0]!.name)!, got.get(entries[1]!.name)!])
+        }
+        const of = (f: (raw: Measured, teamchat: Measured) => number) => spread(results.map(([r, t]) => f(r, t)))
+        const total = (m: Measured) => m.cpu + m.postgres
+        const cpuRatio = of((r, t) => total(r) / total(t))
+        const rateRatio = of((r, t) => t.rps / r.rps)
+        const what = `raw/${operation}`
+        log(
+          `${name}: teamchat ${describeSpread(of((_, t) => total(t)), 0)} µs CPU/request, raw ${describeSpread(of((r) => total(r)), 0)} µs` +
+            (pg === undefined ? "" : ` (of which PostgreSQL: teamchat ${describeSpread(of((_, t) => t.postgres), 0)}, raw ${describeSpread(of((r) => r.postgres), 0)})`)
+        )
+        log(`${name}: ${what} CPU ${describeSpread(cpuRatio)}; ${what} req/s ${describeSpread(rateRatio)}`)
+        metrics.push(
+          { name: `${name}: teamchat req/s`, value: of((_, t) => t.rps).median, unit: "req/s" },
+          { name: `${name}: raw req/s`, value: of((r) => r.rps).median, unit: "req/s" },
+          { name: `${name}: teamchat process CPU/request`, value: of((_, t) => t.cpu).median, unit: "µs" },
+          { name: `${name}: raw process CPU/request`, value: of((r) => r.cpu).median, unit: "µs" },
+          ...(pg === undefined ? [] : [
+            { name: `${name}: teamchat PostgreSQL CPU/request`, value: of((_, t) => t.postgres).median, unit: "µs" },
+            { name: `${name}: raw PostgreSQL CPU/request`, value: of((r) => r.postgres).median, unit: "µs" }
+          ]),
+          { name: `${name}: ${what}, CPU per request`, value: cpuRatio.median, unit: "", target: { at: "least", value: 0.7 } },
+          { name: `${name}: ${what}, req/s`, value: rateRatio.median, unit: "" },
+          { name: `${name}: teamchat p50 (ms)`, value: of((_, t) => t.p50).median, unit: "" },
+          { name: `${name}: raw p50 (ms)`, value: of((r) => r.p50).median, unit: "" }
+        )
+      }
+    }
+
+    // flags: once, on the first server.
+    const first = servers[0]!
+    const t = performance.now()
+    const response = await fetch(`${first.server.url}/api/v1/messages/flags/narrow`, {
+      method: "POST",
+      headers: { Authorization: first.requests.read.headers!.Authorization!, Host: organizationHost },
+      body: new URLSearchParams({
+        anchor: "oldest",
+        num_before: "0",
+        num_after: String(unreadFiller),
+        narrow: JSON.stringify([{ operator: "is", operand: "unread" }]),
+        op: "add",
+        flag: "read"
+      })
+    })
+    const flags = (await response.json()) as { processed_count?: number; updated_count?: number }
+    const flagsMs = performance.now() - t
+    if (response.status !== 200) throw new Error(`flags/narrow: ${response.status} ${JSON.stringify(flags)}`)
+    log(`${label}: flags/narrow processed ${flags.processed_count}, updated ${flags.updated_count} in ${flagsMs.toFixed(0)} ms`)
+    metrics.push({ name: `${label}: flags/narrow ${unreadFiller} read (ms)`, value: flagsMs, unit: "" })
+    return metrics
+  } finally {
+    await Promise.all(started.map((s) => s.stop()))
+  }
 }
 
 export const messagesBenchmark: Benchmark = {
   name: "messages",
-  description: "send to 100 subscribers and a narrowed read vs their raw SQL, flags on 5,000 messages (PGlite, PostgreSQL)",
+  description: "send to 100 subscribers and a narrowed read vs the SQL the server sends for them (captured), flags on 5,000 (PGlite, PostgreSQL; wrk)",
   run: async (options: BenchOptions, log) => {
+    ensureWrk(log)
+    log(`${machineLoad()}, --fast-paths ${options.fastPaths}`)
     const out: Array<Metric> = []
-    log(`PGlite (in memory), ${options.rounds} rounds`)
-    const pglite = await measure("PGlite", Teamchat.layerSql(Teamchat.layerSecretsTest).pipe(Layer.provideMerge(PgliteClient.layer({}))), options.rounds, log)
-    out.push(...metrics("PGlite", pglite, log))
-    if (process.env.MESSAGES_BACKENDS === "pglite") return out
-    const admin = await postgresAdminUrl()
-    if ("skip" in admin) {
-      log(admin.skip)
-      return out
+    const count = fastPathVariants(options).length
+    for (const backend of selectedBackends(["pglite", "postgres"])) {
+      if (backend === "pglite") {
+        const dirs = Array.from({ length: count + 1 }, () => fs.mkdtempSync(path.join(os.tmpdir(), "teamchat-bench-messages-")))
+        try {
+          log("PGlite: seeding the organization (once, then copied for each process)")
+          const seeded = await seed(Persistence.layerPglite(path.join(dirs[0]!, pgliteSubdirectory)))
+          for (const dir of dirs.slice(1)) fs.cpSync(dirs[0]!, dir, { recursive: true })
+          out.push(...(await measureBackend(
+            "PGlite",
+            {
+              teamchat: dirs.slice(1).map((dataDir) => ({ _tag: "Pglite", dataDir })),
+              raw: { pglite: path.join(dirs[0]!, pgliteSubdirectory) }
+            },
+            seeded,
+            undefined,
+            options,
+            log
+          )))
+        } finally {
+          for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true })
+        }
+      } else {
+        const admin = await postgresAdminUrl()
+        if ("skip" in admin) {
+          log(admin.skip)
+          continue
+        }
+        const name = `teamchat_bench_messages_${process.pid}`
+        await Effect.runPromise(TestDatabase.createDatabase(admin.url, name) as Effect.Effect<void>)
+        const pg = await postgresCpu(admin.url, name, log)
+        try {
+          const url = TestDatabase.databaseUrl(admin.url, name)
+          log(`PostgreSQL: seeding the organization in a fresh database via ${new URL(admin.url).host}`)
+          const seeded = await seed(Persistence.layerPostgres(url))
+          out.push(...(await measureBackend(
+            "PostgreSQL",
+            { teamchat: Array.from({ length: count }, () => ({ _tag: "Postgres", url })), raw: { postgres: url } },
+            seeded,
+            pg,
+            options,
+            log
+          )))
+        } finally {
+          await pg?.close()
+          await Effect.runPromise(TestDatabase.dropDatabase(admin.url, name) as Effect.Effect<void>)
+        }
+      }
     }
-    log(`PostgreSQL (a fresh database via ${new URL(admin.url).host}), ${options.rounds} rounds`)
-    const postgres = await measure(
-      "PostgreSQL",
-      Teamchat.layerSql(Teamchat.layerSecretsTest).pipe(Layer.provideMerge(TestDatabase.postgresLayer({ adminUrl: admin.url }))),
-      options.rounds,
-      log
-    )
-    out.push(...metrics("PostgreSQL", postgres, log))
     return out
   }
 }

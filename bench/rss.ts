@@ -56,7 +56,7 @@ const idleRss = async (database: unknown): Promise<number> => {
 }
 
 const bareRss = async (): Promise<number> => {
-  const server = await startServer("bare", { status: 200, headers: {}, body: "" })
+  const server = await startServer("constant", { status: 200, headers: {}, body: "" })
   try {
     await (await fetch(server.url)).arrayBuffer()
     await sleep(idleMs)

@@ -1,7 +1,8 @@
 /**
  * Runs the benchmarks: `pnpm bench` (or `node bench/run.ts`).
  *
- *   node bench/run.ts [name…] [--duration S] [--warmup S] [--connections N] [--rounds N] [--json]
+ *   node bench/run.ts [name…] [--duration S] [--warmup S] [--connections N] [--rounds N]
+ *     [--fast-paths on|off|both] [--json] [--quick] [--step-seconds S] [--ceiling]
  *
  * Each benchmark measures teamchat next to a baseline in the same run and
  * reports metrics, some with a floor (e.g. the HTTP ratio ≥ 0.6). The exit
@@ -46,7 +47,7 @@ const benchmarks: ReadonlyArray<Benchmark> = [
 
 const usage = () =>
   `usage: node bench/run.ts [${benchmarks.map((b) => b.name).join("|")}…] ` +
-  "[--duration S] [--warmup S] [--connections N] [--rounds N] [--json] [--quick]\n" +
+  "[--duration S] [--warmup S] [--connections N] [--rounds N] [--fast-paths on|off|both] [--json] [--quick] [--step-seconds S] [--ceiling]\n" +
   benchmarks.map((b) => `  ${b.name.padEnd(10)} ${b.description}`).join("\n")
 
 const fail = (message: string): never => {
@@ -63,9 +64,12 @@ const parsed = (() => {
         warmup: { type: "string" },
         connections: { type: "string" },
         rounds: { type: "string" },
+        "fast-paths": { type: "string" },
         json: { type: "boolean", default: false },
         // Read by the load benchmark (bench/zulipload.ts): a short smoke run.
         quick: { type: "boolean", default: false },
+        // Read by the load benchmark: first ramp the generator against constant answers (its own ceiling).
+        ceiling: { type: "boolean", default: false },
         // Read by the load benchmark: seconds measured per step of the full ramp (default 45).
         "step-seconds": { type: "string" },
         help: { type: "boolean", default: false }
@@ -80,17 +84,21 @@ if (parsed.values.help) {
   process.exit(0)
 }
 
-const positive = (name: keyof BenchOptions, max: number): number => {
+const positive = (name: "duration" | "warmup" | "connections" | "rounds", max: number): number => {
   const raw = parsed.values[name]
   if (raw === undefined) return defaultOptions[name]
   const n = Number(raw)
   return Number.isFinite(n) && n > 0 && n <= max ? n : fail(`--${name} must be a number from >0 to ${max}, not ${JSON.stringify(raw)}`)
 }
+const fastPaths = parsed.values["fast-paths"] ?? defaultOptions.fastPaths
 const options: BenchOptions = {
   duration: positive("duration", 600),
   warmup: positive("warmup", 600),
   connections: Math.round(positive("connections", 1024)),
-  rounds: Math.round(positive("rounds", 100))
+  rounds: Math.round(positive("rounds", 100)),
+  fastPaths: fastPaths === "on" || fastPaths === "off" || fastPaths === "both"
+    ? fastPaths
+    : fail(`--fast-paths must be on, off or both, not ${JSON.stringify(fastPaths)}`)
 }
 
 const selected = parsed.positionals.length === 0
@@ -107,7 +115,12 @@ for (const benchmark of selected) {
     const metrics = await benchmark.run(options, (line) => console.error(`   ${line}`))
     report[benchmark.name] = metrics
     for (const metric of metrics) {
-      const verdict = metric.min === undefined ? "" : metric.value >= metric.min ? `  (target ≥ ${metric.min}: met)` : `  (target ≥ ${metric.min}: MISSED)`
+      const target = metric.target === undefined
+        ? ""
+        : `  (target ${metric.target.at === "least" ? "≥" : "≤"} ${metric.target.value}: ${
+          (metric.target.at === "least" ? metric.value >= metric.target.value : metric.value <= metric.target.value) ? "met" : "missed"
+        })`
+      const verdict = metric.min === undefined ? target : metric.value >= metric.min ? `  (floor ≥ ${metric.min}: met)${target}` : `  (floor ≥ ${metric.min}: MISSED)${target}`
       if (metric.min !== undefined && metric.value < metric.min) ok = false
       if (!parsed.values.json) console.log(`${benchmark.name}: ${metric.name} ${formatValue(metric)}${verdict}`)
     }

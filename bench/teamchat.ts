@@ -1,12 +1,13 @@
 /**
  * The teamchat server every benchmark measures, started inside a child
  * process: memory backend unless another database is given, the demo
- * organization, no rate limit, quiet logs.
+ * organization, no rate limit, no request log, quiet logs. `options` go to
+ * `Server.start` as they are (e.g. `{ fastPaths: false }`).
  */
 import type { Database } from "../packages/http/src/Config.ts"
 import * as Server from "../packages/http/src/Server.ts"
 
-export const startTeamchat = (database: Database = { _tag: "Memory" }) =>
+export const startTeamchat = (database: Database = { _tag: "Memory" }, options: Record<string, unknown> = {}) =>
   Server.start({
     port: 0,
     host: "127.0.0.1",
@@ -16,4 +17,4 @@ export const startTeamchat = (database: Database = { _tag: "Memory" }) =>
     rateLimit: false,
     logLevel: "Warn",
     logFormat: "logfmt"
-  }, { http: { log: false }, output: () => {} })
+  }, { http: { log: false }, output: () => {}, ...options })

@@ -23,18 +23,29 @@
  * recipient's queue within the drain time). The ramp stops at the first step
  * that does not hold, or at the time limit.
  *
- * Compared, in one run: a bare node:http server answering every request at
- * once (the generator's own ceiling), PGlite with one process, PostgreSQL
- * with one worker, PostgreSQL with one worker per core (a fresh database
- * each, from BENCH_DATABASE_URL or TEST_DATABASE_URL, default
- * postgres://postgres@127.0.0.1:5432/test). CPU (percent of one core) and RSS
- * are read from /proc for every server process and for the generator.
- * Loopback only; every loop is bounded by a count and a time limit.
+ * Compared, in one run: PGlite with one process, PostgreSQL with one worker
+ * and with two (a fresh database each, from BENCH_DATABASE_URL or
+ * TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test);
+ * with `--ceiling`, first a node:http server answering every request at
+ * once with constant bytes (what the generator itself can drive). For each
+ * step, from /proc: CPU (percent of one core) and RSS of every server
+ * process, of the generator (this process: the simulated clients run here,
+ * nothing else does during a step) and, on PostgreSQL, the CPU of the
+ * database's backends (when PostgreSQL runs on this machine); the
+ * generator's and PostgreSQL's CPU per request beside them. The machine's
+ * load averages are printed with each step (the machine may be shared).
+ * Default plan: steps of 500, 1,000, 2,000, 4,000 and 8,000 users, 20 s
+ * measured each (`--step-seconds`), a target stops at its first step that
+ * does not hold: a few minutes in all, most of it seeding the accounts
+ * (once per backend: PGlite's data directory is copied for its target,
+ * PostgreSQL's databases are created from a seeded template). Loopback
+ * only; every loop is bounded by a count and a time limit.
  * `LOAD_CPU_PROF=<dir>` has every server process write a CPU profile there
  * (summarise one with `node bench/profile-summary.ts <file>`).
  */
 import * as DemoOrganization from "@teamchat/core/demo/DemoOrganization"
 import { realmId } from "@teamchat/core/domain/Ids"
+import { Transactor } from "@teamchat/core/ports/Transactor"
 import { Users } from "@teamchat/core/services/Users"
 import * as PgClientLayer from "@teamchat/core/sql/PgClientLayer"
 import { PgliteClient } from "@teamchat/core/sql/PgliteClient"
@@ -51,12 +62,15 @@ import { performance } from "node:perf_hooks"
 import { fileURLToPath } from "node:url"
 import type { Benchmark, Metric } from "./harness.ts"
 import { startServer } from "./harness.ts"
+import type { PostgresCpu } from "./proc.ts"
+import { machineLoad, postgresCpu } from "./proc.ts"
 
 const bin = fileURLToPath(new URL("../packages/http/src/bin.ts", import.meta.url))
 const quick = process.argv.includes("--quick")
+const ceiling = process.argv.includes("--ceiling")
 
 /** The plan: simulated users per step (each counts as K users), seconds per step, the compression. */
-/** `--step-seconds S`: a shorter (or longer) measured window per step of the full ramp, 5 to 300 s. */
+/** `--step-seconds S`: a shorter (or longer) measured window per step of the full ramp, 5 to 300 s (default 20). */
 const stepSeconds = (() => {
   const at = process.argv.indexOf("--step-seconds")
   if (at < 0) return undefined
@@ -70,12 +84,12 @@ const stepSeconds = (() => {
 const plan = quick
   ? { steps: [10, 20], rampSeconds: 3, measureSeconds: 8, drainSeconds: 6, k: 30, limitSeconds: 90 }
   : {
-    steps: [50, 100, 200, 300, 500, 750, 1000, 1500],
-    rampSeconds: Math.min(15, Math.ceil((stepSeconds ?? 45) / 3)),
-    measureSeconds: stepSeconds ?? 45,
-    drainSeconds: 10,
+    steps: [50, 100, 200, 400, 800],
+    rampSeconds: Math.min(15, Math.ceil((stepSeconds ?? 20) / 3)),
+    measureSeconds: stepSeconds ?? 20,
+    drainSeconds: 5,
     k: 10,
-    limitSeconds: 900
+    limitSeconds: 600
   }
 const accountsNeeded = plan.steps.at(-1)!
 const p99Ceiling = 250
@@ -103,14 +117,27 @@ const seedAccounts = (layer: Layer.Layer<Teamchat.Services, unknown>, count: num
     return yield* Effect.gen(function*() {
       yield* DemoOrganization.seed(organizationUrl)
       const users = yield* Users
+      const tx = yield* Transactor
       const accounts: Array<Account> = []
-      for (let i = 0; i < count; i++) {
-        const user = yield* users.create(realmId(1), { email: `load${i}@zulip.com`, full_name: `Load ${i}`, role: 400 })
-        accounts.push({ id: user.id, email: user.delivery_email, key: user.api_key })
+      // A hundred accounts per transaction: fewer commits (and PGlite file syncs).
+      for (let from = 0; from < count; from += 100) {
+        yield* tx.withTransaction(Effect.gen(function*() {
+          for (let i = from; i < Math.min(count, from + 100); i++) {
+            const user = yield* users.create(realmId(1), { email: `load${i}@zulip.com`, full_name: `Load ${i}`, role: 400 })
+            accounts.push({ id: user.id, email: user.delivery_email, key: user.api_key })
+          }
+        }))
       }
       return accounts
     }).pipe(Effect.provideContext(context))
   })) as Effect.Effect<Array<Account>>)
+
+/** `CREATE DATABASE name TEMPLATE template` on the server at `adminUrl`. */
+const copyDatabase = (adminUrl: string, template: string, name: string) =>
+  Effect.runPromise(Effect.scoped(Effect.flatMap(
+    PgClientLayer.make(adminUrl, { maxConnections: 1 }),
+    (sql) => sql`CREATE DATABASE ${sql(name)} TEMPLATE ${sql(template)}`.unprepared
+  )) as Effect.Effect<unknown>)
 
 // -----------------------------------------------------------------------------
 // processes
@@ -122,6 +149,8 @@ interface Target {
   /** The server's processes: [label, pid]. */
   readonly processes: () => ReadonlyArray<readonly [string, number]>
   readonly bare: boolean
+  /** The database's backends, on PostgreSQL on this machine. */
+  readonly postgres?: PostgresCpu | undefined
   readonly stop: () => Promise<void>
 }
 
@@ -408,6 +437,13 @@ interface StepResult {
   readonly errors: number
   readonly lost: number
   readonly cpu: ReadonlyArray<readonly [string, number, number]>
+  /** Percent of one core, over the window. */
+  readonly postgresCpu: number | undefined
+  readonly generatorCpu: number
+  /** µs per request sent in the window. */
+  readonly postgresPerRequest: number | undefined
+  readonly generatorPerRequest: number
+  readonly requests: number
 }
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms))
@@ -432,11 +468,14 @@ const ramp = async (target: Target, accounts: ReadonlyArray<Account>, log: (line
       load.stats = new Stats()
       load.pending.clear()
       const processes = [...target.processes(), ["generator", process.pid] as const]
+      const load0 = machineLoad()
+      const pgBefore = await target.postgres?.sample()
       const before = processes.map(([, pid]) => sample(pid))
       const started = performance.now()
       await sleep(plan.measureSeconds * 1000)
       const seconds = (performance.now() - started) / 1000
       const after = processes.map(([, pid]) => sample(pid))
+      const pgAfter = await target.postgres?.sample()
       const stats = load.stats
       // Messages sent in the window have the drain time to arrive.
       const waiting = new Map(load.pending)
@@ -451,14 +490,34 @@ const ramp = async (target: Target, accounts: ReadonlyArray<Account>, log: (line
       const cpu = processes.map(([label], i) =>
         [label, Math.round(((after[i]!.cpu - before[i]!.cpu) / seconds) * 100), Math.round(after[i]!.rss / 1_048_576)] as const
       )
-      const result: StepResult = { clients, users: clients * plan.k, held, p99, counts, fiveHundreds: stats.fiveHundreds, errors: stats.errors, lost, cpu }
+      const requests = Math.max(1, stats.requests)
+      const generatorSeconds = after.at(-1)!.cpu - before.at(-1)!.cpu
+      const postgresSeconds = target.postgres === undefined ? undefined : target.postgres.used(pgBefore!, pgAfter!)
+      const result: StepResult = {
+        clients,
+        users: clients * plan.k,
+        held,
+        p99,
+        counts,
+        fiveHundreds: stats.fiveHundreds,
+        errors: stats.errors,
+        lost,
+        cpu,
+        postgresCpu: postgresSeconds === undefined ? undefined : Math.round((postgresSeconds / seconds) * 100),
+        generatorCpu: Math.round((generatorSeconds / seconds) * 100),
+        postgresPerRequest: postgresSeconds === undefined ? undefined : (postgresSeconds * 1e6) / requests,
+        generatorPerRequest: (generatorSeconds * 1e6) / requests,
+        requests: stats.requests
+      }
       results.push(result)
       log(
         `${target.name}: ${result.users} users (${clients} simulated × ${plan.k}) ${held ? "held" : "NOT held"}; ` +
           `p99 ms ${Object.entries(p99).map(([k, v]) => `${k} ${v}`).join(", ")}; ` +
           `requests ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(", ")}; ` +
           `5xx ${stats.fiveHundreds}, errors ${stats.errors}, failed registrations ${load.failedRegistrations}, lost events ${lost}; ` +
-          `CPU % / RSS MiB ${cpu.map(([label, c, r]) => `${label} ${c}/${r}`).join(", ")}`
+          `CPU % / RSS MiB ${cpu.map(([label, c, r]) => `${label} ${c}/${r}`).join(", ")}` +
+          (result.postgresCpu === undefined ? "" : `, PostgreSQL ${result.postgresCpu}% (${result.postgresPerRequest!.toFixed(0)} µs/request)`) +
+          `; generator ${result.generatorPerRequest.toFixed(0)} µs/request over ${stats.requests} requests; at the start ${load0}`
       )
       if (!held) break
     }
@@ -479,12 +538,13 @@ const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL
 export const zulipLoadBenchmark: Benchmark = {
   name: "load",
   description: "Simulated Zulip clients (register, long poll, presence, Zulip's request mix) ramped until p99 > 250 ms: " +
-    "bare node, PGlite, PostgreSQL 1 worker and 1 per core (--quick: a short smoke run)",
+    "PGlite, PostgreSQL 1 and 2 workers, with PostgreSQL's and the generator's CPU (--quick: a short smoke run; " +
+    "--ceiling: first the generator against constant answers)",
   run: async (_options, log) => {
     const cores = os.availableParallelism()
     log(
       `time compressed ${plan.k}×: each simulated user makes the requests of ${plan.k} users (intervals ÷ ${plan.k}; ` +
-        `long polls keep the server's real heartbeat) and counts as ${plan.k} users${quick ? "; --quick smoke run" : ""}`
+        `long polls keep the server's real heartbeat) and counts as ${plan.k} users${quick ? "; --quick smoke run" : ""}; ${machineLoad()}`
     )
     const held: Array<Metric> = []
     const summary: Array<string> = []
@@ -492,74 +552,116 @@ export const zulipLoadBenchmark: Benchmark = {
     const report = (name: string, results: ReadonlyArray<StepResult>) => {
       const top = best(results)
       const users = top?.users ?? 0
+      const atTop = top !== undefined && top === results.at(-1) && top.clients === plan.steps.at(-1)
       summary.push(
-        `${name}: ${users} users held` +
-          (top === undefined ? "" : ` (CPU % / RSS MiB there: ${top.cpu.map(([label, c, r]) => `${label} ${c}/${r}`).join(", ")})`)
+        `${name}: ${atTop ? "at least " : ""}${users} users held${atTop ? " (the plan's last step)" : ""}` +
+          (top === undefined
+            ? ""
+            : ` (there: CPU % / RSS MiB ${top.cpu.map(([label, c, r]) => `${label} ${c}/${r}`).join(", ")}` +
+              (top.postgresCpu === undefined ? "" : `, PostgreSQL ${top.postgresCpu}% = ${top.postgresPerRequest!.toFixed(0)} µs/request`) +
+              `; generator ${top.generatorPerRequest.toFixed(0)} µs/request)`)
       )
+      held.push({ name: `${name}: users held`, value: users, unit: "users" })
+      if (top !== undefined) {
+        held.push({ name: `${name}: generator CPU at the held step`, value: top.generatorCpu, unit: "% of a core" })
+        held.push({ name: `${name}: generator CPU per request`, value: top.generatorPerRequest, unit: "µs" })
+        if (top.postgresCpu !== undefined) {
+          held.push({ name: `${name}: PostgreSQL CPU at the held step`, value: top.postgresCpu, unit: "% of a core" })
+          held.push({ name: `${name}: PostgreSQL CPU per request`, value: top.postgresPerRequest!, unit: "µs" })
+        }
+      }
       return users
     }
 
-    // The bare baseline: what the generator and node:http manage with nothing behind them.
-    const bare = await startServer("bare", {
-      status: 200,
-      headers: { "content-type": "application/json" },
-      body: Buffer.from(bareBody).toString("base64")
-    })
-    const bareTarget: Target = { name: "bare node", url: bare.url, bare: true, processes: () => [], stop: bare.stop }
-    const fakeAccounts = Array.from({ length: accountsNeeded }, (_, i) => ({ id: i + 1, email: `bare${i}@zulip.com`, key: "x" }))
-    let bareUsers: number
-    try {
-      bareUsers = report("bare node", await ramp(bareTarget, fakeAccounts, log))
-    } finally {
-      await bare.stop()
+    if (ceiling) {
+      // What the generator and node:http manage with nothing behind them: the generator's own ceiling.
+      const constant = await startServer("constant", {
+        status: 200,
+        headers: { "content-type": "application/json" },
+        body: Buffer.from(bareBody).toString("base64")
+      })
+      const constantTarget: Target = { name: "constant answers", url: constant.url, bare: true, processes: () => [], stop: constant.stop }
+      const fakeAccounts = Array.from({ length: accountsNeeded }, (_, i) => ({ id: i + 1, email: `bare${i}@zulip.com`, key: "x" }))
+      try {
+        report("constant answers (the generator's ceiling)", await ramp(constantTarget, fakeAccounts, log))
+      } finally {
+        await constant.stop()
+      }
     }
-    held.push({ name: "bare node: users held", value: bareUsers, unit: "users" })
+
+    // Seeded once per backend, lazily, and copied for each target.
+    const cleanups: Array<() => Promise<void>> = []
+    let pgliteSeed: { dir: string; accounts: ReadonlyArray<Account> } | undefined
+    const seededPglite = async () => {
+      if (pgliteSeed !== undefined) return pgliteSeed
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "teamchat-load-seed-"))
+      cleanups.push(async () => fs.rmSync(dir, { recursive: true, force: true }))
+      const started = performance.now()
+      const accounts = await seedAccounts(
+        Teamchat.layerSql(Teamchat.layerSecretsTest).pipe(Layer.provideMerge(PgliteClient.layer({ dataDir: path.join(dir, "pgdata") }))),
+        accountsNeeded
+      )
+      log(`PGlite: seeded the demo organization and ${accountsNeeded} users in ${((performance.now() - started) / 1000).toFixed(0)} s`)
+      return pgliteSeed = { dir, accounts }
+    }
+    const template = `teamchat_load_${process.pid}_seed`
+    let postgresSeed: ReadonlyArray<Account> | undefined
+    const seededPostgres = async () => {
+      if (postgresSeed !== undefined) return postgresSeed
+      await Effect.runPromise(TestDatabase.createDatabase(adminUrl, template) as Effect.Effect<void>)
+      cleanups.push(() => Effect.runPromise(TestDatabase.dropDatabase(adminUrl, template) as Effect.Effect<void>))
+      const started = performance.now()
+      postgresSeed = await seedAccounts(
+        Teamchat.layerSql(Teamchat.layerSecretsTest).pipe(Layer.provideMerge(PgClientLayer.layer(TestDatabase.databaseUrl(adminUrl, template)))),
+        accountsNeeded
+      )
+      log(`PostgreSQL: seeded the demo organization and ${accountsNeeded} users in ${((performance.now() - started) / 1000).toFixed(0)} s`)
+      return postgresSeed
+    }
 
     const configs: Array<{ name: string; open: () => Promise<{ target: Target; accounts: ReadonlyArray<Account>; close: () => Promise<void> }> }> = [
       {
         name: "PGlite, 1 process",
         open: async () => {
+          const seed = await seededPglite()
           const dir = fs.mkdtempSync(path.join(os.tmpdir(), "teamchat-load-"))
-          log(`PGlite: seeding the demo organization and ${accountsNeeded} users`)
-          const accounts = await seedAccounts(
-            Teamchat.layerSql(Teamchat.layerSecretsTest).pipe(Layer.provideMerge(PgliteClient.layer({ dataDir: path.join(dir, "pgdata") }))),
-            accountsNeeded
-          )
+          fs.cpSync(seed.dir, dir, { recursive: true })
           const target = await serve("PGlite, 1 process", ["--data-dir", dir, "--workers", "1"], {})
-          return { target, accounts, close: async () => fs.rmSync(dir, { recursive: true, force: true }) }
+          return { target, accounts: seed.accounts, close: async () => fs.rmSync(dir, { recursive: true, force: true }) }
         }
       },
-      ...[1, cores].map((workers) => ({
+      ...[1, 2].map((workers) => ({
         name: `PostgreSQL, ${workers} worker${workers === 1 ? "" : "s"}`,
         open: async () => {
+          const accounts = await seededPostgres()
           const name = `teamchat_load_${process.pid}_${workers}`
-          await Effect.runPromise(TestDatabase.createDatabase(adminUrl, name) as Effect.Effect<void>)
+          await copyDatabase(adminUrl, template, name)
           const url = TestDatabase.databaseUrl(adminUrl, name)
-          log(`PostgreSQL (${workers} worker${workers === 1 ? "" : "s"}): seeding the demo organization and ${accountsNeeded} users`)
-          const accounts = await seedAccounts(
-            Teamchat.layerSql(Teamchat.layerSecretsTest).pipe(Layer.provideMerge(PgClientLayer.layer(url))),
-            accountsNeeded
-          )
-          const target = await serve(`PostgreSQL, ${workers} worker${workers === 1 ? "" : "s"}`, ["--database-url", url, "--workers", String(workers)], {})
+          const served = await serve(`PostgreSQL, ${workers} worker${workers === 1 ? "" : "s"}`, ["--database-url", url, "--workers", String(workers)], {})
+          const postgres = await postgresCpu(adminUrl, name, log)
           return {
-            target,
+            target: { ...served, postgres },
             accounts,
-            close: () => Effect.runPromise(TestDatabase.dropDatabase(adminUrl, name) as Effect.Effect<void>)
+            close: async () => {
+              await postgres?.close()
+              await Effect.runPromise(TestDatabase.dropDatabase(adminUrl, name) as Effect.Effect<void>)
+            }
           }
         }
       }))
     ]
-    for (const config of configs) {
-      const opened = await config.open()
-      let users: number
-      try {
-        users = report(config.name, await ramp(opened.target, opened.accounts, log))
-      } finally {
-        await opened.target.stop()
-        await opened.close()
+    try {
+      for (const config of configs) {
+        const opened = await config.open()
+        try {
+          report(config.name, await ramp(opened.target, opened.accounts, log))
+        } finally {
+          await opened.target.stop()
+          await opened.close()
+        }
       }
-      held.push({ name: `${config.name}: users held`, value: users, unit: "users" })
-      held.push({ name: `${config.name}: users held / bare node's`, value: bareUsers === 0 ? 0 : users / bareUsers, unit: "" })
+    } finally {
+      for (const cleanup of cleanups) await cleanup()
     }
     for (const line of summary) log(line)
     log(
