@@ -15,8 +15,10 @@ import * as Persistence from "../../src/Persistence.ts"
 import { UserRepo } from "../../src/ports/Repositories.ts"
 import { NotificationBot, NotificationBotEmail, NotificationBotName } from "../../src/services/NotificationBot.ts"
 import { WelcomeBot, WelcomeBotEmail, WelcomeBotName } from "../../src/services/WelcomeBot.ts"
+import * as CheckedEvents from "../../src/testing/CheckedEvents.ts"
 import * as TestDatabase from "../../src/testing/TestDatabase.ts"
-import { backends, core, makeOrg } from "../events/fixtures.ts"
+import * as Teamchat from "../../src/Teamchat.ts"
+import { backends, makeOrg } from "../events/fixtures.ts"
 
 const addresses = [NotificationBotEmail, WelcomeBotEmail]
 
@@ -74,7 +76,10 @@ describe("system bots on two processes of one PostgreSQL database", () => {
   it.effect("concurrent first uses of both bots from both processes: one bot of each", () =>
     Effect.gen(function*() {
       const database = yield* TestDatabase.TestDatabase
-      const open = () => core(Persistence.layerPostgres(database.url, { maxConnections: 4 }))
+      // Real keys: the test key generator gives both processes the same API
+      // keys, which collide on users' unique api_key before the address does.
+      const open = () =>
+        CheckedEvents.layerServices(Persistence.layerPostgres(database.url, { maxConnections: 4 }), Teamchat.layerSecrets)
       // Built one after the other: the second finds the migrations done.
       const a = yield* Layer.build(open())
       const b = yield* Layer.build(open())
