@@ -48,7 +48,7 @@ import type { AddressInfo } from "node:net"
 import { performance } from "node:perf_hooks"
 import { createInterface } from "node:readline"
 import { Persistence } from "@teamchat/core"
-import type { Database } from "../packages/http/src/Config.ts"
+import type { Database } from "@teamchat/http/Config"
 import type { CapturedStatement } from "./sqlCapture.ts"
 import { replay } from "./sqlCapture.ts"
 

@@ -1,9 +1,10 @@
 /**
  * The public surface of `@teamchat/core`: every module an embedder or the
  * HTTP package uses, as a namespace (`Users.Users`, `Teamchat.layerMemory`).
- * Modules under `internal/` folders, the ports and the adapters are not part
- * of it (the SQL and memory adapters are reached through `Persistence`), but
- * for the rate-limit store's port, which the HTTP adapter's limiter counts in.
+ * The package's exports map lists exactly these modules (each also importable
+ * by its own path, as `@teamchat/core/services/Users`), plus the test helpers
+ * under `testing/`; modules under `internal/` folders and the adapters are not
+ * part of it (the SQL and memory adapters are reached through `Persistence`).
  *
  * @since 0.1.0
  */
@@ -88,8 +89,25 @@ export * as Users from "./services/Users.ts"
 export * as UserStatus from "./services/UserStatus.ts"
 export * as WelcomeBot from "./services/WelcomeBot.ts"
 
-// the rate-limit store (port; its adapters are chosen in `Persistence`)
+// permission rules (pure functions)
+/** Recursive group membership and group-setting checks. */
+export * as GroupMembership from "./permissions/GroupMembership.ts"
+
+// ports: what persistence provides (adapters are chosen in `Persistence`); an
+// embedder reads or seeds rows through them, or brings adapters of its own
+export * as AccessCache from "./ports/AccessCache.ts"
+export * as AuditLogRepo from "./ports/AuditLogRepo.ts"
+export * as EventStore from "./ports/EventStore.ts"
 export * as RateLimitStore from "./ports/RateLimitStore.ts"
+export * as Repositories from "./ports/Repositories.ts"
+export * as ScheduledMessageRepo from "./ports/ScheduledMessageRepo.ts"
+export * as Transactor from "./ports/Transactor.ts"
+
+// SQL clients, for `Teamchat.layerSql`
+/** Embedded PostgreSQL (PGlite) as an effect `SqlClient`. */
+export * as PgliteClient from "./sql/PgliteClient.ts"
+/** A PostgreSQL server as an effect `SqlClient`. */
+export * as PgClientLayer from "./sql/PgClientLayer.ts"
 
 // composition
 export * as Persistence from "./Persistence.ts"

@@ -51,7 +51,7 @@ import type * as Config from "./Config.ts"
 import { defaultExternalUrl, describeDatabase, describeRateLimitStore, redactUrl, resolveRateLimit } from "./Config.ts"
 import * as FastPaths from "./FastPaths.ts"
 import { defaultHttpOptions, layerRateLimiter, layerRoutes } from "./Http.ts"
-import * as PushBouncerClient from "./internal/PushBouncerClient.ts"
+import * as PushBouncerClient from "./PushBouncerClient.ts"
 import type { HttpOptions } from "./Http.ts"
 
 /** Where progress text goes; the default is stdout. @category models */
