@@ -45,9 +45,9 @@ export const MessageType = Schema.Literals(["direct", "private", "channel", "str
 
 /** A channel id, or a JSON list of user ids (emails are refused with Zulip's error). @category schemas */
 export const Recipient = Params.json(
-  Params.shape.oneOf<number | ReadonlyArray<number | string>>(
-    Params.shape.integer,
-    Params.shape.list(Params.shape.oneOf<number | string>(Params.shape.integer, Params.shape.string))
+  Params.Value.oneOf(
+    Params.Value.integer,
+    Params.Value.list(Params.Value.oneOf(Params.Value.integer, Params.Value.string))
   ),
   "Channel messages: the channel id. Direct messages: JSON list of user ids."
 )

@@ -68,15 +68,9 @@ const viewQuery = {
   include_custom_profile_fields: Params.optionalBoolean(false)
 }
 
-const roleCodes: ReadonlyArray<number> = Role.Role.literals
-const invalid = Params.shape.oneOf<never>()
-
 /** A role code as JSON: "role is not an integer", then "Invalid role" for an unknown code. */
-export const RoleParam = Params.json<Role.Role>(
-  (value, path) => {
-    const code = Params.shape.integer(value, path)
-    return roleCodes.includes(code) ? code as Role.Role : invalid(value, path)
-  },
+export const RoleParam = Params.json(
+  Params.Value.integer.pipe(Schema.decodeTo(Role.Role)),
   "JSON integer: 100 owner, 200 administrator, 300 moderator, 400 member, 600 guest."
 )
 
