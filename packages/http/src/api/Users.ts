@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Errors, Role } from "@teamchat/core"
+import { Errors, EventPayload, Role } from "@teamchat/core"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
@@ -17,31 +17,10 @@ import { Authentication, OptionalAuthentication } from "./Middleware.ts"
 import { ProfileDataEntries } from "./ProfileFields.ts"
 
 /** @category schemas */
-export const ProfileData = Schema.Record(
-  Schema.String,
-  Schema.Struct({ value: Schema.String, rendered_value: Schema.optionalKey(Schema.String) })
-)
+export const ProfileData = EventPayload.EventProfileData
 
-/** A user as GET /users lists it. @category schemas */
-export const User = Schema.Struct({
-  email: Schema.String,
-  user_id: Schema.Int,
-  avatar_version: Schema.Int,
-  is_admin: Schema.Boolean,
-  is_owner: Schema.Boolean,
-  is_guest: Schema.Boolean,
-  is_bot: Schema.Boolean,
-  role: Role.Role,
-  timezone: Schema.String,
-  is_active: Schema.Boolean,
-  date_joined: Schema.String,
-  delivery_email: Schema.NullOr(Schema.String),
-  avatar_url: Schema.NullOr(Schema.String),
-  full_name: Schema.String,
-  bot_type: Schema.NullOr(Role.BotType),
-  bot_owner_id: Schema.optionalKey(Schema.NullOr(Schema.Int)),
-  profile_data: Schema.optionalKey(ProfileData)
-})
+/** A user as GET /users lists it (and `realm_user add` announces them). @category schemas */
+export const User = EventPayload.EventUser
 
 /** The fields of GET /users/me. @category schemas */
 export const OwnUser = {
