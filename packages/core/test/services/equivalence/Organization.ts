@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { TestClock } from "effect/testing"
 import type { ChannelId, UserId } from "../../../src/domain/Ids.ts"
+import type { Principal } from "../../../src/domain/Principal.ts"
 import type { Role } from "../../../src/domain/Role.ts"
 import { ChannelRepo, GroupRepo, RealmRepo, SubscriptionRepo, UserRepo } from "../../../src/ports/Repositories.ts"
 import { Transactor } from "../../../src/ports/Transactor.ts"
@@ -19,7 +20,7 @@ import { Subscriptions } from "../../../src/services/Subscriptions.ts"
 import { Users } from "../../../src/services/Users.ts"
 import type { NewUser } from "../../../src/services/Users.ts"
 import type { Area, Command, Outcome, World } from "./Runner.ts"
-import { Index, Indexes, outcome, password, Pool, RoleCode } from "./Runner.ts"
+import { channelName, Index, Indexes, outcome, password, Pool, RoleCode } from "./Runner.ts"
 
 const commands = [
   [6, Schema.TaggedStruct("CreateUser", {
@@ -76,8 +77,6 @@ const fullName = (kind: number, n: number) =>
     "Person|12",
     "bell\u0007"
   ][kind]!
-const channelName = (kind: number) =>
-  ["general", "General", "GENERAL", "Room 0", "ünïcode", "ÜNÏCODE", "  spaced  ", "n".repeat(61)][kind]!
 const channelDescription = (kind: number) => ["", "A channel", "Tea & <b>cakes</b>", "d".repeat(1025)][kind]!
 
 const tags = new Set<string>(commands.map(([, schema]) => schema.fields._tag.schema.literal))
@@ -206,7 +205,7 @@ const step = (w: World, raw: Command, n: number): Effect.Effect<Outcome, never, 
   })
 }
 
-const observe = (w: World, viewers: ReadonlyArray<import("../../../src/domain/Principal.ts").Principal>) =>
+const observe = (w: World, viewers: ReadonlyArray<Principal>) =>
   Effect.gen(function*() {
     const users = yield* Users
     const channels = yield* Channels
