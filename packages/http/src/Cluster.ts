@@ -120,7 +120,7 @@ const supervise = (
     const restarts = new Map<number, number>()
 
     const fork = (slot: number) => {
-      const worker = cluster.fork({ [workerPortVariable]: String(port) })
+      const worker = cluster.fork({ [workerPortVariable]: String(port), [Server.workerSlotVariable]: String(slot) })
       slots.set(worker, slot)
       worker.on("message", (message: unknown) => {
         if (!isReady(message)) return

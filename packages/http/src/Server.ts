@@ -606,13 +606,28 @@ export const describeServing = (config: ServerConfig, workers = config.workers ?
   ].join(", ")
 
 /**
+ * The environment variable that gives a worker its slot (1 … workers), the
+ * number its primary calls it by: a replacement takes the slot of the worker
+ * it replaces, where `cluster.worker.id` counts every fork.
+ *
+ * @category constants
+ */
+export const workerSlotVariable = "TEAMCHAT_WORKER"
+
+/** This worker's slot in its cluster; undefined outside one. @category running */
+export const workerSlot = (): number | undefined => {
+  const slot = Number(process.env[workerSlotVariable])
+  return cluster.isWorker && Number.isSafeInteger(slot) && slot > 0 ? slot : undefined
+}
+
+/**
  * The configured log level and format (one line per entry unless "pretty").
  *
  * @category layers
  */
 export const layerLogging = (
   config: Pick<ServerConfig, "logLevel" | "logFormat">,
-  worker: number | undefined = cluster.worker?.id
+  worker: number | undefined = workerSlot()
 ): Layer.Layer<never> =>
   Layer.mergeAll(
     Layer.succeed(References.MinimumLogLevel)(config.logLevel),
