@@ -10,6 +10,7 @@
  *   `--expose-gc`; without it the answer is an error), then
  *   `process.memoryUsage()` (bytes: rss, heapTotal, heapUsed, external,
  *   arrayBuffers), every kind.
+ * - `memory-now`: `process.memoryUsage()` as it is, garbage included.
  * - `capture-start`, `capture-stop` (teamchat): record every SQL statement
  *   the server sends in between (bench/sqlCapture.ts); `capture-stop`
  *   answers `{"statements": […]}`. Nothing is recorded, and no statement
@@ -286,6 +287,8 @@ for (let line = await nextLine(); line !== undefined; line = await nextLine()) {
     ? process.cpuUsage()
     : words[0] === "memory"
     ? await collectedMemory()
+    : words[0] === "memory-now"
+    ? process.memoryUsage()
     : await commands(words).catch((error: unknown) => ({ error: String((error as Error)?.stack ?? error) }))
   process.stdout.write(`${JSON.stringify(answer)}\n`)
 }

@@ -7,9 +7,11 @@
  * the PGlite one with `BENCH_BACKENDS=pglite`), in its own process started
  * with `--expose-gc`, the demo organization. `--rounds` cycles (default 5)
  * of `--duration` seconds of mixed load each, then 2 s of idle; before the
- * first cycle and after each, the server collects its garbage (two full
- * collections, bench/servers.ts `memory`) and reports its resident set, the
- * JavaScript heap in use and the memory held outside it (`external`:
+ * first cycle and after each, the server reports its resident set and heap
+ * in use as they are (what a process monitor sees at idle, garbage
+ * included), then collects its garbage (two full collections,
+ * bench/servers.ts `memory`) and reports its resident set, the JavaScript
+ * heap (reserved and in use) and the memory held outside it (`external`:
  * Buffers, the database driver's sockets). The mix, all at once:
  *
  * - wrk, 2 connections each, as Iago: GET /users/me, POST /messages to a
@@ -39,8 +41,14 @@ import type { WrkRequest } from "./wrk.ts"
 
 interface Memory {
   readonly rss: number
+  readonly heapTotal: number
   readonly heapUsed: number
   readonly external: number
+  /** RSS and heap used at idle before the collection: what a process monitor sees. */
+  readonly idleRss: number
+  readonly idleHeapUsed: number
+  /** The machine's 1-minute load average when the figures were read (the machine may be shared). */
+  readonly load: number
 }
 
 const mb = (bytes: number) => bytes / (1024 * 1024)
@@ -74,8 +82,17 @@ const soakOn = async (
   const server = await startServer("teamchat", { database }, ["--expose-gc"])
   try {
     const memory = async (): Promise<Memory> => {
+      const idle = await server.ask("memory-now") as NodeJS.MemoryUsage
       const m = await server.ask("memory") as NodeJS.MemoryUsage
-      return { rss: m.rss, heapUsed: m.heapUsed, external: m.external }
+      return {
+        rss: m.rss,
+        heapTotal: m.heapTotal,
+        heapUsed: m.heapUsed,
+        external: m.external,
+        idleRss: idle.rss,
+        idleHeapUsed: idle.heapUsed,
+        load: os.loadavg()[0]!
+      }
     }
     const key = async (email: string) =>
       basic(
@@ -124,7 +141,11 @@ const soakOn = async (
 
     const curve: Array<Memory> = [await memory()]
     const show = (name: string, m: Memory) =>
-      log(`${label} ${name}: RSS ${mb(m.rss).toFixed(1)} MB, heap used ${mb(m.heapUsed).toFixed(1)} MB, external ${mb(m.external).toFixed(1)} MB`)
+      log(
+        `${label} ${name}: at idle RSS ${mb(m.idleRss).toFixed(1)} MB, heap used ${mb(m.idleHeapUsed).toFixed(1)} MB; ` +
+          `collected: RSS ${mb(m.rss).toFixed(1)} MB, heap ${mb(m.heapUsed).toFixed(1)} of ${mb(m.heapTotal).toFixed(1)} MB, ` +
+          `external ${mb(m.external).toFixed(1)} MB (load ${m.load.toFixed(1)})`
+      )
     show("before load", curve[0]!)
     for (let cycle = 1; cycle <= cycles; cycle++) {
       const until = Date.now() + seconds * 1000
@@ -208,8 +229,14 @@ export const soakBenchmark: Benchmark = {
           fs.rmSync(dataDir, { recursive: true, force: true })
         }
       }
-      log(`${backend} curve (MB), cycle: RSS / heap used / external`)
-      curve.forEach((m, i) => log(`  ${i === 0 ? "before" : String(i).padStart(6)}: ${mb(m.rss).toFixed(1)} / ${mb(m.heapUsed).toFixed(1)} / ${mb(m.external).toFixed(1)}`))
+      log(`${backend} curve (MB), cycle | idle RSS | idle heap used | collected: RSS | heap total | heap used | external | load`)
+      curve.forEach((m, i) =>
+        log(
+          `| ${i === 0 ? "before" : i} | ${
+            [m.idleRss, m.idleHeapUsed, m.rss, m.heapTotal, m.heapUsed, m.external].map((v) => mb(v).toFixed(1)).join(" | ")
+          } | ${m.load.toFixed(1)} |`
+        )
+      )
       for (const [field, name] of [["rss", "RSS"], ["heapUsed", "heap used"], ["external", "external"]] as const) {
         out.push({ name: `${backend} ${name} after the last cycle (MB)`, value: mb(curve.at(-1)![field]), unit: "MB" })
         out.push({ name: `${backend} ${name} growth per cycle, second half (KB)`, value: slope(curve.map((m) => m[field])) / 1024, unit: "KB" })
