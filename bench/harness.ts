@@ -80,11 +80,17 @@ const serversScript = fileURLToPath(new URL("./servers.ts", import.meta.url))
 /**
  * Starts `bench/servers.ts <kind>` with `input` as JSON on stdin and waits
  * for its `{"url": …}` line. The child exits when stopped or when this
- * process goes away (its stdin closes).
+ * process goes away (its stdin closes). `nodeArgs` go to node before the
+ * script.
  */
-export const startServer = (kind: string, input: unknown = {}): Promise<ServerProcess> =>
+export const startServer = (
+  kind: string,
+  input: unknown = {},
+  /** Node options before the script, e.g. `["--expose-gc"]` (the soak benchmark's `memory` command uses it). */
+  nodeArgs: ReadonlyArray<string> = []
+): Promise<ServerProcess> =>
   new Promise((resolve, reject) => {
-    const child: ChildProcess = spawn(process.execPath, [serversScript, kind], { stdio: ["pipe", "pipe", "inherit"] })
+    const child: ChildProcess = spawn(process.execPath, [...nodeArgs, serversScript, kind], { stdio: ["pipe", "pipe", "inherit"] })
     const exited = new Promise<void>((done) => child.once("exit", () => done()))
     child.stdin!.write(`${JSON.stringify(input)}\n`)
     const lines = createInterface({ input: child.stdout! })

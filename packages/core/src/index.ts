@@ -26,6 +26,8 @@ export * as GroupSetting from "./domain/GroupSetting.ts"
 export * as Ids from "./domain/Ids.ts"
 /** Reusable invitation links: the record, keys and the GET /invites view (the service is `Invitations`). */
 export * as Invitation from "./domain/Invitation.ts"
+/** The bounded map (least recently used out) every in-process cache is kept in; the bounds: docs/memory.md. */
+export * as LruMap from "./domain/LruMap.ts"
 export * as Message from "./domain/Message.ts"
 /** The one password rule (Zulip's minimum length), for every place a password is set. */
 export * as Password from "./domain/Password.ts"

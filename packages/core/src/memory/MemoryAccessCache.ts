@@ -18,7 +18,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { AccessRead } from "../domain/AccessState.ts"
 import type { RealmId } from "../domain/Ids.ts"
-import { AccessCache } from "../ports/AccessCache.ts"
+import { LruMap } from "../domain/LruMap.ts"
+import { AccessCache, keptOrganizations } from "../ports/AccessCache.ts"
 import { MemoryDatabase } from "./MemoryDatabase.ts"
 
 /** @category layers */
@@ -27,7 +28,7 @@ export const layer: Layer.Layer<AccessCache, never, MemoryDatabase> = Layer.effe
   MemoryDatabase.useSync((db) =>
     AccessCache.of({
       version: (realmId) => Effect.sync(() => db.tables.accessVersions.get(realmId) ?? null),
-      entries: new Map<RealmId, AccessRead>(),
+      entries: new LruMap<RealmId, AccessRead>(keptOrganizations),
       deferrable: false
     })
   )

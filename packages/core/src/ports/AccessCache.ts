@@ -34,13 +34,18 @@ import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { AccessRead } from "../domain/AccessState.ts"
 import type { RealmId } from "../domain/Ids.ts"
+import type { LruMap } from "../domain/LruMap.ts"
 
 /** @category services */
 export class AccessCache extends Context.Service<AccessCache, {
   /** The organization's current access version; null when it has none yet (nothing is cached then). */
   readonly version: (realmId: RealmId) => Effect.Effect<number | null>
-  /** The last read per organization, with the version it was read at. */
-  readonly entries: Map<RealmId, AccessRead>
+  /**
+   * The last read per organization, with the version it was read at, for
+   * the `keptOrganizations` most recently used organizations: an evicted
+   * one is read again by its next request.
+   */
+  readonly entries: LruMap<RealmId, AccessRead>
   /**
    * Whether reading the version costs a statement of its own (PostgreSQL):
    * then a request whose first statement can report the version itself
@@ -50,6 +55,14 @@ export class AccessCache extends Context.Service<AccessCache, {
    */
   readonly deferrable: boolean
 }>()("teamchat/core/ports/AccessCache") {}
+
+/**
+ * Organizations whose access read is kept (docs/memory.md): each read holds
+ * the organization's users, groups, channels and subscriptions.
+ *
+ * @category constants
+ */
+export const keptOrganizations = 64
 
 /**
  * A request authenticated from a kept read (`Principal.access.unverified`)

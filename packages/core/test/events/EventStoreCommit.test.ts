@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Queue from "effect/Queue"
 import * as SqlClient from "effect/sql/SqlClient"
@@ -351,6 +352,9 @@ for (const [name, backend] of Object.entries(backends)) {
               const mark = yield* store.highWaterMark(realm)
               const newest = yield* messages.maxUserMessageId(to!)
               const heardBefore = heard.length
+              // On PostgreSQL, what another process hears: the notices on a connection of its own.
+              const pg = yield* Effect.serviceOption(PgClient.PgClient)
+              const notices = Option.isSome(pg) ? yield* pg.value.listen(SqlEventStore.NotifyChannel) : undefined
 
               yield* backend.moveAccessVersion(realm)
               for (const events of [[messageEventOf(to!, [])], Array.from({ length: 12 }, () => messageEventOf(to!, []))]) {
@@ -362,10 +366,24 @@ for (const [name, backend] of Object.entries(backends)) {
               assert.strictEqual(yield* store.highWaterMark(realm), mark)
               assert.deepStrictEqual(yield* store.read(realm, to!, mark), [])
               assert.strictEqual(yield* messages.maxUserMessageId(to!), newest)
-              // No waiter woken for the write that did not happen (PostgreSQL
-              // hears its own NOTIFY late: real time for it to arrive).
-              yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 100)))
+              // No waiter woken for the write that did not happen: this
+              // process's signals are dispatched as their writes commit.
               assert.strictEqual(heard.length, heardBefore)
+              if (Option.isSome(pg) && notices !== undefined) {
+                // Nor any notice sent to other processes. Notices arrive in
+                // commit order: one sent after the refused writes, from
+                // another connection, comes after any notice they sent.
+                const sentinel: Signal = { _tag: "events", realm, users: [userId(999)] }
+                yield* pg.value.notify(SqlEventStore.NotifyChannel, JSON.stringify({ r: realm, u: [999] }))
+                const noticed: Array<Signal> = []
+                for (;;) {
+                  const signal = decodeSignal((yield* Queue.take(notices)).payload)
+                  if (signal?._tag !== "events" || signal.realm !== realm) continue
+                  noticed.push(signal)
+                  if (signal.users?.[0] === 999) break
+                }
+                assert.deepStrictEqual(noticed, [sentinel])
+              }
             })
           )
         }))
