@@ -352,7 +352,8 @@ const dropEventAudienceIndex = Effect.gen(function*() {
  * version on every request: each bump also sends `teamchat_access` with the
  * organization's id, on sessions that ask for it (`teamchat.access_notices`
  * = on, set by `AccessCache` on PGlite). PostgreSQL sessions never set it,
- * so servers there send no notices and keep reading versions.
+ * so servers there send no notices and keep reading versions. (Superseded
+ * by `0018_access_change_notices_everywhere`.)
  */
 const accessChangeNotices = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
