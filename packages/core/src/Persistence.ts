@@ -57,6 +57,7 @@ import * as Migrations from "./sql/Migrations.ts"
 import * as PgClientLayer from "./sql/PgClientLayer.ts"
 import { PgliteClient } from "./sql/PgliteClient.ts"
 import * as SqlAccessCache from "./sql/SqlAccessCache.ts"
+import type { AccessNotices } from "./sql/SqlAccessCache.ts"
 import * as SqlAuditLogRepo from "./sql/SqlAuditLogRepo.ts"
 import * as SqlDraftRepo from "./sql/SqlDraftRepo.ts"
 import * as SqlEventStore from "./sql/SqlEventStore.ts"
@@ -139,11 +140,12 @@ export const layerMemory: Layer.Layer<Persistence> = layerMemoryTables.pipe(Laye
 
 /**
  * SQL repositories and the SQL Transactor over the provided SqlClient; the
- * pending migrations run first.
+ * pending migrations run first. `AccessNotices` tells whether this process
+ * hears other processes' access changes (see `AccessCache`).
  *
  * @category layers
  */
-export const layerSql: Layer.Layer<Persistence, MigrationError | SqlError, SqlClient.SqlClient> = Events.layer.pipe(
+export const layerSql: Layer.Layer<Persistence | AccessNotices, MigrationError | SqlError, SqlClient.SqlClient> = Events.layer.pipe(
   Layer.provideMerge(SqlEventStore.layer),
   Layer.provideMerge(Layer.mergeAll(
     SqlRepositories.layer,
@@ -157,9 +159,10 @@ export const layerSql: Layer.Layer<Persistence, MigrationError | SqlError, SqlCl
     SqlInvitationRepo.layer,
     SqlPushDeviceRepo.layer,
     SqlAuditLogRepo.layer,
-    SqlAccessCache.layer,
     SqlTransactor.layer
   )),
+  // Beneath the repositories: their writes to what access decisions read tell it (`AccessCache.changed`).
+  Layer.provideMerge(SqlAccessCache.layer),
   Layer.provide(Migrations.layer)
 )
 
@@ -171,7 +174,7 @@ export const layerSql: Layer.Layer<Persistence, MigrationError | SqlError, SqlCl
  */
 export const layerPglite = (
   dataDir?: string
-): Layer.Layer<Persistence | PgliteClient | SqlClient.SqlClient, MigrationError | SqlError> =>
+): Layer.Layer<Persistence | AccessNotices | PgliteClient | SqlClient.SqlClient, MigrationError | SqlError> =>
   layerSql.pipe(Layer.provideMerge(PgliteClient.layer({ dataDir })))
 
 /**
@@ -183,7 +186,7 @@ export const layerPglite = (
 export const layerPostgres = (
   url: string,
   options?: PgClientLayer.PgClientOptions
-): Layer.Layer<Persistence | SqlClient.SqlClient, MigrationError | SqlError> =>
+): Layer.Layer<Persistence | AccessNotices | SqlClient.SqlClient, MigrationError | SqlError> =>
   layerSql.pipe(Layer.provideMerge(PgClientLayer.layer(url, options)))
 
 /**

@@ -29,7 +29,9 @@ export const layer: Layer.Layer<AccessCache, never, MemoryDatabase> = Layer.effe
     AccessCache.of({
       version: (realmId) => Effect.sync(() => db.tables.accessVersions.get(realmId) ?? null),
       entries: new LruMap<RealmId, AccessRead>(keptOrganizations),
-      deferrable: false
+      deferrable: false,
+      // The version is read on every request here: a write moves it already.
+      changed: () => Effect.void
     })
   )
 )

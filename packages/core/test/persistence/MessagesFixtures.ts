@@ -28,6 +28,7 @@ import {
   UserRepo,
   UserSettingsRepo
 } from "../../src/ports/Repositories.ts"
+import * as SqlAccessCache from "../../src/sql/SqlAccessCache.ts"
 import * as SqlRepositories from "../../src/sql/SqlRepositories.ts"
 import * as SqlTransactor from "../../src/sql/SqlTransactor.ts"
 import type { Transactor } from "../../src/ports/Transactor.ts"
@@ -54,6 +55,7 @@ export const sqlLayer = <E>(
   client: Layer.Layer<SqlClient.SqlClient, E>
 ): Layer.Layer<Repos | SqlClient.SqlClient, unknown> =>
   Layer.mergeAll(SqlRepositories.layer, SqlTransactor.layer).pipe(
+    Layer.provide(SqlAccessCache.layer),
     Layer.provide(Migrations.layer),
     Layer.provideMerge(client)
   )
