@@ -448,7 +448,10 @@ export const layerRateLimitStore = (
 ): Layer.Layer<RateLimitStore.RateLimitStore, SqlError | CannotReachRedis> => {
   if (store?._tag === "Redis") {
     const url = store.url
-    return Persistence.layerRateLimitsRedis.pipe(
+    const layer = store.keyPrefix === undefined
+      ? Persistence.layerRateLimitsRedis
+      : Persistence.layerRateLimitsRedisWithPrefix(store.keyPrefix)
+    return layer.pipe(
       Layer.provide(Layer.effectContext(
         Layer.build(NodeRedis.layer({ url })).pipe(Effect.mapError((cause) => new CannotReachRedis({ url, cause })))
       ).pipe(

@@ -750,6 +750,27 @@ describe("Config", () => {
         "invalid RATE_LIMIT_STORE \"postgres\": expected memory or redis when DATABASE_URL is not a PostgreSQL URL"
       )
       assert.strictEqual(yield* message({ RATE_LIMIT_STORE: "disk" }), "invalid RATE_LIMIT_STORE \"disk\": expected memory, postgres or redis")
+      // REDIS_KEY_PREFIX: the deployment's part of the Redis keys; unset keeps "teamchat:".
+      assert.deepStrictEqual(
+        yield* store({ REDIS_URL: "redis://cache", REDIS_KEY_PREFIX: " acme:chat: " }),
+        { _tag: "Redis", url: "redis://cache", keyPrefix: "acme:chat:" }
+      )
+      assert.strictEqual(
+        Config.describeRateLimitStore({ _tag: "Redis", url: "redis://cache", keyPrefix: "acme:" }),
+        "rate limits in Redis at redis://cache under acme:"
+      )
+      const prefixExpected = "expected 1 to 64 letters, digits or the characters : . _ - / (no spaces), e.g. acme:"
+      for (const bad of ["acme chat:", "acme*", "x".repeat(65), "tab\there"]) {
+        assert.strictEqual(
+          yield* message({ REDIS_URL: "redis://cache", REDIS_KEY_PREFIX: bad }),
+          `invalid REDIS_KEY_PREFIX ${JSON.stringify(bad)}: ${prefixExpected}`
+        )
+      }
+      // Checked whichever store is chosen: a typo shows before Redis is switched on.
+      assert.strictEqual(
+        yield* message({ REDIS_KEY_PREFIX: "a b" }),
+        `invalid REDIS_KEY_PREFIX "a b": ${prefixExpected}`
+      )
     }))
 
   it.effect("resolves the rate limit against the HTTP adapter's default", () =>
