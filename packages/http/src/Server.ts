@@ -327,7 +327,7 @@ export const seedDemo = Effect.fn("Server.seedDemo")(function*(url: string, outp
   const organizations = yield* Organizations.Organizations
   const existing = yield* organizations.list
   if (existing.length > 0) {
-    const demo = existing.find((o) => o.string_id === DemoData.realm.string_id)
+    const demo = existing.find((o) => o.demo)
     output(
       demo !== undefined
         ? `teamchat: demo organization '${demo.name}' already present\n`

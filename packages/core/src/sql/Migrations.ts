@@ -560,6 +560,20 @@ const auditLog = Effect.gen(function*() {
 })
 
 /**
+ * Which organization the demo seed created (`realms.demo`), so that the
+ * development login is bound to it rather than to its string id: an
+ * organization made with `create-organization --string-id zulip` is not it.
+ * An organization seeded before this migration is recognised by what only
+ * the seed gives it: the string id `zulip` with the placeholder domain
+ * `zulipdev.com` (other organizations take their URL's host).
+ */
+const demoOrganization = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE realms ADD COLUMN demo BOOLEAN NOT NULL DEFAULT FALSE`
+  yield* sql`UPDATE realms SET demo = TRUE WHERE string_id = 'zulip' AND fake_email_domain = 'zulipdev.com'`
+})
+
+/**
  * Every migration, keyed `<id>_<name>`; the Migrator runs the pending ones in
  * id order inside one transaction.
  *
@@ -581,7 +595,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0013_push_devices": pushDevices,
   "0014_people_email_changes": peopleEmailChanges,
   "0015_rate_limits": rateLimits,
-  "0016_audit_log": auditLog
+  "0016_audit_log": auditLog,
+  "0017_demo_organization": demoOrganization
 }
 
 /** @category migrations */
