@@ -214,6 +214,16 @@ export const layerRateLimitsSql: Layer.Layer<RateLimitStore, never, SqlClient.Sq
 export const layerRateLimitsRedis: Layer.Layer<RateLimitStore, never, Redis.Redis> = RedisRateLimitStore.layer
 
 /**
+ * `layerRateLimitsRedis` with keys under a deployment's own prefix
+ * (`<prefix>ratelimit:…`; the default is "teamchat:"), for deployments that
+ * share one Redis but not their limits.
+ *
+ * @category layers
+ */
+export const layerRateLimitsRedisWithPrefix = (prefix: string): Layer.Layer<RateLimitStore, never, Redis.Redis> =>
+  RedisRateLimitStore.layerWithPrefix(prefix)
+
+/**
  * `layerRateLimitsSql` on a pool of its own to the PostgreSQL server at
  * `url` (whose migrations `layerPostgres` runs), so that counting never waits
  * behind the requests' transactions.

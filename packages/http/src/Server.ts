@@ -327,7 +327,7 @@ export const seedDemo = Effect.fn("Server.seedDemo")(function*(url: string, outp
   const organizations = yield* Organizations.Organizations
   const existing = yield* organizations.list
   if (existing.length > 0) {
-    const demo = existing.find((o) => o.string_id === DemoData.realm.string_id)
+    const demo = existing.find((o) => o.demo)
     output(
       demo !== undefined
         ? `teamchat: demo organization '${demo.name}' already present\n`
@@ -448,7 +448,10 @@ export const layerRateLimitStore = (
 ): Layer.Layer<RateLimitStore.RateLimitStore, SqlError | CannotReachRedis> => {
   if (store?._tag === "Redis") {
     const url = store.url
-    return Persistence.layerRateLimitsRedis.pipe(
+    const layer = store.keyPrefix === undefined
+      ? Persistence.layerRateLimitsRedis
+      : Persistence.layerRateLimitsRedisWithPrefix(store.keyPrefix)
+    return layer.pipe(
       Layer.provide(Layer.effectContext(
         Layer.build(NodeRedis.layer({ url })).pipe(Effect.mapError((cause) => new CannotReachRedis({ url, cause })))
       ).pipe(

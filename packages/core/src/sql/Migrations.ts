@@ -561,6 +561,20 @@ const auditLog = Effect.gen(function*() {
 })
 
 /**
+ * Which organization the demo seed created (`realms.demo`), so that the
+ * development login is bound to it rather than to its string id: an
+ * organization made with `create-organization --string-id zulip` is not it.
+ * An organization seeded before this migration is recognised by what only
+ * the seed gives it: the string id `zulip` with the placeholder domain
+ * `zulipdev.com` (other organizations take their URL's host).
+ */
+const demoOrganization = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE realms ADD COLUMN demo BOOLEAN NOT NULL DEFAULT FALSE`
+  yield* sql`UPDATE realms SET demo = TRUE WHERE string_id = 'zulip' AND fake_email_domain = 'zulipdev.com'`
+})
+
+/**
  * Every process keeps its organizations' access reads until told otherwise
  * (`AccessCache`): each bump of an access version now sends
  * `teamchat_access` with the organization's id on every session, PostgreSQL
@@ -602,6 +616,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0014_people_email_changes": peopleEmailChanges,
   "0015_rate_limits": rateLimits,
   "0016_audit_log": auditLog,
+  "0017_demo_organization": demoOrganization,
   "0018_access_change_notices_everywhere": accessChangeNoticesEverywhere
 }
 

@@ -22,6 +22,7 @@ const columns = (realm: Insert<Realm>) => ({
   url: realm.url,
   fake_email_domain: realm.fake_email_domain,
   deactivated: realm.deactivated,
+  demo: realm.demo,
   date_created: realm.date_created,
   settings: jsonText(realm.settings)
 })
@@ -35,6 +36,7 @@ export const decodeRealm = (row: Row): Realm => ({
   url: str(row.url),
   fake_email_domain: str(row.fake_email_domain),
   deactivated: bool(row.deactivated),
+  demo: bool(row.demo),
   date_created: int(row.date_created),
   settings: json<RealmSettings>(row.settings)
 })

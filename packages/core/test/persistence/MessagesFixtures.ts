@@ -75,6 +75,7 @@ export const newRealm = (string_id: string = unique("msgorg")): Insert<Realm> =>
     url: `http://${string_id}.localhost`,
     fake_email_domain: `${string_id}.localhost`,
     deactivated: false,
+    demo: false,
     date_created: 1_700_000_000_000,
     settings: {
       email_address_visibility: 1,

@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import { EventPayload } from "@teamchat/core"
+import { EventPayload, Narrow } from "@teamchat/core"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
@@ -37,7 +37,7 @@ export const EventTypes = (description: string) =>
  * @category schemas
  */
 export const EventNarrow = Params.json(
-  Params.Value.list(Params.Value.pair(Params.Value.string)),
+  Params.Value.list(Params.Value.pair(Params.Value.string), Narrow.MaxNarrowTerms),
   "JSON list of `[operator, operand]` pairs; operators channel (stream), topic, sender and is."
 )
 

@@ -13,7 +13,7 @@ import * as Exit from "effect/Exit"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 
 /** Zulip's organization for its own system bots; never chosen by default. */
-const internalStringId = "zulipinternal"
+export const internalStringId = "zulipinternal"
 
 /**
  * Memoizes a string function in a bounded map: hosts come from clients, so
