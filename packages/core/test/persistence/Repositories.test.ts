@@ -78,7 +78,8 @@ describe("migration 0017_demo_organization", () => {
           yield* sql`INSERT INTO realms (string_id, name, description, url, fake_email_domain, deactivated, date_created, settings)
             VALUES (${stringId}, ${stringId}, '', 'http://localhost:9991', ${domain}, FALSE, 0, '{}')`
         }
-        assert.deepStrictEqual(yield* Migrator.make({})({ loader: Migrations.loader }), [[17, "demo_organization"]])
+        const applied = yield* Migrator.make({})({ loader: Migrations.loader })
+        assert.deepStrictEqual(applied[0], [17, "demo_organization"])
         assert.deepStrictEqual(yield* sql`SELECT string_id, demo FROM realms ORDER BY id`, expected)
       }).pipe(Effect.provide(TestDatabase.postgresLayer()))), 60_000)
 })
