@@ -2,7 +2,9 @@
  * The `users` group: GET /users (open to spectators when the organization
  * allows them), GET /users/me and GET /users/{user_id} or /users/{email}
  * (one route: a numeric segment is an id, anything else an email address,
- * real or placeholder).
+ * real or placeholder), DELETE /users/me (deactivating one's own account),
+ * PATCH /users/{user_id_or_email}, DELETE /users/{user_id} and POST
+ * /users/{user_id}/reactivate.
  *
  * @since 0.1.0
  */
@@ -69,6 +71,16 @@ export class UsersApi extends HttpApiGroup.make("users")
     })
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Get own user"),
+    HttpApiEndpoint.delete("deactivateOwn", "/users/me", {
+      success: Envelope.Success({})
+    })
+      .middleware(Authentication)
+      .annotate(OpenApi.Summary, "Deactivate own user")
+      .annotate(
+        OpenApi.Description,
+        "Deactivates the caller's account (and the bots they own). The organization's only active user or only " +
+          "active owner is refused with `CANNOT_DEACTIVATE_LAST_USER`."
+      ),
     HttpApiEndpoint.get("get", "/users/:user_id_or_email", {
       params: {
         user_id_or_email: Schema.String.annotate({ description: "A user id, or an email address (real or placeholder)." })

@@ -115,6 +115,22 @@ const noRoute = (table: RouteTable["Service"], request: HttpServerRequest.HttpSe
   return request.method === "OPTIONS" ? allowedMethods(methods) : methodNotAllowed(methods)
 }
 
+/**
+ * `httpEffect`, unless the request's path is a static one not served with its
+ * method: that is answered as `noRoute` answers it, before the router could
+ * take a parametric route of the method (PATCH /users/me is no PATCH
+ * /users/{user_id_or_email}).
+ */
+const routed = <E, R>(
+  table: RouteTable["Service"],
+  httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
+  Effect.flatMap(
+    HttpServerRequest.HttpServerRequest,
+    (request) =>
+      table.shadowingMethods(request.method, request.url) === undefined ? httpEffect : Effect.succeed(noRoute(table, request))
+  )
+
 const recover = (table: RouteTable["Service"]) =>
 (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest> => {
   if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
@@ -136,7 +152,7 @@ const logged = (
     const start = yield* Clock.currentTimeMillis
     const user = MutableRef.make<number | null>(null)
     const response: HttpServerResponse.HttpServerResponse = yield* Effect.catchCause(
-      Effect.provideService(DeferredResponse.resolving(httpEffect), LoggedUser, user),
+      Effect.provideService(DeferredResponse.resolving(routed(table, httpEffect)), LoggedUser, user),
       recover(table)
     )
     const end = yield* Clock.currentTimeMillis
@@ -166,7 +182,7 @@ export const layer = (options: { readonly log: boolean }): Layer.Layer<never, ne
         ? (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled>) =>
           logged(table, httpEffect) as Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled>
         : (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled>) =>
-          Effect.catchCause(DeferredResponse.resolving(httpEffect), recover(table)) as Effect.Effect<
+          Effect.catchCause(DeferredResponse.resolving(routed(table, httpEffect)), recover(table)) as Effect.Effect<
             HttpServerResponse.HttpServerResponse,
             unhandled
           >),
