@@ -56,6 +56,11 @@ describe("unknown routes", () => {
           ["PUT", "/api/v1/users/me", ["GET", "DELETE", "HEAD"]],
           ["POST", "/api/v1/users/me", ["GET", "DELETE", "HEAD"]],
           ["PATCH", "/api/v1/users/me", ["GET", "DELETE", "HEAD"]],
+          // Likewise every static path Zulip's urls.py lists before a pattern that would match it.
+          ["GET", "/api/v1/users/me/presence", ["POST"]],
+          ["GET", "/api/v1/users/me/status", ["POST"]],
+          ["PATCH", "/api/v1/user_groups/create", ["POST"]],
+          ["GET", "/api/v1/messages/flags", ["POST"]],
           ["GET", "/api/v1/drafts/12", ["PATCH", "DELETE"]],
           // The query string is not the path's.
           ["GET", "/api/v1/fetch_api_key?username=x", ["POST"]],
