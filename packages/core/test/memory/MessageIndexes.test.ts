@@ -29,7 +29,7 @@ import { SortedIds } from "../../src/memory/internal/SortedIds.ts"
 import { MemoryDatabase } from "../../src/memory/MemoryDatabase.ts"
 import { pgLower } from "../../src/narrow/NarrowPredicate.ts"
 import * as Persistence from "../../src/Persistence.ts"
-import { MessageRepo } from "../../src/ports/Repositories.ts"
+import { MessageStore } from "../../src/ports/MessageStore.ts"
 import type { Insert } from "../../src/ports/Repositories.ts"
 import { Transactor } from "../../src/ports/Transactor.ts"
 import { Channels } from "../../src/services/Channels.ts"
@@ -334,7 +334,7 @@ describe("memory reads after 10,000 messages elsewhere", () => {
             recipients: [{ user_id: org.owner.user.id, flags: FlagBits.read }, { user_id: member.user.id, flags: 0 }]
           })
         }
-        const filled = yield* (yield* Transactor).withTransaction(Effect.flatMap(MessageRepo, (repo) => repo.insertMany(fill)))
+        const filled = yield* (yield* Transactor).withTransaction(Effect.flatMap(MessageStore, (store) => store.insertMany(fill)))
         const newest = filled.at(-1)!.id
         assert.isAbove((yield* MemoryDatabase).tables.messages.size, others)
 
