@@ -39,20 +39,19 @@ import { PgliteClient } from "./PgliteClient.ts"
  */
 export class SqlEventLog extends Context.Service<SqlEventLog, {
   /**
-   * CTEs (each after a comma) that log `events` in a statement whose CTE
-   * `m` inserted the message, each event's `message.id` set to it; on
-   * PostgreSQL they take the organization's lock and send the NOTIFY.
-   * `gated`: the statement has a CTE `ok`, and nothing is locked or
-   * notified when it has no row.
+   * `ctes`: CTEs (each after a comma) that log `events` in a statement
+   * whose CTE `m` inserted the message, each event's `message.id` set to
+   * it; on PostgreSQL they take the organization's lock and send the
+   * NOTIFY. `gated`: the statement has a CTE `ok`, and nothing is locked or
+   * notified when it has no row. `afterCommit`: to run once the statement
+   * wrote, registering the wake-up of the events' waiters for the commit.
    */
   messageEvents(
     realmId: RealmId,
     now: number,
     events: ReadonlyArray<NewLoggedEvent>,
     gated: boolean
-  ): Statement.Fragment
-  /** Wakes the events' waiters once the current transaction commits (after a write with `messageEvents`). */
-  afterCommit(realmId: RealmId, events: ReadonlyArray<NewLoggedEvent>): Effect.Effect<void>
+  ): { readonly ctes: Statement.Fragment; readonly afterCommit: Effect.Effect<void> }
 }>()("teamchat/core/sql/SqlEventLog") {}
 
 /** The NOTIFY channel shared by every process. @category constants */
@@ -286,13 +285,12 @@ export const layer: Layer.Layer<EventStore | SqlEventLog, never, SqlClient.SqlCl
     }
     const eventLog = SqlEventLog.of({
       messageEvents: (realmId, now, events, gated) => {
-        const noticeText = notifiesInStatement && events.length > 0 ? notice(eventsSignal(realmId, events)) : undefined
-        return messageEvents(realmId, now, events, noticeText, gated)
-      },
-      afterCommit: (realmId, events) => {
-        if (events.length === 0) return Effect.void
+        if (events.length === 0) return { ctes: sql.literal(""), afterCommit: Effect.void }
         const signal = eventsSignal(realmId, events)
-        return tx.afterCommit(notifiesInStatement ? Effect.sync(() => dispatch(signal)) : broadcast(signal))
+        return {
+          ctes: messageEvents(realmId, now, events, notifiesInStatement ? notice(signal) : undefined, gated),
+          afterCommit: tx.afterCommit(notifiesInStatement ? Effect.sync(() => dispatch(signal)) : broadcast(signal))
+        }
       }
     })
 

@@ -67,7 +67,7 @@ export const layer: Layer.Layer<MessageStore, never, SqlClient.SqlClient | SqlEv
       // INSERT … SELECT, so that `ok` can gate it (the columns' types still
       // type the parameters, as for VALUES).
       const columns = messageColumns(row)
-      return sql<{ id: unknown }>`
+      const statement = sql<{ id: unknown }>`
         WITH ${
         accessVersion === undefined
           ? sql.literal("")
@@ -82,8 +82,9 @@ export const layer: Layer.Layer<MessageStore, never, SqlClient.SqlClient | SqlEv
           INSERT INTO user_messages (user_id, message_id, flags)
           SELECT r.u, m.id, r.f FROM m, unnest(${intArray(recipients.map((r) => r.user_id))}::bigint[],
             ${intArray(recipients.map((r) => r.flags))}::int[]) AS r(u, f)
-        )${logged}
+        )${logged.ctes}
         SELECT id FROM m`
+      return { statement, afterCommit: logged.afterCommit }
     }
 
     const send = (
@@ -94,16 +95,10 @@ export const layer: Layer.Layer<MessageStore, never, SqlClient.SqlClient | SqlEv
       options?: { readonly accessVersion?: number }
     ) =>
       Effect.gen(function*() {
-        const [inserted] = yield* insertMessage(
-          realmId,
-          yield* Clock.currentTimeMillis,
-          row,
-          recipients,
-          events,
-          options?.accessVersion
-        ).pipe(Effect.orDie)
+        const write = insertMessage(realmId, yield* Clock.currentTimeMillis, row, recipients, events, options?.accessVersion)
+        const [inserted] = yield* Effect.orDie(write.statement)
         if (inserted === undefined) return yield* new StaleAccess()
-        yield* log.afterCommit(realmId, events)
+        yield* write.afterCommit
         return fromRow.messageId(Number(inserted.id))
       })
 

@@ -6,8 +6,10 @@
  * repository's reads), its rollback restores what the reads saw, and a bulk
  * insert is a fixed number of statements whatever its size.
  */
-import { assert, describe, layer } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { readdirSync, readFileSync } from "node:fs"
+import path from "node:path"
 import type { ChannelId, MessageId } from "../../src/domain/Ids.ts"
 import { messageId } from "../../src/domain/Ids.ts"
 import { FlagBits } from "../../src/domain/Message.ts"
@@ -61,6 +63,26 @@ const channelWith = (org: Org, sends: ReadonlyArray<{ readonly topic: string; re
     }
     return { channel, ids }
   }).pipe(Effect.orDie)
+
+/** The source files under `dir`, by path relative to `packages/core/src`. */
+const sources = (dir: string): Array<string> =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name)
+    return entry.isDirectory() ? sources(full) : entry.name.endsWith(".ts") ? [full] : []
+  })
+
+describe("MessageStore owns every write to messages", () => {
+  const src = path.resolve(import.meta.dirname, "../../src")
+  it("no SQL outside SqlMessageStore writes messages or user_messages; no memory code outside MemoryMessageStore writes their tables", () => {
+    const sqlWrite = /\b(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(user_)?messages\b/i
+    const memoryWrite = /\bstore\.(insert|setFlags|delete|deleteRow|replace)\(/
+    const writers = sources(src).filter((file) => {
+      const text = readFileSync(file, "utf8")
+      return sqlWrite.test(text) || (text.includes("tables.messages") && memoryWrite.test(text))
+    }).map((file) => path.relative(src, file))
+    assert.deepStrictEqual(writers.sort(), ["memory/MemoryMessageStore.ts", "sql/SqlMessageStore.ts"])
+  })
+})
 
 for (const backend of ["memory", "PGlite", "PostgreSQL"] as const) {
   describe(`MessageStore on ${backend}`, () => {
