@@ -42,7 +42,8 @@
  */
 import * as DemoOrganization from "@teamchat/core/demo/DemoOrganization"
 import * as Persistence from "@teamchat/core/Persistence"
-import { MessageRepo, SubscriptionRepo } from "@teamchat/core/ports/Repositories"
+import { MessageStore } from "@teamchat/core/ports/MessageStore"
+import { SubscriptionRepo } from "@teamchat/core/ports/Repositories"
 import { Transactor } from "@teamchat/core/ports/Transactor"
 import { Channels } from "@teamchat/core/services/Channels"
 import { Messages } from "@teamchat/core/services/Messages"
@@ -187,7 +188,7 @@ const measure = (count: number, concurrency: number, withReference: boolean, log
     yield* Fiber.interrupt(worker)
 
     // Baseline: the same rows with plain INSERTs, one transaction each.
-    const messages = yield* MessageRepo
+    const messages = yield* MessageStore
     const tx = yield* Transactor
     const recipients = (yield* (yield* SubscriptionRepo).listByChannel(verona.id))
       .filter((s) => s.active)

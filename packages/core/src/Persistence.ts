@@ -17,6 +17,7 @@ import * as MemoryAuditLogRepo from "./memory/MemoryAuditLogRepo.ts"
 import { MemoryDatabase } from "./memory/MemoryDatabase.ts"
 import * as MemoryDraftRepo from "./memory/MemoryDraftRepo.ts"
 import * as MemoryEventStore from "./memory/MemoryEventStore.ts"
+import * as MemoryMessageStore from "./memory/MemoryMessageStore.ts"
 import * as MemoryInvitationRepo from "./memory/MemoryInvitationRepo.ts"
 import * as MemoryMessageSearch from "./memory/MemoryMessageSearch.ts"
 import * as MemoryPresenceRepo from "./memory/MemoryPresenceRepo.ts"
@@ -33,6 +34,7 @@ import type { DraftRepo } from "./ports/DraftRepo.ts"
 import type { EventStore } from "./ports/EventStore.ts"
 import type { InvitationRepo } from "./ports/InvitationRepo.ts"
 import type { MessageSearch } from "./ports/MessageSearch.ts"
+import type { MessageStore } from "./ports/MessageStore.ts"
 import type { PresenceRepo } from "./ports/PresenceRepo.ts"
 import type { RateLimitStore } from "./ports/RateLimitStore.ts"
 import * as RedisRateLimitStore from "./redis/RedisRateLimitStore.ts"
@@ -63,6 +65,7 @@ import * as SqlDraftRepo from "./sql/SqlDraftRepo.ts"
 import * as SqlEventStore from "./sql/SqlEventStore.ts"
 import * as SqlInvitationRepo from "./sql/SqlInvitationRepo.ts"
 import * as SqlMessageSearch from "./sql/SqlMessageSearch.ts"
+import * as SqlMessageStore from "./sql/SqlMessageStore.ts"
 import * as SqlPresenceRepo from "./sql/SqlPresenceRepo.ts"
 import * as SqlRateLimitStore from "./sql/SqlRateLimitStore.ts"
 import * as SqlPushDeviceRepo from "./sql/SqlPushDeviceRepo.ts"
@@ -75,8 +78,9 @@ import * as SqlUserStatusRepo from "./sql/SqlUserStatusRepo.ts"
 
 /**
  * Everything the persistence layer provides: the repositories, the
- * Transactor, the event log (EventStore) and the publisher every service
- * emits events through (Events).
+ * Transactor, the message store (every write to messages), the event log
+ * (EventStore) and the publisher every service emits events through
+ * (Events).
  *
  * @category models
  */
@@ -91,6 +95,7 @@ export type Persistence =
   | ScheduledMessageRepo
   | ProfileFieldRepo
   | MessageRepo
+  | MessageStore
   | MessageSearch
   | UserStatusRepo
   | PresenceRepo
@@ -111,6 +116,7 @@ export type Persistence =
  * @category layers
  */
 export const layerMemoryTables: Layer.Layer<Persistence, never, MemoryDatabase> = Events.layer.pipe(
+  Layer.provideMerge(MemoryMessageStore.layer),
   Layer.provideMerge(MemoryEventStore.layer),
   Layer.provideMerge(Layer.mergeAll(
     MemoryRepositories.layer,
@@ -146,6 +152,7 @@ export const layerMemory: Layer.Layer<Persistence> = layerMemoryTables.pipe(Laye
  * @category layers
  */
 export const layerSql: Layer.Layer<Persistence | AccessNotices, MigrationError | SqlError, SqlClient.SqlClient> = Events.layer.pipe(
+  Layer.provideMerge(SqlMessageStore.layer),
   Layer.provideMerge(SqlEventStore.layer),
   Layer.provideMerge(Layer.mergeAll(
     SqlRepositories.layer,

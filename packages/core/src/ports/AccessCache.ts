@@ -57,7 +57,7 @@ export class AccessCache extends Context.Service<AccessCache, {
    * Whether reading the version costs a statement of its own (PostgreSQL):
    * then a request whose first statement can report the version itself
    * (GET /messages, `SearchQuery.reportAccessVersion`; POST /messages,
-   * `EventStore.appendMessage`'s `accessVersion`) may be authenticated
+   * `MessageStore.send`'s `accessVersion`) may be authenticated
    * from the kept read without that statement, and checks it there.
    */
   readonly deferrable: boolean

@@ -35,6 +35,7 @@ import { accessOfRequest, canAccessUser, isSubscribed, makeAccessLoader } from "
 import type { AccessContext } from "./internal/access.ts"
 import { containsWord, render } from "../markdown/Markdown.ts"
 import type { RenderContext } from "../markdown/Markdown.ts"
+import { MessageStore } from "../ports/MessageStore.ts"
 import { ChannelRepo, MessageRepo, SubscriptionRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import { AccessCache, StaleAccess } from "../ports/AccessCache.ts"
@@ -386,6 +387,7 @@ const buildRenderContext = (ctx: AccessContext, sender: User): RenderContext => 
 const makeMessages = Effect.gen(function*() {
   const loadAccess = yield* makeAccessLoader
   const messages = yield* MessageRepo
+  const store = yield* MessageStore
   const channels = yield* ChannelRepo
   const search = yield* MessageSearch
   const subscriptions = yield* SubscriptionRepo
@@ -567,7 +569,7 @@ const makeMessages = Effect.gen(function*() {
    */
   const write = Effect.fnUntraced(function*(ctx: AccessContext, items: ReadonlyArray<Item>) {
     const prepared = yield* prepare(ctx, items)
-    const inserted = yield* messages.insertMany(prepared.map((p) => ({ message: p.row, recipients: recipientRows(p.flags) })))
+    const inserted = yield* store.insertMany(prepared.map((p) => ({ message: p.row, recipients: recipientRows(p.flags) })))
     // Zulip records a channel's first message without an event.
     const firsts = new Map<ChannelId, Message>()
     for (const message of inserted) {
@@ -585,7 +587,7 @@ const makeMessages = Effect.gen(function*() {
     return inserted
   })
 
-  /** Stands for the id in a message's events until `appendMessage` writes the real one. */
+  /** Stands for the id in a message's events until `MessageStore.send` writes the real one. */
   const idFilledInByTheWrite = messageId(1)
 
   /**
