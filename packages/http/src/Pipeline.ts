@@ -145,6 +145,30 @@ const withMiddleware = (
 }
 
 /**
+ * Runs a route's effect in the routes' context (the services the build
+ * read: core, middleware, handlers) with the request's own services on top
+ * (what the server put in the fiber's context and the routes' context does
+ * not hold: the request, its parameters, its scope...). As
+ * `Effect.provideContext`, where the routes' services win, but without its
+ * merge, which copies both contexts (a hundred services) on every request:
+ * the request's few services are added as overlays of the routes' context,
+ * made once.
+ */
+const routesContext = (context: Context.Context<never>) => {
+  const services = context.mapUnsafe
+  // Overlays up to the request's services; lookups fall through to the map.
+  const base = Context.makeUnsafe<never>(new Map(services), { maxDepth: 32 })
+  const forRequest = (current: Context.Context<never>): Context.Context<never> => {
+    let next = base
+    for (const [key, service] of current.mapUnsafe) {
+      if (!services.has(key)) next = Context.addUnsafe(next, key, service)
+    }
+    return next
+  }
+  return (effect: AnyEffect): AnyEffect => Effect.updateContext(effect, forRequest as any)
+}
+
+/**
  * Registers every endpoint of `api`, compiled, with the router, and the
  * OpenAPI document at `openapiPath`. Requires the groups' handlers
  * (`HttpApiBuilder.group`) and the middleware the API declares.
@@ -157,6 +181,7 @@ export const layer = <Id extends string, Groups extends HttpApiGroup.Constraint>
 ): Layer.Layer<never, never, HttpRouter.HttpRouter | HttpApiGroup.ToService<Id, Groups>> =>
   HttpRouter.use(Effect.fnUntraced(function*(router) {
     const context = yield* Effect.context<never>()
+    const withRoutesContext = routesContext(context)
     const routes: Array<HttpRouter.Route<any, any>> = []
     for (const group of Object.values(api.groups) as ReadonlyArray<HttpApiGroup.Top>) {
       const service = context.mapUnsafe.get(group.key) as GroupService | undefined
@@ -165,10 +190,7 @@ export const layer = <Id extends string, Groups extends HttpApiGroup.Constraint>
       const runtimes = Array.from(service.handlers.values())
       runtimes.forEach((runtime, i) => {
         const path = service.routes[i]!.path
-        const compiled = Effect.provideContext(
-          withMiddleware(group, runtime.endpoint, context, handlerEffect(group, runtime)),
-          context
-        )
+        const compiled = withRoutesContext(withMiddleware(group, runtime.endpoint, context, handlerEffect(group, runtime)))
         routes.push(HttpRouter.route(runtime.endpoint.method, path, compiled, { uninterruptible: runtime.uninterruptible }))
       })
     }
