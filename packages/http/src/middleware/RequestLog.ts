@@ -72,8 +72,7 @@ export interface Line {
 }
 
 /**
- * Writes a request's log line: the one format of the routes' middleware and
- * of the shortcuts of `FastPaths.ts`, which answer requests before it.
+ * Writes a request's log line, in the one format of the routes' log.
  */
 export const logRequest = (line: Line): Effect.Effect<void> =>
   Effect.logInfo("request").pipe(
