@@ -27,7 +27,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
-import { makeWebHandler } from "../packages/http/src/Http.ts"
+import { makeWebHandler } from "@teamchat/http/Http"
 import type { Benchmark, Metric } from "./harness.ts"
 
 const origin = "http://groups.bench.test:9991"

@@ -97,14 +97,20 @@ const serversScript = fileURLToPath(new URL("./servers.ts", import.meta.url))
 /**
  * Starts `bench/servers.ts <kind>` with `input` as JSON on stdin and waits
  * for its `{"url": …}` line. The child exits when stopped or when this
- * process goes away (its stdin closes).
+ * process goes away (its stdin closes). `nodeArgs` go to node before the
+ * script.
  */
-export const startServer = (kind: string, input: unknown = {}): Promise<ServerProcess> =>
+export const startServer = (
+  kind: string,
+  input: unknown = {},
+  /** Node options before the script, e.g. `["--expose-gc"]` (the soak benchmark's `memory` command uses it). */
+  nodeArgs: ReadonlyArray<string> = []
+): Promise<ServerProcess> =>
   new Promise((resolve, reject) => {
     // Another checkout's servers (`BENCH_COMPARE`), run from that checkout.
     const checkout = (input as { checkout?: unknown } | null)?.checkout
     const script = typeof checkout === "string" ? path.join(checkout, "bench", "servers.ts") : serversScript
-    const child: ChildProcess = spawn(process.execPath, [script, kind], {
+    const child: ChildProcess = spawn(process.execPath, [...nodeArgs, script, kind], {
       stdio: ["pipe", "pipe", "inherit"],
       ...(typeof checkout === "string" ? { cwd: checkout } : {})
     })

@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
-import { makeWebHandler } from "../packages/http/src/Http.ts"
+import { makeWebHandler } from "@teamchat/http/Http"
 
 /** HTTP Basic credentials: an address and its API key. */
 export const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`).toString("base64")}`

@@ -27,6 +27,7 @@ import { registerBenchmark } from "./register.ts"
 import { rssBenchmark } from "./rss.ts"
 import { scalingBenchmark } from "./scaling.ts"
 import { scheduledBenchmark } from "./scheduled.ts"
+import { soakBenchmark } from "./soak.ts"
 
 const benchmarks: ReadonlyArray<Benchmark> = [
   httpBenchmark,
@@ -42,7 +43,8 @@ const benchmarks: ReadonlyArray<Benchmark> = [
   pushBenchmark,
   zulipLoadBenchmark,
   invitesBenchmark,
-  scalingBenchmark
+  scalingBenchmark,
+  soakBenchmark
 ]
 
 const usage = () =>

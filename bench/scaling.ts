@@ -20,7 +20,7 @@
  *   in the channel and topic; each send has a new id), untimed.
  * - Setup, unmeasured: the 60 messages of the read topic are sent through
  *   `Messages.sendMany` (the core's batch send: rendering, flags, events).
- *   The fill between sizes goes through `MessageRepo.insertMany`, the bulk
+ *   The fill between sizes goes through `MessageStore.insertMany`, the bulk
  *   write that batch send ends in (messages and their rows, 1,000 messages
  *   a transaction, no rendering or events), so 100,000 messages take
  *   seconds: a fifth in other topics of the read channel, the rest in ten
@@ -41,7 +41,8 @@ import { realmId } from "@teamchat/core/domain/Ids"
 import type { Principal } from "@teamchat/core/domain/Principal"
 import { FlagBits } from "@teamchat/core/domain/Message"
 import type { Message } from "@teamchat/core/domain/Message"
-import { MessageRepo, UserRepo } from "@teamchat/core/ports/Repositories"
+import { MessageStore } from "@teamchat/core/ports/MessageStore"
+import { UserRepo } from "@teamchat/core/ports/Repositories"
 import type { Insert } from "@teamchat/core/ports/Repositories"
 import { Transactor } from "@teamchat/core/ports/Transactor"
 import { Authentication } from "@teamchat/core/services/Authentication"
@@ -58,7 +59,7 @@ import * as Layer from "effect/Layer"
 import * as References from "effect/References"
 import * as Scope from "effect/Scope"
 import * as SqlClient from "effect/sql/SqlClient"
-import { makeWebHandler } from "../packages/http/src/Http.ts"
+import { makeWebHandler } from "@teamchat/http/Http"
 import type { Benchmark, BenchOptions, Metric } from "./harness.ts"
 import { profiled } from "./profile.ts"
 import { describeSpread, postgresAdminUrl, spread } from "./stats.ts"
@@ -196,7 +197,7 @@ const measure = async (
           })
         }
         const inserted = await run(
-          Effect.flatMap(Transactor, (tx) => tx.withTransaction(Effect.flatMap(MessageRepo, (repo) => repo.insertMany(batch))))
+          Effect.flatMap(Transactor, (tx) => tx.withTransaction(Effect.flatMap(MessageStore, (store) => store.insertMany(batch))))
         )
         newest = Math.max(newest, ...inserted.map((m) => m.id))
       }

@@ -40,25 +40,26 @@
  * connection, so 1); `SCHEDULED_BATCH` its rows per transaction (default:
  * the worker's, 100).
  */
-import * as DemoOrganization from "../packages/core/src/demo/DemoOrganization.ts"
-import * as Persistence from "../packages/core/src/Persistence.ts"
-import { MessageRepo, SubscriptionRepo } from "../packages/core/src/ports/Repositories.ts"
-import { Transactor } from "../packages/core/src/ports/Transactor.ts"
-import { Channels } from "../packages/core/src/services/Channels.ts"
-import { Messages } from "../packages/core/src/services/Messages.ts"
-import { Organizations } from "../packages/core/src/services/Organizations.ts"
-import { ScheduledDelivery, ScheduledDeliveryConfig } from "../packages/core/src/services/ScheduledDelivery.ts"
-import { ScheduledMessages } from "../packages/core/src/services/ScheduledMessages.ts"
-import { Users } from "../packages/core/src/services/Users.ts"
-import * as Teamchat from "../packages/core/src/Teamchat.ts"
-import * as TestDatabase from "../packages/core/src/testing/TestDatabase.ts"
+import * as DemoOrganization from "@teamchat/core/demo/DemoOrganization"
+import * as Persistence from "@teamchat/core/Persistence"
+import { MessageStore } from "@teamchat/core/ports/MessageStore"
+import { SubscriptionRepo } from "@teamchat/core/ports/Repositories"
+import { Transactor } from "@teamchat/core/ports/Transactor"
+import { Channels } from "@teamchat/core/services/Channels"
+import { Messages } from "@teamchat/core/services/Messages"
+import { Organizations } from "@teamchat/core/services/Organizations"
+import { ScheduledDelivery, ScheduledDeliveryConfig } from "@teamchat/core/services/ScheduledDelivery"
+import { ScheduledMessages } from "@teamchat/core/services/ScheduledMessages"
+import { Users } from "@teamchat/core/services/Users"
+import * as Teamchat from "@teamchat/core/Teamchat"
+import * as TestDatabase from "@teamchat/core/testing/TestDatabase"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as References from "effect/References"
 import * as SqlClient from "effect/sql/SqlClient"
-import { PgliteClient } from "../packages/core/src/sql/PgliteClient.ts"
+import { PgliteClient } from "@teamchat/core/sql/PgliteClient"
 import type { Benchmark, Metric } from "./harness.ts"
 import type { Spread } from "./stats.ts"
 import { describeSpread, postgresAdminUrl, spread } from "./stats.ts"
@@ -187,7 +188,7 @@ const measure = (count: number, concurrency: number, withReference: boolean, log
     yield* Fiber.interrupt(worker)
 
     // Baseline: the same rows with plain INSERTs, one transaction each.
-    const messages = yield* MessageRepo
+    const messages = yield* MessageStore
     const tx = yield* Transactor
     const recipients = (yield* (yield* SubscriptionRepo).listByChannel(verona.id))
       .filter((s) => s.active)

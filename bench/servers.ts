@@ -6,6 +6,11 @@
  * answered, in order, by one stdout line of JSON:
  *
  * - `cpu`: `process.cpuUsage()` of this process (µs), every kind.
+ * - `memory`: a full garbage collection (the process must run with
+ *   `--expose-gc`; without it the answer is an error), then
+ *   `process.memoryUsage()` (bytes: rss, heapTotal, heapUsed, external,
+ *   arrayBuffers), every kind.
+ * - `memory-now`: `process.memoryUsage()` as it is, garbage included.
  * - `capture-start`, `capture-stop` (teamchat): record every SQL statement
  *   the server sends in between (bench/sqlCapture.ts); `capture-stop`
  *   answers `{"statements": […]}`. Nothing is recorded, and no statement
@@ -48,7 +53,7 @@ import type { AddressInfo } from "node:net"
 import { performance } from "node:perf_hooks"
 import { createInterface } from "node:readline"
 import { Persistence } from "@teamchat/core"
-import type { Database } from "../packages/http/src/Config.ts"
+import type { Database } from "@teamchat/http/Config"
 import type { CapturedStatement } from "./sqlCapture.ts"
 import { replay } from "./sqlCapture.ts"
 
@@ -261,11 +266,29 @@ lines.on("close", () => {
 })
 process.stdout.write(`${JSON.stringify({ url, pid: process.pid })}\n`)
 
+/**
+ * The memory in use once garbage is collected: two full collections with a
+ * macrotask between them (finalizers and weak callbacks queued by the first
+ * run before the second), so what remains is what the process still holds.
+ */
+async function collectedMemory(): Promise<NodeJS.MemoryUsage | { error: string }> {
+  const gc = (globalThis as { gc?: () => void }).gc
+  if (gc === undefined) return { error: "memory needs node --expose-gc" }
+  gc()
+  await new Promise((resolve) => setImmediate(resolve))
+  gc()
+  return process.memoryUsage()
+}
+
 // Commands, one at a time, answered in order.
 for (let line = await nextLine(); line !== undefined; line = await nextLine()) {
   const words = line.trim().split(/\s+/)
   const answer = words[0] === "cpu"
     ? process.cpuUsage()
+    : words[0] === "memory"
+    ? await collectedMemory()
+    : words[0] === "memory-now"
+    ? process.memoryUsage()
     : await commands(words).catch((error: unknown) => ({ error: String((error as Error)?.stack ?? error) }))
   process.stdout.write(`${JSON.stringify(answer)}\n`)
 }

@@ -4,8 +4,8 @@
  * organization, no rate limit, no request log, quiet logs. `options` go to
  * `Server.start` as they are (e.g. `{ fastPaths: false }`).
  */
-import type { Database } from "../packages/http/src/Config.ts"
-import * as Server from "../packages/http/src/Server.ts"
+import type { Database } from "@teamchat/http/Config"
+import * as Server from "@teamchat/http/Server"
 
 export const startTeamchat = (database: Database = { _tag: "Memory" }, options: Record<string, unknown> = {}) =>
   Server.start({

@@ -17,6 +17,7 @@ import * as MemoryAuditLogRepo from "./memory/MemoryAuditLogRepo.ts"
 import { MemoryDatabase } from "./memory/MemoryDatabase.ts"
 import * as MemoryDraftRepo from "./memory/MemoryDraftRepo.ts"
 import * as MemoryEventStore from "./memory/MemoryEventStore.ts"
+import * as MemoryMessageStore from "./memory/MemoryMessageStore.ts"
 import * as MemoryInvitationRepo from "./memory/MemoryInvitationRepo.ts"
 import * as MemoryMessageSearch from "./memory/MemoryMessageSearch.ts"
 import * as MemoryPresenceRepo from "./memory/MemoryPresenceRepo.ts"
@@ -33,6 +34,7 @@ import type { DraftRepo } from "./ports/DraftRepo.ts"
 import type { EventStore } from "./ports/EventStore.ts"
 import type { InvitationRepo } from "./ports/InvitationRepo.ts"
 import type { MessageSearch } from "./ports/MessageSearch.ts"
+import type { MessageStore } from "./ports/MessageStore.ts"
 import type { PresenceRepo } from "./ports/PresenceRepo.ts"
 import type { RateLimitStore } from "./ports/RateLimitStore.ts"
 import * as RedisRateLimitStore from "./redis/RedisRateLimitStore.ts"
@@ -57,11 +59,13 @@ import * as Migrations from "./sql/Migrations.ts"
 import * as PgClientLayer from "./sql/PgClientLayer.ts"
 import { PgliteClient } from "./sql/PgliteClient.ts"
 import * as SqlAccessCache from "./sql/SqlAccessCache.ts"
+import type { AccessNotices } from "./sql/SqlAccessCache.ts"
 import * as SqlAuditLogRepo from "./sql/SqlAuditLogRepo.ts"
 import * as SqlDraftRepo from "./sql/SqlDraftRepo.ts"
 import * as SqlEventStore from "./sql/SqlEventStore.ts"
 import * as SqlInvitationRepo from "./sql/SqlInvitationRepo.ts"
 import * as SqlMessageSearch from "./sql/SqlMessageSearch.ts"
+import * as SqlMessageStore from "./sql/SqlMessageStore.ts"
 import * as SqlPresenceRepo from "./sql/SqlPresenceRepo.ts"
 import * as SqlRateLimitStore from "./sql/SqlRateLimitStore.ts"
 import * as SqlPushDeviceRepo from "./sql/SqlPushDeviceRepo.ts"
@@ -74,8 +78,9 @@ import * as SqlUserStatusRepo from "./sql/SqlUserStatusRepo.ts"
 
 /**
  * Everything the persistence layer provides: the repositories, the
- * Transactor, the event log (EventStore) and the publisher every service
- * emits events through (Events).
+ * Transactor, the message store (every write to messages), the event log
+ * (EventStore) and the publisher every service emits events through
+ * (Events).
  *
  * @category models
  */
@@ -90,6 +95,7 @@ export type Persistence =
   | ScheduledMessageRepo
   | ProfileFieldRepo
   | MessageRepo
+  | MessageStore
   | MessageSearch
   | UserStatusRepo
   | PresenceRepo
@@ -110,6 +116,7 @@ export type Persistence =
  * @category layers
  */
 export const layerMemoryTables: Layer.Layer<Persistence, never, MemoryDatabase> = Events.layer.pipe(
+  Layer.provideMerge(MemoryMessageStore.layer),
   Layer.provideMerge(MemoryEventStore.layer),
   Layer.provideMerge(Layer.mergeAll(
     MemoryRepositories.layer,
@@ -139,11 +146,13 @@ export const layerMemory: Layer.Layer<Persistence> = layerMemoryTables.pipe(Laye
 
 /**
  * SQL repositories and the SQL Transactor over the provided SqlClient; the
- * pending migrations run first.
+ * pending migrations run first. `AccessNotices` tells whether this process
+ * hears other processes' access changes (see `AccessCache`).
  *
  * @category layers
  */
-export const layerSql: Layer.Layer<Persistence, MigrationError | SqlError, SqlClient.SqlClient> = Events.layer.pipe(
+export const layerSql: Layer.Layer<Persistence | AccessNotices, MigrationError | SqlError, SqlClient.SqlClient> = Events.layer.pipe(
+  Layer.provideMerge(SqlMessageStore.layer),
   Layer.provideMerge(SqlEventStore.layer),
   Layer.provideMerge(Layer.mergeAll(
     SqlRepositories.layer,
@@ -157,9 +166,10 @@ export const layerSql: Layer.Layer<Persistence, MigrationError | SqlError, SqlCl
     SqlInvitationRepo.layer,
     SqlPushDeviceRepo.layer,
     SqlAuditLogRepo.layer,
-    SqlAccessCache.layer,
     SqlTransactor.layer
   )),
+  // Beneath the repositories: their writes to what access decisions read tell it (`AccessCache.changed`).
+  Layer.provideMerge(SqlAccessCache.layer),
   Layer.provide(Migrations.layer)
 )
 
@@ -171,7 +181,7 @@ export const layerSql: Layer.Layer<Persistence, MigrationError | SqlError, SqlCl
  */
 export const layerPglite = (
   dataDir?: string
-): Layer.Layer<Persistence | PgliteClient | SqlClient.SqlClient, MigrationError | SqlError> =>
+): Layer.Layer<Persistence | AccessNotices | PgliteClient | SqlClient.SqlClient, MigrationError | SqlError> =>
   layerSql.pipe(Layer.provideMerge(PgliteClient.layer({ dataDir })))
 
 /**
@@ -183,7 +193,7 @@ export const layerPglite = (
 export const layerPostgres = (
   url: string,
   options?: PgClientLayer.PgClientOptions
-): Layer.Layer<Persistence | SqlClient.SqlClient, MigrationError | SqlError> =>
+): Layer.Layer<Persistence | AccessNotices | SqlClient.SqlClient, MigrationError | SqlError> =>
   layerSql.pipe(Layer.provideMerge(PgClientLayer.layer(url, options)))
 
 /**
@@ -209,6 +219,16 @@ export const layerRateLimitsSql: Layer.Layer<RateLimitStore, never, SqlClient.Sq
  * @category layers
  */
 export const layerRateLimitsRedis: Layer.Layer<RateLimitStore, never, Redis.Redis> = RedisRateLimitStore.layer
+
+/**
+ * `layerRateLimitsRedis` with keys under a deployment's own prefix
+ * (`<prefix>ratelimit:…`; the default is "teamchat:"), for deployments that
+ * share one Redis but not their limits.
+ *
+ * @category layers
+ */
+export const layerRateLimitsRedisWithPrefix = (prefix: string): Layer.Layer<RateLimitStore, never, Redis.Redis> =>
+  RedisRateLimitStore.layerWithPrefix(prefix)
 
 /**
  * `layerRateLimitsSql` on a pool of its own to the PostgreSQL server at

@@ -1,9 +1,10 @@
 /**
  * The public surface of `@teamchat/core`: every module an embedder or the
  * HTTP package uses, as a namespace (`Users.Users`, `Teamchat.layerMemory`).
- * Modules under `internal/` folders, the ports and the adapters are not part
- * of it (the SQL and memory adapters are reached through `Persistence`), but
- * for the rate-limit store's port, which the HTTP adapter's limiter counts in.
+ * The package's exports map lists exactly these modules (each also importable
+ * by its own path, as `@teamchat/core/services/Users`), plus the test helpers
+ * under `testing/`; modules under `internal/` folders and the adapters are not
+ * part of it (the SQL and memory adapters are reached through `Persistence`).
  *
  * @since 0.1.0
  */
@@ -25,6 +26,8 @@ export * as GroupSetting from "./domain/GroupSetting.ts"
 export * as Ids from "./domain/Ids.ts"
 /** Reusable invitation links: the record, keys and the GET /invites view (the service is `Invitations`). */
 export * as Invitation from "./domain/Invitation.ts"
+/** The bounded map (least recently used out) every in-process cache is kept in; the bounds: docs/memory.md. */
+export * as LruMap from "./domain/LruMap.ts"
 export * as Message from "./domain/Message.ts"
 /** The one password rule (Zulip's minimum length), for every place a password is set. */
 export * as Password from "./domain/Password.ts"
@@ -88,8 +91,26 @@ export * as Users from "./services/Users.ts"
 export * as UserStatus from "./services/UserStatus.ts"
 export * as WelcomeBot from "./services/WelcomeBot.ts"
 
-// the rate-limit store (port; its adapters are chosen in `Persistence`)
+// permission rules (pure functions)
+/** Recursive group membership and group-setting checks. */
+export * as GroupMembership from "./permissions/GroupMembership.ts"
+
+// ports: what persistence provides (adapters are chosen in `Persistence`); an
+// embedder reads or seeds rows through them, or brings adapters of its own
+export * as AccessCache from "./ports/AccessCache.ts"
+export * as AuditLogRepo from "./ports/AuditLogRepo.ts"
+export * as EventStore from "./ports/EventStore.ts"
+export * as MessageStore from "./ports/MessageStore.ts"
 export * as RateLimitStore from "./ports/RateLimitStore.ts"
+export * as Repositories from "./ports/Repositories.ts"
+export * as ScheduledMessageRepo from "./ports/ScheduledMessageRepo.ts"
+export * as Transactor from "./ports/Transactor.ts"
+
+// SQL clients, for `Teamchat.layerSql`
+/** Embedded PostgreSQL (PGlite) as an effect `SqlClient`. */
+export * as PgliteClient from "./sql/PgliteClient.ts"
+/** A PostgreSQL server as an effect `SqlClient`. */
+export * as PgClientLayer from "./sql/PgClientLayer.ts"
 
 // composition
 export * as Persistence from "./Persistence.ts"

@@ -626,7 +626,7 @@ export const root = Command.make(name).pipe(
   Command.withDescription(
     "A team chat server speaking the Zulip REST API. Configuration comes from the environment " +
       "(PORT, HOST, DATABASE_URL, DATA_DIR, DEMO, EXTERNAL_URL, WORKERS, RATE_LIMIT_REQUESTS, " +
-      "RATE_LIMIT_WINDOW_SECONDS, RATE_LIMIT_STORE, REDIS_URL, LOG_LEVEL, LOG_FORMAT, MAX_BODY_BYTES) and the flags below. Run it from the repository as " +
+      "RATE_LIMIT_WINDOW_SECONDS, RATE_LIMIT_STORE, REDIS_URL, REDIS_KEY_PREFIX, LOG_LEVEL, LOG_FORMAT, MAX_BODY_BYTES) and the flags below. Run it from the repository as " +
       `'${invocation} <command>' or 'bash scripts/teamchat.sh <command>'.`
   ),
   Command.withSubcommands([

@@ -93,7 +93,8 @@ export const runPrimary = (
   options: Pick<Server.Options, "output" | "gracefulShutdownTimeout"> = {}
 ): Effect.Effect<never, Server.StartupError | Server.CoreError | WorkerFailed> =>
   Effect.gen(function*() {
-    const output = options.output ?? Server.stdout
+    // The primary's lines follow LOG_FORMAT as a single server's do.
+    const output = options.output ?? Server.outputFor(config.logFormat, yield* Effect.clockWith(Effect.succeed))
     const port = config.port === 0 ? yield* freePort(config.host) : config.port
     const url = config.externalUrl ?? defaultExternalUrl(port)
     // The database is migrated (and seeded) before any worker opens it.
@@ -120,7 +121,7 @@ const supervise = (
     const restarts = new Map<number, number>()
 
     const fork = (slot: number) => {
-      const worker = cluster.fork({ [workerPortVariable]: String(port) })
+      const worker = cluster.fork({ [workerPortVariable]: String(port), [Server.workerSlotVariable]: String(slot) })
       slots.set(worker, slot)
       worker.on("message", (message: unknown) => {
         if (!isReady(message)) return

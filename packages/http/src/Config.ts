@@ -14,6 +14,7 @@
  * | `RATE_LIMIT_WINDOW_SECONDS` | | the HTTP adapter's default, else 60 |
  * | `RATE_LIMIT_STORE` (memory, postgres, redis) | | redis when `REDIS_URL` is set, else postgres on PostgreSQL, else memory |
  * | `REDIS_URL` | | unset (redis://host:port, for `RATE_LIMIT_STORE=redis`) |
+ * | `REDIS_KEY_PREFIX` | | teamchat: (keys are `<prefix>ratelimit:…`; one per deployment sharing a Redis) |
  * | `WORKERS` | `--workers` | one per core on PostgreSQL, else 1 (PGlite and memory allow 1) |
  * | `LOG_LEVEL` | | info |
  * | `LOG_FORMAT` (logfmt, json, pretty) | | logfmt: one line per entry |
@@ -72,7 +73,12 @@ export type RateLimitSetting =
 export type RateLimitStore =
   | { readonly _tag: "Memory" }
   | { readonly _tag: "Postgres" }
-  | { readonly _tag: "Redis"; readonly url: string }
+  | {
+    readonly _tag: "Redis"
+    readonly url: string
+    /** The deployment's key prefix (`REDIS_KEY_PREFIX`); undefined: the default, "teamchat:". */
+    readonly keyPrefix?: string | undefined
+  }
 
 /** @category models */
 export interface ServerConfig {
@@ -257,6 +263,11 @@ const settings = {
     read: (name) => Config.schema(Schema.String.check(Schema.makeFilter((url) => redisUrl.test(url))), name),
     expected: "a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379"
   },
+  redisKeyPrefix: {
+    name: "REDIS_KEY_PREFIX",
+    read: (name) => Config.schema(Schema.String.check(Schema.makeFilter((prefix) => redisKeyPrefix.test(prefix))), name),
+    expected: "1 to 64 letters, digits or the characters : . _ - / (no spaces), e.g. acme:"
+  },
   logFormat: {
     name: "LOG_FORMAT",
     read: (name) => Config.Literals(["logfmt", "json", "pretty"], name),
@@ -297,6 +308,13 @@ const redisUrl = {
   test: (value: string): boolean =>
     /^rediss?:\/\//i.test(value) && URL.canParse(value) && new URL(value).hostname !== ""
 }
+
+/**
+ * A Redis key prefix: printable, without spaces, and without the characters
+ * Redis's key patterns (`SCAN MATCH`) treat specially, so that an operator
+ * can list a deployment's keys as `<prefix>*`.
+ */
+const redisKeyPrefix = /^[A-Za-z0-9:._\-/]{1,64}$/
 
 /** A PostgreSQL URL with a host, kept as written. */
 const postgresUrl = {
@@ -451,21 +469,27 @@ export const workers = Effect.fn("Config.workers")(function*(db: Database, overr
 })
 
 /**
- * `RATE_LIMIT_STORE` and `REDIS_URL`: redis when `REDIS_URL` is set, else the
- * PostgreSQL database when serving from one, else this process's memory.
+ * `RATE_LIMIT_STORE`, `REDIS_URL` and `REDIS_KEY_PREFIX`: redis when
+ * `REDIS_URL` is set, else the PostgreSQL database when serving from one,
+ * else this process's memory. The prefix is checked whichever is chosen.
  *
  * @category config
  */
 export const rateLimitStore = Effect.fn("Config.rateLimitStore")(function*(db: Database) {
   const store = yield* read(settings.rateLimitStore)
   const url = yield* read(settings.redisUrl)
+  const keyPrefix = yield* read(settings.redisKeyPrefix)
   const chosen = Option.getOrElse(store, () => Option.isSome(url) ? "redis" : db._tag === "Postgres" ? "postgres" : "memory")
   switch (chosen) {
     case "redis":
       if (Option.isNone(url)) {
         return yield* new InvalidConfig({ setting: "RATE_LIMIT_STORE", value: "redis", expected: "REDIS_URL set as well" })
       }
-      return { _tag: "Redis", url: url.value } satisfies RateLimitStore as RateLimitStore
+      return {
+        _tag: "Redis",
+        url: url.value,
+        ...(Option.isSome(keyPrefix) ? { keyPrefix: keyPrefix.value } : {})
+      } satisfies RateLimitStore as RateLimitStore
     case "postgres":
       if (db._tag !== "Postgres") {
         return yield* new InvalidConfig({
@@ -518,7 +542,7 @@ export const describeRateLimitStore = (store: RateLimitStore | undefined): strin
     ? "rate limits in memory"
     : store._tag === "Postgres"
     ? "rate limits in PostgreSQL"
-    : `rate limits in Redis at ${redactUrl(store.url)}`
+    : `rate limits in Redis at ${redactUrl(store.url)}${store.keyPrefix === undefined ? "" : ` under ${store.keyPrefix}`}`
 
 /** "PGlite at ./data", "PostgreSQL at postgres://user:***@host/db" or "in-memory database". @category display */
 export const describeDatabase = (database: Database): string =>

@@ -180,15 +180,11 @@ export const layerRoutes = (
     Layer.provide(Config.layer(options)),
     Layer.provide(HttpServer.layerServices)
   )
-  const rootPage = HttpRouter.add(
-    "GET",
-    "/",
-    RootPage.handler({
-      version,
-      zulipVersion: options.version.zulip_version,
-      featureLevel: options.version.zulip_feature_level
-    })
-  )
+  const rootPage = RootPage.layer({
+    version,
+    zulipVersion: options.version.zulip_version,
+    featureLevel: options.version.zulip_feature_level
+  })
   const emojiData = HttpRouter.add("GET", EmojiData.path, EmojiData.handler)
   const joinPage = JoinPage.layer(
     options.rateLimit === false ? false : options.joinRateLimit ?? JoinPage.defaultRateLimit

@@ -50,7 +50,7 @@ import type { Database, ServerConfig } from "./Config.ts"
 import type * as Config from "./Config.ts"
 import { defaultExternalUrl, describeDatabase, describeRateLimitStore, redactUrl, resolveRateLimit } from "./Config.ts"
 import { defaultHttpOptions, layerRoutes } from "./Http.ts"
-import * as PushBouncerClient from "./internal/PushBouncerClient.ts"
+import * as PushBouncerClient from "./PushBouncerClient.ts"
 import type { HttpOptions } from "./Http.ts"
 
 /** Where progress text goes; the default is stdout. @category models */
@@ -319,7 +319,7 @@ export const seedDemo = Effect.fn("Server.seedDemo")(function*(url: string, outp
   const organizations = yield* Organizations.Organizations
   const existing = yield* organizations.list
   if (existing.length > 0) {
-    const demo = existing.find((o) => o.string_id === DemoData.realm.string_id)
+    const demo = existing.find((o) => o.demo)
     output(
       demo !== undefined
         ? `teamchat: demo organization '${demo.name}' already present\n`
@@ -426,7 +426,10 @@ export const layerRateLimitStore = (
 ): Layer.Layer<RateLimitStore.RateLimitStore, SqlError | CannotReachRedis> => {
   if (store?._tag === "Redis") {
     const url = store.url
-    return Persistence.layerRateLimitsRedis.pipe(
+    const layer = store.keyPrefix === undefined
+      ? Persistence.layerRateLimitsRedis
+      : Persistence.layerRateLimitsRedisWithPrefix(store.keyPrefix)
+    return layer.pipe(
       Layer.provide(Layer.effectContext(
         Layer.build(NodeRedis.layer({ url })).pipe(Effect.mapError((cause) => new CannotReachRedis({ url, cause })))
       ).pipe(
@@ -556,13 +559,28 @@ export const describeServing = (config: ServerConfig, workers = config.workers ?
   ].join(", ")
 
 /**
+ * The environment variable that gives a worker its slot (1 … workers), the
+ * number its primary calls it by: a replacement takes the slot of the worker
+ * it replaces, where `cluster.worker.id` counts every fork.
+ *
+ * @category constants
+ */
+export const workerSlotVariable = "TEAMCHAT_WORKER"
+
+/** This worker's slot in its cluster; undefined outside one. @category running */
+export const workerSlot = (): number | undefined => {
+  const slot = Number(process.env[workerSlotVariable])
+  return cluster.isWorker && Number.isSafeInteger(slot) && slot > 0 ? slot : undefined
+}
+
+/**
  * The configured log level and format (one line per entry unless "pretty").
  *
  * @category layers
  */
 export const layerLogging = (
   config: Pick<ServerConfig, "logLevel" | "logFormat">,
-  worker: number | undefined = cluster.worker?.id
+  worker: number | undefined = workerSlot()
 ): Layer.Layer<never> =>
   Layer.mergeAll(
     Layer.succeed(References.MinimumLogLevel)(config.logLevel),

@@ -1,7 +1,7 @@
 /**
  * HTTP Basic authentication as Zulip answers it, and spectators on GET /users.
  */
-import { assert, describe, layer } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import * as DemoOrganization from "@teamchat/core/demo/DemoOrganization"
 import { userId } from "@teamchat/core/domain/Ids"
 import { RealmRepo, UserRepo } from "@teamchat/core/ports/Repositories"
@@ -13,6 +13,7 @@ import * as CheckedEvents from "@teamchat/core/testing/CheckedEvents"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { keptHeaders, parseAuthorization } from "../src/middleware/Authentication.ts"
 import { accounts, basic, demoLayer, demoPassword, layerServer, realmUrl, Server } from "./support/Harness.ts"
 
 const unauthorized = {
@@ -301,5 +302,19 @@ describe("the organization of the request's host", () => {
         })
         assert.deepStrictEqual(kingAway.json, wrongHost)
       }))
+  })
+})
+
+describe("parsed Authorization headers", () => {
+  it("a header evicted by keptHeaders others is parsed again, the same", () => {
+    const header = basic("iago@zulip.com", "first-key")
+    const first = parseAuthorization(header)
+    assert.deepStrictEqual(first, { email: "iago@zulip.com", apiKey: "first-key" })
+    // The same header answers the kept value; past the bound it is parsed afresh, equal.
+    assert.strictEqual(parseAuthorization(header), first)
+    for (let i = 0; i < keptHeaders; i++) parseAuthorization(basic(`user${i}@example.com`, `key-${i}`))
+    const again = parseAuthorization(header)
+    assert.notStrictEqual(again, first)
+    assert.deepStrictEqual(again, first)
   })
 })

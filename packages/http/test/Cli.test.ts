@@ -13,8 +13,11 @@ import { Organizations } from "@teamchat/core/services/Organizations"
 import * as Teamchat from "@teamchat/core/Teamchat"
 import * as TestDatabase from "@teamchat/core/testing/TestDatabase"
 import * as ConfigProvider from "effect/ConfigProvider"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as HttpServer from "effect/http/HttpServer"
 import * as TestConsole from "effect/testing/TestConsole"
 import { execFile, spawn } from "node:child_process"
 import * as fs from "node:fs"
@@ -615,6 +618,66 @@ layer(TestDatabase.postgresLayer(), { timeout: Duration.millis(hangCeiling), exc
   }
 )
 
+/** `serve --demo` in this process on `database`: its base URL; what it prints goes to `printed`. */
+const serveDemo = (database: Config.Database, printed: Array<string>) =>
+  Effect.map(
+    Layer.build(Server.layer({
+      port: 0,
+      host: "127.0.0.1",
+      database,
+      demo: true,
+      externalUrl: "http://localhost:9991",
+      rateLimit: false,
+      logLevel: "Warn",
+      logFormat: "logfmt"
+    }, { secrets: Teamchat.layerSecretsTest, output: (text) => void printed.push(text), http: { log: false } })),
+    (context) => HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address)
+  )
+
+const wire = (url: string, init?: RequestInit) =>
+  Effect.promise(async () => {
+    const response = await fetch(url, init)
+    const reply: { readonly status: number; readonly json: any } = { status: response.status, json: await response.json() }
+    return reply
+  })
+
+// Needs the PostgreSQL at TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test).
+layer(TestDatabase.postgresLayer(), { timeout: Duration.millis(hangCeiling), excludeTestServices: true })(
+  "the dev login on a --demo server",
+  (it) => {
+    it.effect("'zulip' made by create-organization is not the demo: no dev login there; the seeded demo keeps it", () =>
+      Effect.scoped(Effect.gen(function*() {
+        const database = yield* TestDatabase.TestDatabase
+        const org = yield* teamchat([
+          "create-organization", "--string-id", "zulip", "--name", "Real Org", "--owner-email", "boss@zulip.com",
+          "--owner-name", "The Boss", "--owner-password", "a-real-secret-42", "--url", "http://localhost:9991"
+        ], { DATABASE_URL: database.url })
+        assert.strictEqual(org.code, 0, org.stderr)
+        const printed: Array<string> = []
+        const base = yield* serveDemo({ _tag: "Postgres", url: database.url }, printed)
+        assert.include(printed.join(""), "teamchat: the database already has 1 organization(s); not seeding the demo organization\n")
+        const notFound = { status: 404, json: { result: "error", msg: "Not Found", code: "BAD_REQUEST" } }
+        const form = (fields: Record<string, string>) => ({ method: "POST", body: new URLSearchParams(fields) })
+        assert.deepStrictEqual(yield* wire(`${base}/api/v1/dev_fetch_api_key`, form({ username: "boss@zulip.com" })), notFound)
+        assert.deepStrictEqual(yield* wire(`${base}/api/v1/dev_list_users`), notFound)
+        // The organization itself answers: its owner logs in with the password.
+        const login = yield* wire(`${base}/api/v1/fetch_api_key`, form({ username: "boss@zulip.com", password: "a-real-secret-42" }))
+        assert.deepStrictEqual([login.status, login.json.email], [200, "boss@zulip.com"])
+
+        const seeded: Array<string> = []
+        const demo = yield* serveDemo({ _tag: "Memory" }, seeded)
+        assert.include(seeded.join(""), "seeding demo organization 'Zulip Dev'")
+        const key = yield* wire(`${demo}/api/v1/dev_fetch_api_key`, form({ username: "iago@zulip.com" }))
+        assert.deepStrictEqual([key.status, key.json.email], [200, "iago@zulip.com"])
+        const list = yield* wire(`${demo}/api/v1/dev_list_users`)
+        assert.deepStrictEqual(
+          [list.status, list.json.direct_admins.map((u: { email: string }) => u.email)],
+          [200, ["desdemona@zulip.com", "iago@zulip.com"]]
+        )
+      })), { timeout: hangCeiling })
+  }
+)
+
 describe("reportFailures", () => {
   it.effect("a defect is one line on stderr, exit code 1", () =>
     Effect.gen(function*() {
@@ -750,6 +813,27 @@ describe("Config", () => {
         "invalid RATE_LIMIT_STORE \"postgres\": expected memory or redis when DATABASE_URL is not a PostgreSQL URL"
       )
       assert.strictEqual(yield* message({ RATE_LIMIT_STORE: "disk" }), "invalid RATE_LIMIT_STORE \"disk\": expected memory, postgres or redis")
+      // REDIS_KEY_PREFIX: the deployment's part of the Redis keys; unset keeps "teamchat:".
+      assert.deepStrictEqual(
+        yield* store({ REDIS_URL: "redis://cache", REDIS_KEY_PREFIX: " acme:chat: " }),
+        { _tag: "Redis", url: "redis://cache", keyPrefix: "acme:chat:" }
+      )
+      assert.strictEqual(
+        Config.describeRateLimitStore({ _tag: "Redis", url: "redis://cache", keyPrefix: "acme:" }),
+        "rate limits in Redis at redis://cache under acme:"
+      )
+      const prefixExpected = "expected 1 to 64 letters, digits or the characters : . _ - / (no spaces), e.g. acme:"
+      for (const bad of ["acme chat:", "acme*", "x".repeat(65), "tab\there"]) {
+        assert.strictEqual(
+          yield* message({ REDIS_URL: "redis://cache", REDIS_KEY_PREFIX: bad }),
+          `invalid REDIS_KEY_PREFIX ${JSON.stringify(bad)}: ${prefixExpected}`
+        )
+      }
+      // Checked whichever store is chosen: a typo shows before Redis is switched on.
+      assert.strictEqual(
+        yield* message({ REDIS_KEY_PREFIX: "a b" }),
+        `invalid REDIS_KEY_PREFIX "a b": ${prefixExpected}`
+      )
     }))
 
   it.effect("resolves the rate limit against the HTTP adapter's default", () =>

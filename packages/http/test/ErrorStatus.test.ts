@@ -110,6 +110,7 @@ const table: ReadonlyArray<readonly [ZulipError.ZulipError, number]> = [
   [new Errors.InvalidRole(), 400],
   [new Errors.GuestCannotBeAdmin(), 400],
   [new Errors.OnlyOwner(), 400],
+  [new Errors.CannotDeactivateLastUser({ is_last_owner: true, entity: "organization owner" }), 400],
   [new Errors.NameTooLong(), 400],
   [new Errors.NameInvalidCharacters(), 400],
   [new Errors.NameInvalidFormat(), 400],

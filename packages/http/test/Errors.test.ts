@@ -52,9 +52,15 @@ describe("unknown routes", () => {
           ["HEAD", "/api/v1/fetch_api_key", ["POST"]],
           ["PUT", "/api/v1/messages", ["GET", "POST", "HEAD"]],
           ["PATCH", "/api/v1/users/me/alert_words", ["GET", "POST", "DELETE", "HEAD"]],
-          // PATCH and DELETE reach /users/{user_id_or_email} and /users/{user_id} with "me".
-          ["PUT", "/api/v1/users/me", ["GET", "PATCH", "DELETE", "HEAD"]],
-          ["POST", "/api/v1/users/me", ["GET", "PATCH", "DELETE", "HEAD"]],
+          // The static path shadows /users/{user_id_or_email}: PATCH there is no update of a user "me".
+          ["PUT", "/api/v1/users/me", ["GET", "DELETE", "HEAD"]],
+          ["POST", "/api/v1/users/me", ["GET", "DELETE", "HEAD"]],
+          ["PATCH", "/api/v1/users/me", ["GET", "DELETE", "HEAD"]],
+          // Likewise every static path Zulip's urls.py lists before a pattern that would match it.
+          ["GET", "/api/v1/users/me/presence", ["POST"]],
+          ["GET", "/api/v1/users/me/status", ["POST"]],
+          ["PATCH", "/api/v1/user_groups/create", ["POST"]],
+          ["GET", "/api/v1/messages/flags", ["POST"]],
           ["GET", "/api/v1/drafts/12", ["PATCH", "DELETE"]],
           // The query string is not the path's.
           ["GET", "/api/v1/fetch_api_key?username=x", ["POST"]],

@@ -283,5 +283,56 @@ describe("parameter codecs", () => {
         assert.deepStrictEqual(yield* decode(schema, { other: "nope" }), error("other is not valid JSON"))
         assert.strictEqual(yield* Schema.encodeEffect(Params.JsonBoolean)(true), "true")
       }))
+
+    // The schemas of JSON values: each misfit is Zulip's error, at the first problem, named by its location.
+    const V = Params.Value
+    const draft = V.struct({
+      type: V.literal(["", "stream", "private"]),
+      to: V.list(V.integer),
+      content: V.nonBlank,
+      timestamp: Schema.optionalKey(V.nullOr(V.number(1000)))
+    })
+    const valueCases: ReadonlyArray<readonly [string, Schema.Top & { readonly DecodingServices: never }, unknown, string | { readonly ok: unknown }]> = [
+      ["a string", V.string, 5, "x is not a string"],
+      ["a boolean", V.boolean, 1, "x is not a boolean"],
+      ["an integer", V.integer, 7, { ok: 7 }],
+      ["a fraction is not an integer", V.integer, 1.5, "x is not an integer"],
+      ["text is not an integer", V.integer, "7", "x is not an integer"],
+      ["beyond 2^53 - 1", V.integer, 2 ** 60, "x is too large"],
+      ["below -(2^53 - 1)", V.integer, -(2 ** 60), "x is too small"],
+      ["not a list", V.list(V.integer), { a: 1 }, "x is not a list"],
+      ["an item, by index", V.list(V.integer), [1, "a"], "x[1] is not an integer"],
+      ["too many items, before any item is read", V.list(V.integer, 2), ["a", "b", "c"], "x is too long (limit: 2 items)"],
+      ["a pair of another length", V.pair(V.string), ["a"], "Invalid x"],
+      ["a pair's item", V.pair(V.string), ["a", 1], "x[1] is not a string"],
+      ["blank", V.nonBlank, "  ", "x cannot be blank"],
+      ["a number over its maximum", V.number(10), 10.5, "x is too large"],
+      ["a literal", V.literal(["a", "b"]), "c", "Invalid x"],
+      ["null", V.nullOr(V.integer), null, { ok: null }],
+      ["not null: the inner error", V.nullOr(V.integer), "a", "x is not an integer"],
+      ["not a dict", draft, [], "x is not a dict"],
+      ["a missing field", draft, { type: "", to: [] }, "Missing 'x[\"content\"]' argument"],
+      ["an unexpected field, before the fields", draft, { id: 1, type: 5 }, "Argument \"id\" at x is unexpected"],
+      ["fields in declaration order", draft, { type: "x", to: ["a"], content: "" }, "Invalid x[\"type\"]"],
+      ["a nested location", V.list(draft), [{ type: "", to: [1, 2.5], content: "c" }], "x[0][\"to\"][1] is not an integer"],
+      ["an optional field absent", draft, { type: "", to: [], content: "c" }, { ok: { type: "", to: [], content: "c" } }],
+      ["a record's value", V.record(V.boolean), { a: true, b: 1 }, "x[\"b\"] is not a boolean"],
+      ["no alternative fits: Invalid", V.oneOf(V.integer, V.list(V.string)), ["a", 1], "Invalid x"],
+      ["an alternative fits", V.oneOf(V.integer, V.list(V.string)), ["a"], { ok: ["a"] }],
+      ["at most, before the alternatives", V.atMost(1, V.oneOf(V.list(V.integer))), [1, 2], "x is too long (limit: 1 items)"],
+      ["null or one of: Invalid", V.nullOr(V.oneOf(V.string, V.list(V.integer))), 5, "Invalid x"]
+    ]
+    it.effect.each(valueCases)("JSON values: %s", ([, value, input, expected]) =>
+      Effect.gen(function*() {
+        const schema = Schema.Struct({ x: Params.json(value, "x") })
+        const decoded = yield* Effect.result(Schema.decodeUnknownEffect(schema)({ x: JSON.stringify(input) }))
+        if (typeof expected === "string") {
+          assert.strictEqual(decoded._tag, "Failure")
+          if (decoded._tag === "Failure") assert.strictEqual(Params.toZulipError(decoded.failure.issue).msg, expected)
+        } else {
+          assert.strictEqual(decoded._tag, "Success")
+          if (decoded._tag === "Success") assert.deepStrictEqual(decoded.success.x, expected.ok)
+        }
+      }))
   })
 })

@@ -13,6 +13,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Persistence from "@teamchat/core/Persistence"
 import { RateLimitStore } from "@teamchat/core/ports/RateLimitStore"
 import * as TestDatabase from "@teamchat/core/testing/TestDatabase"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -22,6 +23,7 @@ import * as HttpServer from "effect/http/HttpServer"
 import * as Teamchat from "@teamchat/core/Teamchat"
 import { randomUUID } from "node:crypto"
 import * as http from "node:http"
+import * as Config from "../src/Config.ts"
 import * as StandaloneServer from "../src/Server.ts"
 import { accounts, demoPassword } from "./support/Harness.ts"
 
@@ -145,6 +147,46 @@ contract(
   }),
   true
 )
+
+describe("REDIS_KEY_PREFIX: deployments sharing one Redis", () => {
+  it.live("two prefixes keep two limits, and the configured prefix is the keys' in Redis", () =>
+    Effect.scoped(Effect.gen(function*() {
+      // As `serve` reads it: the setting, then the store of the config.
+      const configured = (env: Record<string, string>) =>
+        Config.rateLimitStore({ _tag: "Memory" }).pipe(
+          Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env: { REDIS_URL: redisUrl, ...env } }))
+        )
+      const storeOf = (env: Record<string, string>) =>
+        Effect.flatMap(configured(env), (config) => build(StandaloneServer.layerRateLimitStore(config, { _tag: "Memory" })))
+      const [prefixA, prefixB] = [`test:${run}:deployment-a:`, `test:${run}:deployment-b:`]
+      const a = yield* storeOf({ REDIS_KEY_PREFIX: prefixA })
+      const b = yield* storeOf({ REDIS_KEY_PREFIX: prefixB })
+      const unprefixed = yield* storeOf({})
+      const redis = Context.get(yield* Layer.build(Layer.fresh(NodeRedis.layer({ url: redisUrl }))), Redis.Redis)
+      const k = `prefix-test:${run}:user`
+      yield* Effect.addFinalizer(() =>
+        Effect.ignore(redis.send("DEL", `${prefixA}ratelimit:${k}`, `${prefixB}ratelimit:${k}`, `teamchat:ratelimit:${k}`))
+      )
+      const t0 = 1_700_000_400_000
+      const accepted = (store: Store, at: number) => Effect.map(store.hit(k, 2, 60_000, t0 + at), (hit) => hit.accepted)
+      assert.deepStrictEqual(
+        [yield* accepted(a, 0), yield* accepted(a, 1), yield* accepted(a, 2)],
+        [true, true, false]
+      )
+      // The same user's key under the other prefix starts from nothing.
+      assert.deepStrictEqual([yield* accepted(b, 3), yield* accepted(b, 4)], [true, true])
+      assert.deepStrictEqual(
+        yield* Effect.forEach(
+          [`${prefixA}ratelimit:${k}`, `${prefixB}ratelimit:${k}`, `teamchat:ratelimit:${k}`],
+          (name) => redis.send<number>("ZCARD", name)
+        ),
+        [2, 2, 0]
+      )
+      // Unset, the keys are where they always were.
+      assert.isTrue(yield* accepted(unprefixed, 5))
+      assert.strictEqual(yield* redis.send<number>("ZCARD", `teamchat:ratelimit:${k}`), 1)
+    })))
+})
 
 /** POST /fetch_api_key over a real connection from `localAddress` (any of 127.0.0.0/8 on Linux). */
 const fetchApiKeyFrom = (base: string, localAddress: string, username: string, password: string) =>

@@ -353,9 +353,45 @@ describe("the root page", () => {
         const other = yield* server.fetch("GET", "/index.html")
         assert.strictEqual(other.status, 404)
         assert.deepStrictEqual(other.json, { result: "error", msg: "Not Found", code: "BAD_REQUEST" })
+        // One organization: the URL asked for is the one named (any host reaches it), no list.
+        assert.deepStrictEqual(links(page.text), ["/api/v1/openapi.json"])
+        assert.notInclude(page.text, "<h2>Organizations</h2>")
+        const reached = yield* server.fetch("GET", "/api/v1/server_settings", { origin: "http://chat.local:9991" })
+        assert.strictEqual(reached.json.realm_name, "Zulip Dev")
+      }))
+  })
+
+  layer(layerServer(twoOrganizations))((it) => {
+    it.effect("several organizations: each one's name and URL, every URL named reaching its organization", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const page = yield* Effect.promise(async () => {
+          const response = await server.handler(makeRequest("GET", "/", { origin: "http://chat.local:9991" }))
+          return { status: response.status, text: await response.text() }
+        })
+        assert.strictEqual(page.status, 200)
+        assert.deepStrictEqual(links(page.text), ["/api/v1/openapi.json", realmUrl, "http://other.example:9991"])
+        assert.include(
+          page.text,
+          "<h2>Organizations</h2>\n<p>This server hosts 2 organizations, each reached at its own URL:</p>\n<ul>\n" +
+            `<li>Zulip Dev: <a href="${realmUrl}">${realmUrl}</a></li>\n` +
+            "<li>Other Org: <a href=\"http://other.example:9991\">http://other.example:9991</a></li>\n</ul>\n"
+        )
+        // The host asked for reaches no organization here, so it is not named; nor is the internal one.
+        assert.notInclude(page.text, "chat.local")
+        assert.notInclude(page.text, "internal.example")
+        const unknown = yield* server.fetch("GET", "/api/v1/users", { origin: "http://chat.local:9991" })
+        assert.deepStrictEqual({ status: unknown.status, body: unknown.json }, { status: 404, body: invalidSubdomain })
+        for (const [url, name] of [[realmUrl, "Zulip Dev"], ["http://other.example:9991", "Other Org"]] as const) {
+          const reply = yield* server.fetch("GET", "/api/v1/server_settings", { origin: url })
+          assert.deepStrictEqual([reply.status, reply.json.realm_name, reply.json.realm_url], [200, name, url])
+        }
       }))
   })
 })
+
+/** The targets of a page's links, in order. */
+const links = (html: string): ReadonlyArray<string> => Array.from(html.matchAll(/href="([^"]*)"/g), (m) => m[1]!)
 
 describe("the emoji data", () => {
   layer(layerServer((clock) => demoLayer("memory", clock)))((it) => {

@@ -177,11 +177,15 @@ describe("Server on PGlite with the demo organization", () => {
       // The client keeps its connection for as long as the server does (the
       // global agent would close it after 5 seconds idle).
       const agent = new http.Agent({ keepAlive: true })
+      // `Expect: 100-continue`: node:http answers `100 Continue` as it hands
+      // the request to the server's handler, so the client sees the moment
+      // the request is in flight.
       const request = http.request(`${url}/api/v1/dev_fetch_api_key`, {
         method: "POST",
         agent,
-        headers: { "content-type": "application/x-www-form-urlencoded", "content-length": body.length }
+        headers: { "content-type": "application/x-www-form-urlencoded", "content-length": body.length, expect: "100-continue" }
       })
+      const inFlight = new Promise<void>((resolve) => request.once("continue", () => resolve()))
       const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
         request.on("response", (res) => {
           let text = ""
@@ -189,11 +193,14 @@ describe("Server on PGlite with the demo organization", () => {
         })
         request.on("error", reject)
       })
+      request.flushHeaders()
+      yield* Effect.promise(() => inFlight)
       request.write(body.slice(0, 9))
-      yield* Effect.sleep("200 millis")
 
       const closing = yield* Effect.forkChild(Scope.close(scope, Exit.void))
-      yield* Effect.sleep("300 millis")
+      // Shutdown has begun once the server stops accepting connections: from
+      // then on, a shutdown that did not wait would end the open request.
+      while ((yield* refused(url)) === "answered") yield* Effect.yieldNow
       assert.isUndefined(closing.pollUnsafe(), "shutdown waits for the open request")
       assert.include(printed.join(""), "teamchat: shutting down…")
 

@@ -160,8 +160,16 @@ describe("Server transport errors", () => {
       })
       const poll = fetch(`${base}/events?queue_id=${queue.queue_id}&last_event_id=${queue.last_event_id}`, { headers: auth })
         .then(async (response) => ({ status: response.status, body: await response.json() as { events: Array<{ type: string }> } }))
-      // Several request timeouts pass while the poll waits.
-      yield* Effect.sleep("800 millis")
+      // Several request timeouts pass while the poll waits, as the server
+      // sees them: three incomplete requests, one after the other on
+      // connections of their own, are each answered 408 by the timeout.
+      for (let i = 0; i < 3; i++) {
+        const timedOut = yield* exchange(port, [
+          "POST /api/v1/dev_fetch_api_key HTTP/1.1\r\nHost: localhost\r\n" +
+          "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nusername=iago"
+        ])
+        assert.strictEqual(timedOut.statusLine, "HTTP/1.1 408 Request Timeout")
+      }
       yield* Effect.promise(() =>
         fetch(`${base}/users/me/alert_words`, { method: "POST", headers: auth, body: new URLSearchParams({ alert_words: "[\"ping\"]" }) })
       )

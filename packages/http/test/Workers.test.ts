@@ -6,8 +6,10 @@
  * polled through the other; the 21st request of a 20-request limit is
  * refused whichever process takes it, with the rate limits in PostgreSQL and
  * in Redis (TEST_REDIS_URL, default redis://127.0.0.1:6379); a killed worker
- * is replaced and loses no event. And the refusals: more than one worker on
- * PGlite, an unreachable Redis.
+ * is replaced and loses no event. The cluster logs JSON lines, each request's
+ * line naming the worker that answered it: both workers answer, and the
+ * replacement of a killed worker answers under its slot's number. And the
+ * refusals: more than one worker on PGlite, an unreachable Redis.
  *
  * Waits have ceilings that only guard against hangs.
  */
@@ -30,7 +32,8 @@ const redisUrl = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379"
 
 const settings = [
   "PORT", "HOST", "DATABASE_URL", "DATA_DIR", "DEMO", "EXTERNAL_URL", "WORKERS", "RATE_LIMIT_REQUESTS",
-  "RATE_LIMIT_WINDOW_SECONDS", "RATE_LIMIT_STORE", "REDIS_URL", "LOG_LEVEL", "LOG_FORMAT"
+  "RATE_LIMIT_WINDOW_SECONDS", "RATE_LIMIT_STORE", "REDIS_URL", "REDIS_KEY_PREFIX", "LOG_LEVEL",
+  "LOG_FORMAT"
 ]
 const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !settings.includes(key)))
 
@@ -41,6 +44,8 @@ interface Running {
   readonly output: () => string
   /** Resolves when `pattern` appears in the output (ceiling: 90 s). */
   readonly waitFor: (pattern: RegExp) => Effect.Effect<RegExpExecArray>
+  /** Resolves when `test` holds of the output (ceiling: 90 s). */
+  readonly waitUntil: <A>(test: (output: string) => A | undefined) => Effect.Effect<A>
   /** SIGTERM, then the exit code. */
   readonly stop: Effect.Effect<number | null>
 }
@@ -64,21 +69,22 @@ const serve = (args: ReadonlyArray<string>, env: Record<string, string>): Effect
         }
         child.stdout.setEncoding("utf8").on("data", onData)
         child.stderr.setEncoding("utf8").on("data", onData)
-        const waitFor = (pattern: RegExp) =>
+        const waitUntil = <A>(test: (output: string) => A | undefined, what = "the awaited output") =>
           Effect.promise(() =>
-            new Promise<RegExpExecArray>((found, fail) => {
+            new Promise<A>((found, fail) => {
               const check = () => {
-                const match = pattern.exec(output)
-                if (match === null) return
+                const match = test(output)
+                if (match === undefined) return
                 watchers.delete(check)
                 clearTimeout(ceiling)
                 found(match)
               }
-              const ceiling = setTimeout(() => fail(new Error(`no ${pattern} in: ${output}`)), 90_000)
+              const ceiling = setTimeout(() => fail(new Error(`no ${what} in: ${output}`)), 90_000)
               watchers.add(check)
               check()
             })
           )
+        const waitFor = (pattern: RegExp) => waitUntil((text) => pattern.exec(text) ?? undefined, String(pattern))
         const listening = /listening on (http:\/\/127\.0\.0\.1:\d+)/
         const ceiling = setTimeout(() => reject(new Error(`not listening: ${output}`)), 90_000)
         const check = () => {
@@ -91,6 +97,7 @@ const serve = (args: ReadonlyArray<string>, env: Record<string, string>): Effect
             pid: child.pid!,
             output: () => output,
             waitFor,
+            waitUntil,
             stop: Effect.promise(() => {
               if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
               return exited
@@ -157,6 +164,20 @@ const login = (base: string, email: string) =>
 const hamlet = "hamlet@zulip.com"
 const iago = "iago@zulip.com"
 const othello = "othello@zulip.com"
+
+/** The JSON log lines of the requests answered so far, in the order written. */
+const requestLines = (output: string): Array<{ readonly worker?: unknown; readonly annotations: any }> =>
+  output.split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line))
+    .filter((entry) => entry.message === "request")
+
+/** The workers that answered the requests after the first `from`, once `count` requests have been logged. */
+const answeredBy = (running: Running, from: number, count: number) =>
+  running.waitUntil((output) => {
+    const lines = requestLines(output)
+    return lines.length >= count ? lines.slice(from).map((line) => line.worker) : undefined
+  })
 
 /** A fresh PostgreSQL database for the test. */
 const freshDatabase = Effect.map(Layer.build(TestDatabase.postgresLayer()), (context) => Context.get(context, TestDatabase.TestDatabase).url)
@@ -243,7 +264,12 @@ describe("teamchat serve --workers 2 on PostgreSQL", () => {
   it.live("any worker serves any request; a killed worker is replaced and no event is lost; SIGTERM drains both", () =>
     Effect.scoped(Effect.gen(function*() {
       const url = yield* freshDatabase
-      const cluster = yield* serve(["--demo", "--workers", "2"], { DATABASE_URL: url, RATE_LIMIT_REQUESTS: "20" })
+      const cluster = yield* serve(["--demo", "--workers", "2"], {
+        DATABASE_URL: url,
+        RATE_LIMIT_REQUESTS: "20",
+        LOG_LEVEL: "info",
+        LOG_FORMAT: "json"
+      })
       assert.include(cluster.output(), `(PostgreSQL at ${url}, demo organization, 2 workers, rate limits in PostgreSQL)`)
       const [, first, second] = yield* cluster.waitFor(/2 workers \(pids (\d+), (\d+)\)/)
       const pids = [Number(first), Number(second)]
@@ -260,18 +286,37 @@ describe("teamchat serve --workers 2 on PostgreSQL", () => {
       const lastEventId = Number(registered.json.last_event_id)
       // Each request on a new connection: the workers take turns.
       yield* twentyFirstRefused([cluster.url], yield* login(cluster.url, othello))
+      // 3 logins, a registration and 21 requests, each answered by worker 1 or 2, and both answered.
+      const before = yield* answeredBy(cluster, 0, 25)
+      for (const worker of before) assert.oneOf<unknown>(worker, [1, 2])
+      assert.deepStrictEqual(new Set(before), new Set([1, 2]))
 
       process.kill(pids[0]!, "SIGKILL")
       yield* cluster.waitFor(new RegExp(`worker 1 \\(pid ${pids[0]}\\) exited \\(signal SIGKILL\\); starting another`))
       // Served by the surviving worker meanwhile, or the new one.
       const sent = yield* sendTo(cluster.url, asIago, asHamlet.id, "after the kill")
       const [, replacement] = yield* cluster.waitFor(/worker 1 is serving again \(pid (\d+)\)/)
+      // The replacement answers as worker 1, as the primary calls it: requests until one is not
+      // answered by worker 2 (the workers take turns, so the second one at the latest).
+      // The 25 requests above and the message sent after the kill have been logged.
+      const logged = 26
+      const after: Array<unknown> = []
+      while (!after.some((worker) => worker !== 2) && after.length < 20) {
+        const reply = yield* request(cluster.url, "GET", "/api/v1/users/me", { as: asIago })
+        assert.strictEqual(reply.status, 200, JSON.stringify(reply.json))
+        after.push((yield* answeredBy(cluster, logged + after.length, logged + after.length + 1))[0])
+      }
+      assert.deepStrictEqual(new Set(after), new Set([1, 2]), JSON.stringify(after))
       // Polled through both workers (two connections in turn): the event is there for each.
       for (let i = 0; i < 2; i++) {
         assert.deepStrictEqual((yield* messageEvents(cluster.url, asHamlet, queue, lastEventId)).map((e) => e.message.id), [sent])
       }
       assert.strictEqual(yield* cluster.stop, 0, cluster.output())
-      assert.include(cluster.output(), "teamchat: stopping 2 workers…\nteamchat: all workers stopped\nteamchat: stopped\n")
+      // LOG_FORMAT=json: every line is JSON, the primary's too; its last ones (no worker) tell the stop.
+      const entries = cluster.output().trimEnd().split("\n").map((line) => JSON.parse(line))
+      const primary = entries.filter((entry) => entry.worker === undefined).map((entry) => entry.message)
+      assert.deepStrictEqual(primary.slice(-3), ["stopping 2 workers…", "all workers stopped", "stopped"])
+      assert.include(primary, "2 workers (pids " + pids.join(", ") + "); a worker that dies is replaced")
       // Every worker is gone with the primary.
       for (const pid of [pids[1]!, Number(replacement)]) assert.throws(() => process.kill(pid, 0))
     })), { timeout: 300_000 })

@@ -63,7 +63,7 @@ describe("every write operation 8 at once on PostgreSQL with two workers", () =>
           assert.isTrue(replies.some((r) => r.status === expected), `none got ${expected}:\n${report}`)
           const alive = yield* fixture.server.fetch("GET", "/api/v1/users/me", { as: fixture.accounts.owner })
           assert.strictEqual(alive.status, 200, alive.text)
-        }))
+        }).pipe(Effect.ensuring(Effect.flatMap(MatrixFixture, (fixture) => row.restore?.(fixture) ?? Effect.void))))
     }
   })
 })

@@ -44,7 +44,8 @@ const seedAll = Effect.fnUntraced(function*(url: string) {
       enable_read_receipts: true,
       invite_required: false
     },
-    owner: { ...DemoData.owner, password: DemoData.password }
+    owner: { ...DemoData.owner, password: DemoData.password },
+    demo: true
   })
   const ids = new Map<string, UserId>([[DemoData.owner.email, owner!.id]])
   for (const person of DemoData.users) {

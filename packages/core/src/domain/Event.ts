@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import type { ChannelId, RealmId, UserId } from "./Ids.ts"
+import { LruMap } from "./LruMap.ts"
 import { EmptyTopicDisplayName, flagNames } from "./Message.ts"
 import type { ClientEvent, EventOf, EventPayload } from "./events/EventPayload.ts"
 import type { EventMessage, StoredMessageEvent } from "./events/MessageEvents.ts"
@@ -127,8 +128,11 @@ export interface QueueOptions {
   readonly slim_presence: boolean
 }
 
-/** Distinct `QueueOptions` values by their JSON text (bounded: at 1,024 it starts over). */
-const internedOptions = new Map<string, QueueOptions>()
+/**
+ * Distinct `QueueOptions` values by their JSON text, the 1,024 most recently
+ * used (docs/memory.md); an evicted one is made again, equal, when next registered.
+ */
+const internedOptions = new LruMap<string, QueueOptions>(1024)
 
 /**
  * The shared (frozen) `QueueOptions` equal to `options`: queues registered
@@ -140,7 +144,6 @@ export const internOptions = (options: QueueOptions): QueueOptions => {
   const key = JSON.stringify(options)
   let shared = internedOptions.get(key)
   if (shared === undefined) {
-    if (internedOptions.size >= 1024) internedOptions.clear()
     shared = Object.freeze({
       ...options,
       event_types: options.event_types === null ? null : Object.freeze(options.event_types.slice()),

@@ -62,6 +62,11 @@ export const Realm = Schema.Struct({
   /** Domain of placeholder addresses `user{id}@{fake_email_domain}`. */
   fake_email_domain: Schema.String,
   deactivated: Schema.Boolean,
+  /**
+   * Created by the demo seed (`DemoOrganization.seed`): the one organization
+   * with the development login (`DevLogin.hasDevLogin`), whatever its string id.
+   */
+  demo: Schema.Boolean,
   /** Creation time, milliseconds since the epoch. */
   date_created: Schema.Int,
   settings: RealmSettings

@@ -36,6 +36,20 @@ export class OnlyOwner extends ZulipError.make<OnlyOwner>()("OnlyOwner", {
 }) {}
 
 /**
+ * DELETE /users/me by the organization's only active user, or its only
+ * active owner (Zulip's `CannotDeactivateLastUserError`): `entity` is
+ * "user" or "organization owner".
+ *
+ * @category users
+ * @since 0.1.0
+ */
+export class CannotDeactivateLastUser extends ZulipError.make<CannotDeactivateLastUser>()("CannotDeactivateLastUser", {
+  code: "CANNOT_DEACTIVATE_LAST_USER",
+  fields: { is_last_owner: Schema.Boolean, entity: Schema.String },
+  message: ({ entity }) => `Cannot deactivate the only ${entity}.`
+}) {}
+
+/**
  * A full name over 100 characters.
  *
  * @category users
@@ -196,6 +210,7 @@ export const UserErrors = [
   InvalidRole,
   GuestCannotBeAdmin,
   OnlyOwner,
+  CannotDeactivateLastUser,
   NameTooLong,
   NameInvalidCharacters,
   NameInvalidFormat,

@@ -18,7 +18,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { AccessRead } from "../domain/AccessState.ts"
 import type { RealmId } from "../domain/Ids.ts"
-import { AccessCache } from "../ports/AccessCache.ts"
+import { LruMap } from "../domain/LruMap.ts"
+import { AccessCache, keptOrganizations } from "../ports/AccessCache.ts"
 import { MemoryDatabase } from "./MemoryDatabase.ts"
 
 /** @category layers */
@@ -27,8 +28,10 @@ export const layer: Layer.Layer<AccessCache, never, MemoryDatabase> = Layer.effe
   MemoryDatabase.useSync((db) =>
     AccessCache.of({
       version: (realmId) => Effect.sync(() => db.tables.accessVersions.get(realmId) ?? null),
-      entries: new Map<RealmId, AccessRead>(),
-      deferrable: false
+      entries: new LruMap<RealmId, AccessRead>(keptOrganizations),
+      deferrable: false,
+      // The version is read on every request here: a write moves it already.
+      changed: () => Effect.void
     })
   )
 )

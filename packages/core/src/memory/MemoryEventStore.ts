@@ -8,10 +8,8 @@ import * as Layer from "effect/Layer"
 import { addressedTo } from "../domain/Event.ts"
 import type { LoggedEvent, QueueRecord } from "../domain/Event.ts"
 import type { NewLoggedEvent } from "../domain/Event.ts"
-import type { MessageId, RealmId } from "../domain/Ids.ts"
-import { AccessCache, StaleAccess } from "../ports/AccessCache.ts"
-import { EventStore, eventsSignal, makeCallbacks, withMessageId } from "../ports/EventStore.ts"
-import { MessageRepo } from "../ports/Repositories.ts"
+import type { RealmId } from "../domain/Ids.ts"
+import { EventStore, eventsSignal, makeCallbacks } from "../ports/EventStore.ts"
 import { Transactor } from "../ports/Transactor.ts"
 
 /**
@@ -20,12 +18,10 @@ import { Transactor } from "../ports/Transactor.ts"
  *
  * @category layers
  */
-export const layer: Layer.Layer<EventStore, never, Transactor | MessageRepo | AccessCache> = Layer.effect(
+export const layer: Layer.Layer<EventStore, never, Transactor> = Layer.effect(
   EventStore,
   Effect.gen(function*() {
     const tx = yield* Transactor
-    const messages = yield* MessageRepo
-    const access = yield* AccessCache
     const log: Array<LoggedEvent> = []
     const queues = new Map<string, QueueRecord>()
     let sequence = 0
@@ -66,17 +62,6 @@ export const layer: Layer.Layer<EventStore, never, Transactor | MessageRepo | Ac
       }))
     return EventStore.of({
       append,
-      appendMessage: (realmId, row, recipients, events, options) => {
-        const write = Effect.flatMap(messages.insert(row, recipients), (message) =>
-          Effect.as(append(realmId, events.map((event) => withMessageId(event, message.id))), message.id))
-        const expected = options?.accessVersion
-        return tx.withTransaction(
-          expected === undefined ? write : Effect.flatMap(
-            access.version(realmId),
-            (current): Effect.Effect<MessageId, StaleAccess> => current === expected ? write : Effect.fail(new StaleAccess())
-          )
-        )
-      },
       highWaterMark: (realmId) =>
         Effect.sync(() => {
           for (let i = log.length - 1; i >= 0; i--) if (log[i]!.realm_id === realmId) return log[i]!.id

@@ -323,11 +323,6 @@ export const messageRepo = Layer.effect(
   MessageRepo,
   MemoryDatabase.useSync((db) => {
     const store = db.tables.messages
-    const insert = (row: Insert<Message>, recipients: ReadonlyArray<{ readonly user_id: UserId; readonly flags: number }>) => {
-      const message: Message = { ...row, id: messageId(db.nextId("messages")) }
-      store.insert(message, recipients)
-      return message
-    }
     /** The user's rows whose flags match, ascending, with their messages. */
     const rowsWithFlags = (user: UserId, ids: Iterable<number>, mask: number, value: number) => {
       const rows = store.rowsOf(user)
@@ -341,8 +336,6 @@ export const messageRepo = Layer.effect(
       return out
     }
     return MessageRepo.of({
-      insert: (row, recipients) => Effect.sync(() => insert(row, recipients)),
-      insertMany: (items) => Effect.sync(() => items.map(({ message, recipients }) => insert(message, recipients))),
       findById: (id) => Effect.sync(() => store.get(id)),
       findByIds: (ids) =>
         Effect.sync(() =>
@@ -366,28 +359,6 @@ export const messageRepo = Layer.effect(
             .map((user): UserMessage => ({ user_id: userId(user), message_id: message, flags: store.rowsOf(user)!.get(message)! }))
             .sort((a, b) => a.user_id - b.user_id)
         ),
-      insertUserMessages: (rows) =>
-        Effect.sync(() => {
-          for (const row of rows) {
-            if (store.rowsOf(row.user_id)?.has(row.message_id) !== true) store.setFlags(row.user_id, row.message_id, row.flags)
-          }
-        }),
-      updateFlags: (user, ids, mask, add) =>
-        Effect.sync(() => {
-          const rows = store.rowsOf(user)
-          if (rows === undefined) return []
-          const changed: Array<MessageId> = []
-          for (const id of ascendingIds(ids)) {
-            const flags = rows.get(id)
-            if (flags === undefined) continue
-            const next = add ? flags | mask : flags & ~mask
-            if (next !== flags) {
-              store.setFlags(user, id, next)
-              changed.push(messageId(id))
-            }
-          }
-          return changed
-        }),
       // SQL's partial indexes serve unread and starred rows; any other flags read all the user's rows.
       listByFlags: (user, mask, value) =>
         Effect.sync(() => {
@@ -399,7 +370,6 @@ export const messageRepo = Layer.effect(
             : indexes.all
           return rowsWithFlags(user, ids.ascending(), mask, value)
         }),
-      delete: (ids) => Effect.sync(() => ids.forEach((id) => store.delete(id))),
       topicMessageIds: (channel, topic, limit) =>
         Effect.sync(() => {
           const out: Array<MessageId> = []

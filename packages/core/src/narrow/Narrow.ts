@@ -32,7 +32,8 @@ import {
   NotAList,
   NotAnInteger,
   NotAString,
-  RequiredStringBlank
+  RequiredStringBlank,
+  TooManyItems
 } from "../errors/Errors.ts"
 
 // ---------------------------------------------------------------------------
@@ -60,6 +61,15 @@ export type NarrowParseError =
   | NotAnInteger
   | RequiredStringBlank
   | BadRequest
+  | TooManyItems
+
+/**
+ * The most terms a narrow may have: each is a condition of the query, and
+ * clients send a handful. Beyond it: "narrow is too long (limit: 1000 items)".
+ *
+ * @category constants
+ */
+export const MaxNarrowTerms = 1000
 
 /** @category errors */
 export type NarrowResolveError = BadNarrow | InvalidNarrowCombination
@@ -197,6 +207,7 @@ export const parseNarrow = Effect.fnUntraced(function*(
 ): Effect.fn.Return<ReadonlyArray<RawTerm>, NarrowParseError> {
   if (raw === null || raw === undefined) return []
   if (!Array.isArray(raw)) return yield* new NotAList({ var_name: "narrow" })
+  if (raw.length > MaxNarrowTerms) return yield* new TooManyItems({ var_name: "narrow", max_items: MaxNarrowTerms })
   const terms: Array<RawTerm> = []
   let collected: NarrowParseError | undefined
   for (let i = 0; i < raw.length; i++) {

@@ -6,16 +6,23 @@
  * version is one indexed single-row read instead of loading the whole
  * organization on every message sent or read.
  *
- * On PGlite the database belongs to this one process (the server locks its
- * data directory), so the version need not even be read: outside a
- * transaction the last version read stands until the database's
- * `teamchat_access` notice for the organization (migration
- * `0008_access_change_notices`), which arrives as the changing transaction
- * commits. Inside a transaction the version is always read, as the
- * transaction's own writes move it before they commit.
+ * On SQL the version need not even be read: outside a transaction the last
+ * version read stands until the database's `teamchat_access` notice for the
+ * organization (migration `0018_access_change_notices_everywhere`), which
+ * every process listening hears as the changing transaction commits, or
+ * until this process commits a write to what access decisions read
+ * (`changed`, called by the SQL repositories), whichever comes first. So a
+ * process that answered a write never answers from the read before it, and
+ * the others stop doing so as soon as the notice reaches them. While a
+ * PostgreSQL process does not listen (before its first LISTEN is
+ * confirmed, and from a lost connection until it listens again) it reads
+ * the version on every request, and it forgets every kept version when it
+ * listens again: notices sent meanwhile are lost. Inside a transaction the
+ * version is always read, as the transaction's own writes move it before
+ * they commit.
  *
- * On PostgreSQL, where that read is a round trip of its own, GET and POST
- * /messages skip it: authentication answers from the kept read unchecked
+ * On PostgreSQL, when the version is read, GET and POST /messages skip
+ * that round trip: authentication answers from the kept read unchecked
  * (the principal's access is `unverified`); the search's first statement
  * reports the version at its own snapshot, and a send's one statement
  * writes only while the version is still the read's. Versions come from a
@@ -34,22 +41,42 @@ import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { AccessRead } from "../domain/AccessState.ts"
 import type { RealmId } from "../domain/Ids.ts"
+import type { LruMap } from "../domain/LruMap.ts"
 
 /** @category services */
 export class AccessCache extends Context.Service<AccessCache, {
   /** The organization's current access version; null when it has none yet (nothing is cached then). */
   readonly version: (realmId: RealmId) => Effect.Effect<number | null>
-  /** The last read per organization, with the version it was read at. */
-  readonly entries: Map<RealmId, AccessRead>
+  /**
+   * The last read per organization, with the version it was read at, for
+   * the `keptOrganizations` most recently used organizations: an evicted
+   * one is read again by its next request.
+   */
+  readonly entries: LruMap<RealmId, AccessRead>
   /**
    * Whether reading the version costs a statement of its own (PostgreSQL):
    * then a request whose first statement can report the version itself
    * (GET /messages, `SearchQuery.reportAccessVersion`; POST /messages,
-   * `EventStore.appendMessage`'s `accessVersion`) may be authenticated
+   * `MessageStore.send`'s `accessVersion`) may be authenticated
    * from the kept read without that statement, and checks it there.
    */
   readonly deferrable: boolean
+  /**
+   * The current transaction writes what access decisions of the
+   * organization read (`undefined`: of some organization): once it commits
+   * (now, outside one), this process answers from no kept read of it
+   * without reading the version again. Rolled back, it changes nothing.
+   */
+  readonly changed: (realmId: RealmId | undefined) => Effect.Effect<void>
 }>()("teamchat/core/ports/AccessCache") {}
+
+/**
+ * Organizations whose access read is kept (docs/memory.md): each read holds
+ * the organization's users, groups, channels and subscriptions.
+ *
+ * @category constants
+ */
+export const keptOrganizations = 64
 
 /**
  * A request authenticated from a kept read (`Principal.access.unverified`)

@@ -30,9 +30,6 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type { NewLoggedEvent, LoggedEvent, QueueRecord } from "../domain/Event.ts"
 import type { MessageId, RealmId, UserId } from "../domain/Ids.ts"
-import type { Message } from "../domain/Message.ts"
-import type { StaleAccess } from "./AccessCache.ts"
-import type { Insert } from "./Repositories.ts"
 
 /**
  * A wake-up: new events for some users of an organization (`users` null:
@@ -60,26 +57,6 @@ export class EventStore extends Context.Service<EventStore, {
    * opened when there is none); waiters are signalled after it commits.
    */
   append(realmId: RealmId, events: ReadonlyArray<NewLoggedEvent>): Effect.Effect<void>
-  /**
-   * A new message with its rows (as `MessageRepo.insert`) and the events
-   * announcing it (as `append`), written as one atomic unit: part of the
-   * current transaction, or on its own when there is none (on SQL one
-   * statement, so a send needs no explicit transaction and its round
-   * trips). Every event whose payload has a `message` object gets the new
-   * message's id as that object's `id`. Waiters are signalled after commit.
-   *
-   * With `accessVersion` (a send authenticated from a kept read nobody
-   * checked, `AccessCache.deferrable`), the write checks the organization's
-   * access version as part of itself and fails with `StaleAccess`, having
-   * written nothing, when the version is no longer that one.
-   */
-  appendMessage(
-    realmId: RealmId,
-    message: Insert<Message>,
-    recipients: ReadonlyArray<{ readonly user_id: UserId; readonly flags: number }>,
-    events: ReadonlyArray<NewLoggedEvent>,
-    options?: { readonly accessVersion?: number }
-  ): Effect.Effect<MessageId, StaleAccess>
   /** The newest event id of the organization visible now (0 when none). */
   highWaterMark(realmId: RealmId): Effect.Effect<number>
   /**
@@ -183,7 +160,7 @@ export const decodeSignal = (payload: string): Signal | undefined => decodeNotic
 
 /**
  * The event with `id` as its payload's `message.id` (a `message` event),
- * as `appendMessage` stores it.
+ * as `MessageStore.send` stores it.
  *
  * @internal
  */

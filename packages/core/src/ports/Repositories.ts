@@ -154,27 +154,13 @@ export class AlertWordRepo extends Context.Service<AlertWordRepo, {
 }>()("teamchat/core/ports/AlertWordRepo") {}
 
 /**
- * Messages and their per-user rows (flags). Narrowed, anchored reads are the
- * `MessageSearch` port's (see `narrow/`).
+ * Reads of the messages and their per-user rows (flags). Every write is the
+ * `MessageStore` port's; narrowed, anchored reads are the `MessageSearch`
+ * port's (see `narrow/`).
  *
  * @category services
  */
 export class MessageRepo extends Context.Service<MessageRepo, {
-  /** Inserts the message and one row per recipient. */
-  insert(
-    message: Insert<Message>,
-    recipients: ReadonlyArray<{ readonly user_id: UserId; readonly flags: number }>
-  ): Effect.Effect<Message>
-  /**
-   * Inserts several messages with their rows in one go (a batch of
-   * scheduled deliveries); ids ascend in the order given.
-   */
-  insertMany(
-    items: ReadonlyArray<{
-      readonly message: Insert<Message>
-      readonly recipients: ReadonlyArray<{ readonly user_id: UserId; readonly flags: number }>
-    }>
-  ): Effect.Effect<ReadonlyArray<Message>>
   findById(id: MessageId): Effect.Effect<Message | undefined>
   /** The messages that exist among `ids`, by id. */
   findByIds(ids: ReadonlyArray<MessageId>): Effect.Effect<ReadonlyArray<Message>>
@@ -182,13 +168,6 @@ export class MessageRepo extends Context.Service<MessageRepo, {
   userMessages(userId: UserId, ids: ReadonlyArray<MessageId>): Effect.Effect<ReadonlyArray<UserMessage>>
   /** Every row of a message, by user id. */
   recipients(messageId: MessageId): Effect.Effect<ReadonlyArray<UserMessage>>
-  /** Inserts rows that do not exist yet (e.g. `historical` rows when starring channel history). */
-  insertUserMessages(rows: ReadonlyArray<UserMessage>): Effect.Effect<void>
-  /**
-   * Sets (`add`) or clears the bits of `mask` on the user's rows among `ids`;
-   * returns the ids whose flags changed, ascending.
-   */
-  updateFlags(userId: UserId, ids: ReadonlyArray<MessageId>, mask: number, add: boolean): Effect.Effect<ReadonlyArray<MessageId>>
   /**
    * The user's rows with every bit of `mask` equal to the same bits of
    * `value`, ascending by message id, with their messages. E.g. unread:
@@ -199,8 +178,6 @@ export class MessageRepo extends Context.Service<MessageRepo, {
     mask: number,
     value: number
   ): Effect.Effect<ReadonlyArray<{ readonly message: Message; readonly flags: number }>>
-  /** Deletes messages and their rows. */
-  delete(ids: ReadonlyArray<MessageId>): Effect.Effect<void>
   /** Ids of a channel topic (case-insensitive), newest first, at most `limit`. */
   topicMessageIds(channelId: ChannelId, topic: string, limit: number): Effect.Effect<ReadonlyArray<MessageId>>
   /** The oldest message id of a channel, null when it has none. */

@@ -13,8 +13,16 @@ import { RateLimitStore, RateLimitStoreUnavailable } from "../ports/RateLimitSto
 import { instanceId } from "../services/internal/KeyGenerator.ts"
 import type { Hit } from "../ports/RateLimitStore.ts"
 
-/** Keys are namespaced so one Redis can serve other things. @category constants */
-export const keyPrefix = "teamchat:ratelimit:"
+/**
+ * The deployment's part of every key by default: deployments sharing one
+ * Redis need prefixes of their own (`layerWithPrefix`), or they share limits.
+ *
+ * @category constants
+ */
+export const defaultDeploymentPrefix = "teamchat:"
+
+/** Keys are `<deployment prefix>ratelimit:<key>`, so one Redis can serve other things. @category constants */
+export const keyPrefix = `${defaultDeploymentPrefix}ratelimit:`
 
 const hitScript = Redis.script(
   (key: string, now: number, windowMs: number, requests: number, member: string) => [
@@ -43,33 +51,43 @@ return {1, count + 1, '0'}
   }
 ).withReturnType<[number, number, string]>()
 
-/** @category layers */
-export const layer: Layer.Layer<RateLimitStore, never, Redis.Redis> = Layer.effect(
-  RateLimitStore,
-  Effect.gen(function*() {
-    const redis = yield* Redis.Redis
-    const hit = redis.eval(hitScript)
-    // Members must differ between requests of one millisecond, from any process.
-    const instance = yield* instanceId
-    let sequence = 0
-    const unavailable = (cause: unknown) => new RateLimitStoreUnavailable({ store: "Redis", cause })
-    return RateLimitStore.of({
-      hit: Effect.fn("RateLimitStore.hit")(function*(key: string, requests: number, windowMs: number, now: number) {
-        const member = `${now}:${instance}:${++sequence}`
-        const [accepted, count, oldest] = yield* hit(keyPrefix + key, now, windowMs, requests, member).pipe(
-          Effect.mapError(unavailable)
-        )
-        return accepted === 1
-          ? { accepted: true, count: Number(count), oldest: 0, token: member } satisfies Hit
-          : { accepted: false, count: Number(count), oldest: Number(oldest), token: "" } satisfies Hit
-      }),
-      uncount: Effect.fn("RateLimitStore.uncount")(function*(key: string, token: string) {
-        if (token === "") return
-        yield* redis.send("ZREM", keyPrefix + key, token).pipe(Effect.mapError(unavailable))
-      }),
-      clear: Effect.fn("RateLimitStore.clear")(function*(key: string) {
-        yield* redis.send("DEL", keyPrefix + key).pipe(Effect.mapError(unavailable))
+/**
+ * The store with keys under `deploymentPrefix` (e.g. "acme:" gives
+ * "acme:ratelimit:<key>").
+ *
+ * @category layers
+ */
+export const layerWithPrefix = (deploymentPrefix: string): Layer.Layer<RateLimitStore, never, Redis.Redis> =>
+  Layer.effect(
+    RateLimitStore,
+    Effect.gen(function*() {
+      const keyPrefix = `${deploymentPrefix}ratelimit:`
+      const redis = yield* Redis.Redis
+      const hit = redis.eval(hitScript)
+      // Members must differ between requests of one millisecond, from any process.
+      const instance = yield* instanceId
+      let sequence = 0
+      const unavailable = (cause: unknown) => new RateLimitStoreUnavailable({ store: "Redis", cause })
+      return RateLimitStore.of({
+        hit: Effect.fn("RateLimitStore.hit")(function*(key: string, requests: number, windowMs: number, now: number) {
+          const member = `${now}:${instance}:${++sequence}`
+          const [accepted, count, oldest] = yield* hit(keyPrefix + key, now, windowMs, requests, member).pipe(
+            Effect.mapError(unavailable)
+          )
+          return accepted === 1
+            ? { accepted: true, count: Number(count), oldest: 0, token: member } satisfies Hit
+            : { accepted: false, count: Number(count), oldest: Number(oldest), token: "" } satisfies Hit
+        }),
+        uncount: Effect.fn("RateLimitStore.uncount")(function*(key: string, token: string) {
+          if (token === "") return
+          yield* redis.send("ZREM", keyPrefix + key, token).pipe(Effect.mapError(unavailable))
+        }),
+        clear: Effect.fn("RateLimitStore.clear")(function*(key: string) {
+          yield* redis.send("DEL", keyPrefix + key).pipe(Effect.mapError(unavailable))
+        })
       })
     })
-  })
-)
+  )
+
+/** The store under the default prefix (`keyPrefix`). @category layers */
+export const layer: Layer.Layer<RateLimitStore, never, Redis.Redis> = layerWithPrefix(defaultDeploymentPrefix)

@@ -238,14 +238,21 @@ export class Channels extends Context.Service<Channels, {
           const added: Array<UserId> = []
           const written = new Map<UserId, Subscription>()
           const audited: Array<AuditChange> = []
-          for (const userId of userIds) {
-            const user = yield* users.findById(userId)
-            if (user === undefined || user.realm_id !== channel.realm_id) return yield* new InvalidUserId({ user_id: userId })
-            const existing = yield* subscriptions.find(userId, channelId)
+          // The users from the organization's read, their rows in one read, the new rows in one write.
+          const unknown = userIds.find((userId) => !before.ctx.state.usersById.has(userId))
+          if (unknown !== undefined) return yield* new InvalidUserId({ user_id: unknown })
+          const rowsOf = new Map<UserId, Array<Subscription>>()
+          for (const row of yield* subscriptions.listByUsers(userIds)) {
+            let rows = rowsOf.get(row.user_id)
+            if (rows === undefined) rowsOf.set(row.user_id, rows = [])
+            rows.push(row)
+          }
+          for (const userId of new Set(userIds)) {
+            const mine = rowsOf.get(userId) ?? []
+            const existing = mine.find((row) => row.channel_id === channelId)
             if (existing?.active === true) continue
-            const properties = existing?.properties ?? newSubscriptionProperties(yield* subscriptions.listByUser(userId))
+            const properties = existing?.properties ?? newSubscriptionProperties(mine)
             const row: Subscription = { user_id: userId, channel_id: channelId, active: true, properties }
-            yield* subscriptions.upsert(row)
             written.set(userId, row)
             added.push(userId)
             audited.push({
@@ -254,6 +261,7 @@ export class Channels extends Context.Service<Channels, {
               modified_stream_id: channelId
             })
           }
+          yield* subscriptions.upsertMany(Array.from(written.values()))
           yield* audit.record(channel.realm_id, null, audited)
           if (added.length > 0) {
             const after = yield* accessContext(channel.realm_id)

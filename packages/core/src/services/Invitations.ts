@@ -101,7 +101,7 @@ import { inviteRefusal } from "../permissions/InvitationPermissions.ts"
 import type { InviteRefusal } from "../permissions/InvitationPermissions.ts"
 import { canAddSubgroups } from "../permissions/UserGroupPermissions.ts"
 import { InvitationRepo } from "../ports/InvitationRepo.ts"
-import { GroupRepo, RealmRepo, SubscriptionRepo } from "../ports/Repositories.ts"
+import { GroupRepo, RealmRepo, SubscriptionRepo, UserRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import { AuditLog } from "./AuditLog.ts"
 import { Events } from "./events/Events.ts"
@@ -198,6 +198,7 @@ export class Invitations extends Context.Service<Invitations, {
       const groups = yield* GroupRepo
       const subscriptions = yield* SubscriptionRepo
       const users = yield* Users
+      const userRepo = yield* UserRepo
       const welcomeBot = yield* WelcomeBot
       const events = yield* Events
       const keys = yield* KeyGenerator
@@ -402,7 +403,20 @@ export class Invitations extends Context.Service<Invitations, {
         yield* check(realm, key)
         if (Password.isTooWeak(form.password)) return yield* new PasswordTooWeak()
         return yield* tx.withTransaction(Effect.gen(function*() {
-          // Checked again inside the transaction: the link may have been revoked meanwhile.
+          // The locks of a role change or deactivation of the maker, and of a
+          // revocation of the link, in the one lock order (organization locks,
+          // then rows): such a change either commits before this check reads
+          // the maker's rights, or waits for this join to commit. Without them
+          // a demotion committing meanwhile left the join acting on the rights
+          // it had read before.
+          yield* userRepo.lockRoles(realm.id)
+          yield* userRepo.lockAddresses(realm.id)
+          const link = isWellFormedKey(key) ? yield* repo.findByKeyHash(keyHash(key)) : undefined
+          if (link !== undefined && link.realm_id === realm.id) {
+            yield* userRepo.findByIdForUpdate(link.referrer_id)
+            yield* repo.findByIdForUpdate(link.id)
+          }
+          // Checked again inside the transaction, under those locks.
           const { invitation, realm: current } = yield* check(realm, key)
           const user = yield* users.create(current.id, {
             email: form.email,

@@ -23,6 +23,7 @@ import type { Anchor } from "../ports/MessageSearch.ts"
 import { MessageSearch } from "../ports/MessageSearch.ts"
 import type { NarrowParseError, NarrowResolveError } from "../narrow/Narrow.ts"
 import { canReadFullHistory, hasContentAccess } from "../permissions/ChannelAccess.ts"
+import { MessageStore } from "../ports/MessageStore.ts"
 import { MessageRepo, RealmRepo, SubscriptionRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import { narrowRange } from "./internal/messageAccess.ts"
@@ -125,6 +126,7 @@ export class MessageFlags extends Context.Service<MessageFlags, {
     Effect.gen(function*() {
       const loadAccess = yield* makeAccessLoader
       const messages = yield* MessageRepo
+      const store = yield* MessageStore
       const search = yield* MessageSearch
       const subscriptions = yield* SubscriptionRepo
       const realms = yield* RealmRepo
@@ -163,7 +165,7 @@ export class MessageFlags extends Context.Service<MessageFlags, {
           }
           // Zulip's default historical flags; the change itself is applied
           // below, with the other rows, so it is counted and announced.
-          yield* messages.insertUserMessages(found.map((m) => ({
+          yield* store.insertUserMessages(found.map((m) => ({
             user_id: user.id,
             message_id: m.id,
             flags: FlagBits.read | FlagBits.historical
@@ -184,7 +186,7 @@ export class MessageFlags extends Context.Service<MessageFlags, {
           }
           targets = ids.filter((id) => kept.has(id))
           ignored = Array.from(skipped).sort((a, b) => a - b)
-          const changed = yield* messages.updateFlags(user.id, targets, bit, false)
+          const changed = yield* store.updateFlags(user.id, targets, bit, false)
           const byId = new Map(found.map((m) => [m.id as number, m]))
           const flagsById = new Map((yield* messages.userMessages(user.id, changed)).map((r) => [r.message_id as number, r.flags]))
           const muted = new Set<ChannelId>()
@@ -193,7 +195,7 @@ export class MessageFlags extends Context.Service<MessageFlags, {
           for (const id of changed) details[String(id)] = messageDetails(muted, user.id, byId.get(id)!, flagsById.get(id) ?? 0)
           return { changed, ignored, details }
         }
-        const changed = yield* messages.updateFlags(user.id, targets, bit, op === "add")
+        const changed = yield* store.updateFlags(user.id, targets, bit, op === "add")
         return { changed, ignored, details }
       })
 

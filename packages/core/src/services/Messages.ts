@@ -35,6 +35,7 @@ import { accessOfRequest, canAccessUser, isSubscribed, makeAccessLoader } from "
 import type { AccessContext } from "./internal/access.ts"
 import { containsWord, render } from "../markdown/Markdown.ts"
 import type { RenderContext } from "../markdown/Markdown.ts"
+import { MessageStore } from "../ports/MessageStore.ts"
 import { ChannelRepo, MessageRepo, SubscriptionRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import { AccessCache, StaleAccess } from "../ports/AccessCache.ts"
@@ -109,6 +110,15 @@ export type SendError =
   | Errors.StreamDoesNotExist
   | Errors.StreamNameDoesNotExist
   | Errors.InvalidUserId
+  | Errors.TooManyItems
+
+/**
+ * The most recipients (ids or emails) a direct message's `to` may name, as
+ * any list parameter. Beyond it: "to is too long (limit: 10000 items)".
+ *
+ * @category constants
+ */
+export const MaxRecipients = 10_000
 
 /**
  * Clients that are people at a full user interface: their messages start
@@ -377,6 +387,7 @@ const buildRenderContext = (ctx: AccessContext, sender: User): RenderContext => 
 const makeMessages = Effect.gen(function*() {
   const loadAccess = yield* makeAccessLoader
   const messages = yield* MessageRepo
+  const store = yield* MessageStore
   const channels = yield* ChannelRepo
   const search = yield* MessageSearch
   const subscriptions = yield* SubscriptionRepo
@@ -430,15 +441,24 @@ const makeMessages = Effect.gen(function*() {
       destination = { _tag: "channel", channel, topic }
     } else {
       const targets = directTargets(request.to)
+      if (targets.length > MaxRecipients) return yield* new Errors.TooManyItems({ var_name: "to", max_items: MaxRecipients })
       if (targets.length === 0) return yield* new Errors.BadRequest({ msg: "Message must have recipients" })
       const recipients: Array<User> = []
+      const seen = new Set<UserId>()
+      // The API email, as Zulip: a real address hidden from the sender does not match.
+      let byEmail: Map<string, User> | undefined
+      const findByEmail = (email: string) => {
+        if (byEmail === undefined) {
+          byEmail = new Map()
+          for (const u of ctx.state.users) {
+            const key = u.email.toLowerCase()
+            if (!byEmail.has(key)) byEmail.set(key, u)
+          }
+        }
+        return byEmail.get(email.trim().toLowerCase())
+      }
       for (const target of targets) {
-        const user = typeof target === "number"
-          ? ctx.state.usersById.get(target as UserId)
-          : ctx.state.users.find((u) =>
-            // The API email, as Zulip: a real address hidden from the sender does not match.
-            u.email.toLowerCase() === target.trim().toLowerCase()
-          )
+        const user = typeof target === "number" ? ctx.state.usersById.get(target as UserId) : findByEmail(target)
         if (user === undefined) {
           return yield* (typeof target === "number"
             ? new Errors.InvalidUserId({ user_id: target })
@@ -448,7 +468,10 @@ const makeMessages = Effect.gen(function*() {
         if (!canAccessUser(ctx, sender, user)) {
           return yield* new Errors.BadRequest({ msg: "You do not have permission to access some of the recipients." })
         }
-        if (!recipients.some((r) => r.id === user.id)) recipients.push(user)
+        if (!seen.has(user.id)) {
+          seen.add(user.id)
+          recipients.push(user)
+        }
       }
       destination = {
         _tag: "direct",
@@ -546,7 +569,7 @@ const makeMessages = Effect.gen(function*() {
    */
   const write = Effect.fnUntraced(function*(ctx: AccessContext, items: ReadonlyArray<Item>) {
     const prepared = yield* prepare(ctx, items)
-    const inserted = yield* messages.insertMany(prepared.map((p) => ({ message: p.row, recipients: recipientRows(p.flags) })))
+    const inserted = yield* store.insertMany(prepared.map((p) => ({ message: p.row, recipients: recipientRows(p.flags) })))
     // Zulip records a channel's first message without an event.
     const firsts = new Map<ChannelId, Message>()
     for (const message of inserted) {
@@ -564,7 +587,7 @@ const makeMessages = Effect.gen(function*() {
     return inserted
   })
 
-  /** Stands for the id in a message's events until `appendMessage` writes the real one. */
+  /** Stands for the id in a message's events until `MessageStore.send` writes the real one. */
   const idFilledInByTheWrite = messageId(1)
 
   /**

@@ -32,6 +32,8 @@ export interface NewOrganization {
   readonly settings?: Partial<Omit<RealmSettings, `can_${string}`>>
   /** Created as the organization owner; omitted for internal organizations of system bots. */
   readonly owner?: Omit<NewUser, "role">
+  /** The demo seed's organization (`Realm.demo`, default false). */
+  readonly demo?: boolean
 }
 
 /** @category models */
@@ -89,6 +91,7 @@ export class Organizations extends Context.Service<Organizations, {
             url: input.url,
             fake_email_domain: input.fake_email_domain ?? new URL(input.url).hostname,
             deactivated: false,
+            demo: input.demo ?? false,
             date_created: now,
             settings: {
               email_address_visibility: EmailVisibilities.everyone,

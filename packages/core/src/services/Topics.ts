@@ -22,6 +22,7 @@ import { Audience } from "../domain/Event.ts"
 import type { Publication } from "./events/Events.ts"
 import { accessInput, makeAccessLoader } from "./internal/access.ts"
 import { hasContentAccess } from "../permissions/ChannelAccess.ts"
+import { MessageStore } from "../ports/MessageStore.ts"
 import { ChannelRepo, MessageRepo, RealmRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import type { Principal } from "../domain/Principal.ts"
@@ -53,6 +54,7 @@ export class Topics extends Context.Service<Topics, {
     Effect.gen(function*() {
       const loadAccess = yield* makeAccessLoader
       const messages = yield* MessageRepo
+      const store = yield* MessageStore
       const channels = yield* ChannelRepo
       const realms = yield* RealmRepo
       const events = yield* Events
@@ -80,7 +82,7 @@ export class Topics extends Context.Service<Topics, {
           const audience = new Set<UserId>([principal.user.id])
           for (const id of ids) for (const row of yield* messages.recipients(id)) audience.add(row.user_id)
           for (const id of ctx.subscribers.get(channelId) ?? []) audience.add(id)
-          yield* messages.delete(ids)
+          yield* store.delete(ids)
           const userIds = Array.from(audience).sort((a, b) => a - b)
           const sorted = [...ids].sort((a, b) => a - b)
           const publications: Array<Publication> = []

@@ -23,6 +23,7 @@ import type { User } from "../domain/User.ts"
 import type { SystemGroupName } from "../domain/UserGroup.ts"
 import {
   BadRequest,
+  CannotDeactivateLastUser,
   ChangeUserEmailsNotAuthorized,
   GuestCannotBeAdmin,
   InsufficientPermission,
@@ -236,6 +237,12 @@ export class Users extends Context.Service<Users, {
   administer(principal: Principal, key: UserKey, changes: UserChanges): Effect.Effect<void, AdministrationError>
   /** DELETE /users/{id}: an administrator deactivates a person (and the bots they own). */
   deactivateAs(principal: Principal, id: number): Effect.Effect<void, AdministrationError>
+  /**
+   * DELETE /users/me: the caller deactivates their own account (and the
+   * bots they own), unless they are the organization's only active user or
+   * only active owner.
+   */
+  deactivateSelf(principal: Principal): Effect.Effect<void, CannotDeactivateLastUser | UserDeactivated>
   /** POST /users/{id}/reactivate */
   reactivateAs(principal: Principal, id: number): Effect.Effect<void, AdministrationError>
   /** GET /users/me */
@@ -699,6 +706,27 @@ export class Users extends Context.Service<Users, {
         }))
       )
 
+      const deactivateSelf = Effect.fn("Users.deactivateSelf")((principal: Principal) =>
+        tx.withTransaction(Effect.gen(function*() {
+          // The role lock, then the row (the one lock order): the users and
+          // owners counted are still active when this commits.
+          yield* users.lockRoles(principal.realm.id)
+          const user = yield* users.findByIdForUpdate(principal.user.id)
+          if (user === undefined || !user.is_active) return yield* new UserDeactivated()
+          // Zulip counts the organization's active accounts, bots included;
+          // its system bots live elsewhere, so ours are not counted.
+          const active = (yield* users.listByRealm(user.realm_id))
+            .filter((u) => u.is_active && !(u.is_bot && isSystemBotEmail(u.delivery_email)))
+          if (active.length === 1) {
+            return yield* new CannotDeactivateLastUser({ is_last_owner: false, entity: "user" })
+          }
+          if (removesOnlyOwner(user, active.filter((u) => !u.is_bot && u.role === Roles.owner).length)) {
+            return yield* new CannotDeactivateLastUser({ is_last_owner: true, entity: "organization owner" })
+          }
+          yield* deactivateInTransaction(user, user.id)
+        }))
+      )
+
       const reactivateAs = Effect.fn("Users.reactivateAs")((principal: Principal, id: number) =>
         tx.withTransaction(Effect.gen(function*() {
           const { actor, target } = yield* findTarget(principal, id)
@@ -797,6 +825,7 @@ export class Users extends Context.Service<Users, {
         setCanChangeUserEmails,
         administer,
         deactivateAs,
+        deactivateSelf,
         reactivateAs,
         me: (principal) =>
           Effect.zipWith(

@@ -352,7 +352,8 @@ const dropEventAudienceIndex = Effect.gen(function*() {
  * version on every request: each bump also sends `teamchat_access` with the
  * organization's id, on sessions that ask for it (`teamchat.access_notices`
  * = on, set by `AccessCache` on PGlite). PostgreSQL sessions never set it,
- * so servers there send no notices and keep reading versions.
+ * so servers there send no notices and keep reading versions. (Superseded
+ * by `0018_access_change_notices_everywhere`.)
  */
 const accessChangeNotices = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -560,6 +561,39 @@ const auditLog = Effect.gen(function*() {
 })
 
 /**
+ * Which organization the demo seed created (`realms.demo`), so that the
+ * development login is bound to it rather than to its string id: an
+ * organization made with `create-organization --string-id zulip` is not it.
+ * An organization seeded before this migration is recognised by what only
+ * the seed gives it: the string id `zulip` with the placeholder domain
+ * `zulipdev.com` (other organizations take their URL's host).
+ */
+const demoOrganization = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE realms ADD COLUMN demo BOOLEAN NOT NULL DEFAULT FALSE`
+  yield* sql`UPDATE realms SET demo = TRUE WHERE string_id = 'zulip' AND fake_email_domain = 'zulipdev.com'`
+})
+
+/**
+ * Every process keeps its organizations' access reads until told otherwise
+ * (`AccessCache`): each bump of an access version now sends
+ * `teamchat_access` with the organization's id on every session, PostgreSQL
+ * servers' included, where it replaces a read of the version per request.
+ * The payload is the id alone, so PostgreSQL sends a transaction's bumps of
+ * one organization (a row each) as one notice at its commit.
+ */
+const accessChangeNoticesEverywhere = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`
+    CREATE OR REPLACE FUNCTION bump_access_version(realm BIGINT) RETURNS void LANGUAGE plpgsql AS $$
+    BEGIN
+      INSERT INTO access_versions (realm_id, version) VALUES (realm, nextval('access_version_seq'))
+      ON CONFLICT (realm_id) DO UPDATE SET version = EXCLUDED.version;
+      PERFORM pg_notify('teamchat_access', realm::text);
+    END $$`
+})
+
+/**
  * Every migration, keyed `<id>_<name>`; the Migrator runs the pending ones in
  * id order inside one transaction.
  *
@@ -581,7 +615,9 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0013_push_devices": pushDevices,
   "0014_people_email_changes": peopleEmailChanges,
   "0015_rate_limits": rateLimits,
-  "0016_audit_log": auditLog
+  "0016_audit_log": auditLog,
+  "0017_demo_organization": demoOrganization,
+  "0018_access_change_notices_everywhere": accessChangeNoticesEverywhere
 }
 
 /** @category migrations */

@@ -8,16 +8,18 @@ import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { fromRow } from "../domain/Ids.ts"
 import type { UserId } from "../domain/Ids.ts"
+import { AccessCache } from "../ports/AccessCache.ts"
 import { AlertWordRepo } from "../ports/Repositories.ts"
 import { int, str } from "./internal/Columns.ts"
 import type { Row } from "./internal/Columns.ts"
 import { inIds, jsonList } from "./SqlArrays.ts"
 
 /** @category layers */
-export const layer: Layer.Layer<AlertWordRepo, never, SqlClient.SqlClient> = Layer.effect(
+export const layer: Layer.Layer<AlertWordRepo, never, SqlClient.SqlClient | AccessCache> = Layer.effect(
   AlertWordRepo,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const { changed } = yield* AccessCache
     return AlertWordRepo.of({
       list: Effect.fn("AlertWordRepo.list")(function*(user: UserId) {
         const rows = yield* sql<Row>`SELECT word FROM alert_words WHERE user_id = ${user} ORDER BY id`
@@ -52,6 +54,8 @@ export const layer: Layer.Layer<AlertWordRepo, never, SqlClient.SqlClient> = Lay
           SELECT ${user}, w.word FROM jsonb_array_elements_text(${jsonList(fresh)}::jsonb) WITH ORDINALITY AS w(word, n)
           ORDER BY w.n
           ON CONFLICT (user_id, lower(word)) DO NOTHING`
+        // The rows name users, not organizations.
+        yield* changed(undefined)
       }, Effect.orDie),
       remove: Effect.fn("AlertWordRepo.remove")(function*(user: UserId, words: ReadonlyArray<string>) {
         if (words.length === 0) return
@@ -59,6 +63,7 @@ export const layer: Layer.Layer<AlertWordRepo, never, SqlClient.SqlClient> = Lay
           DELETE FROM alert_words
           WHERE user_id = ${user}
             AND lower(word) IN (SELECT lower(w) FROM jsonb_array_elements_text(${jsonList(words)}::jsonb) AS w)`
+        yield* changed(undefined)
       }, Effect.orDie)
     })
   })

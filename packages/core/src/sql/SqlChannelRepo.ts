@@ -10,6 +10,7 @@ import type { Channel, ChannelPermissionSettings } from "../domain/Channel.ts"
 import { fromRow } from "../domain/Ids.ts"
 import type { RealmId } from "../domain/Ids.ts"
 import type { TopicsPolicy } from "../domain/Realm.ts"
+import { AccessCache } from "../ports/AccessCache.ts"
 import { ChannelRepo } from "../ports/Repositories.ts"
 import type { Insert } from "../ports/Repositories.ts"
 import { bool, idOrNull, int, intOrNull, json, jsonText, str } from "./internal/Columns.ts"
@@ -62,13 +63,16 @@ const decodeChannel = (row: Row): Channel => ({
 const ChannelNamesLock = 0x6368616e // "chan"
 
 /** @category layers */
-export const layer: Layer.Layer<ChannelRepo, never, SqlClient.SqlClient> = Layer.effect(
+export const layer: Layer.Layer<ChannelRepo, never, SqlClient.SqlClient | AccessCache> = Layer.effect(
   ChannelRepo,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const channels = makeTable(sql, { repo: "ChannelRepo", table: "channels", decode: decodeChannel })
+    const { changed } = yield* AccessCache
+    const insert = channels.insert(columns, fromRow.channelId)
+    const update = channels.update(columns)
     return ChannelRepo.of({
-      insert: channels.insert(columns, fromRow.channelId),
+      insert: (row) => Effect.tap(insert(row), (channel) => changed(channel.realm_id)),
       // One statement for any number: the rows as one JSON parameter, in
       // order; their ids are matched back by name (unique in an organization).
       insertMany: Effect.fn("ChannelRepo.insertMany")(function*(rows: ReadonlyArray<Insert<Channel>>) {
@@ -91,13 +95,14 @@ export const layer: Layer.Layer<ChannelRepo, never, SqlClient.SqlClient> = Layer
             folder_id, is_recently_active, is_default, settings, n)
           ORDER BY r.n
           RETURNING id, realm_id, name`
+        yield* changed(rows.every((row) => row.realm_id === rows[0]!.realm_id) ? rows[0]!.realm_id : undefined)
         const ids = new Map(inserted.map((r) => [`${int(r.realm_id)}:${str(r.name).toLowerCase()}`, int(r.id)]))
         return rows.map((row): Channel => ({
           ...row,
           id: fromRow.channelId(ids.get(`${row.realm_id}:${row.name.toLowerCase()}`)!)
         }))
       }, Effect.orDie),
-      update: channels.update(columns),
+      update: (channel) => Effect.andThen(update(channel), changed(channel.realm_id)),
       findById: channels.findById,
       findByName: channels.one("findByName", (realm: RealmId, name: string) =>
         sql<Row>`

@@ -7,6 +7,7 @@
 import type * as PgClient from "@effect/sql-pg/PgClient"
 import { PgClient as PgClientTag } from "@effect/sql-pg/PgClient"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -18,19 +19,40 @@ import * as RequestResolver from "effect/RequestResolver"
 import * as Schedule from "effect/Schedule"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import type * as Statement from "effect/sql/Statement"
 import type { CapabilityCondition, EventPayload, LoggedEvent, NewLoggedEvent, QueueOptions, QueueRecord } from "../domain/Event.ts"
 import { internOptions } from "../domain/Event.ts"
-import { fromRow, realmId as toRealmId, userId as toUserId } from "../domain/Ids.ts"
+import { realmId as toRealmId, userId as toUserId } from "../domain/Ids.ts"
 import type { RealmId, UserId } from "../domain/Ids.ts"
-import type { Message } from "../domain/Message.ts"
-import type { Insert } from "../ports/Repositories.ts"
 import { decodeNotice, encodeSignal, EventStore, eventsSignal, makeCallbacks } from "../ports/EventStore.ts"
 import type { Signal } from "../ports/EventStore.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import { instanceId } from "../services/internal/KeyGenerator.ts"
 import { PgliteClient } from "./PgliteClient.ts"
-import { StaleAccess } from "../ports/AccessCache.ts"
-import { messageColumnNames, messageColumns } from "./SqlMessageRepo.ts"
+
+/**
+ * What the SQL message store needs of the log to write a message's events in
+ * the statement that inserts the message (`SqlMessageStore.send`): the
+ * event log's SQL stays here, the messages' there.
+ *
+ * @internal
+ */
+export class SqlEventLog extends Context.Service<SqlEventLog, {
+  /**
+   * `ctes`: CTEs (each after a comma) that log `events` in a statement
+   * whose CTE `m` inserted the message, each event's `message.id` set to
+   * it; on PostgreSQL they take the organization's lock and send the
+   * NOTIFY. `gated`: the statement has a CTE `ok`, and nothing is locked or
+   * notified when it has no row. `afterCommit`: to run once the statement
+   * wrote, registering the wake-up of the events' waiters for the commit.
+   */
+  messageEvents(
+    realmId: RealmId,
+    now: number,
+    events: ReadonlyArray<NewLoggedEvent>,
+    gated: boolean
+  ): { readonly ctes: Statement.Fragment; readonly afterCommit: Effect.Effect<void> }
+}>()("teamchat/core/sql/SqlEventLog") {}
 
 /** The NOTIFY channel shared by every process. @category constants */
 export const NotifyChannel = "teamchat_events"
@@ -129,8 +151,7 @@ const pgListener = (pg: PgClient.PgClient): Listener => (dispatch, origin) =>
  *
  * @category layers
  */
-export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transactor> = Layer.effect(
-  EventStore,
+export const layer: Layer.Layer<EventStore | SqlEventLog, never, SqlClient.SqlClient | Transactor> = Layer.effectContext(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const tx = yield* Transactor
@@ -213,40 +234,29 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
       }).pipe(Effect.orDie)
 
     // A message's events name it in `message.id`, which the statement that
-    // inserts the message fills in (`appendMessage`).
+    // inserts the message fills in (`SqlMessageStore.send`).
     const withNewId = (payload: string) =>
       sql.literal(
         `CASE WHEN jsonb_typeof(${payload}->'message') = 'object' ` +
           `THEN jsonb_set(${payload}, '{message,id}', to_jsonb(m.id)) ELSE ${payload} END`
       )
-    // The rows' ids and flags as two array literals (integers only): on
-    // PGlite cheaper to read than the pairs of a JSON array (a hundred rows:
-    // about 0.2 ms of the send).
-    const intArray = (values: ReadonlyArray<number>) => `{${values.map((n) => Math.trunc(n)).join(",")}}`
     /**
-     * The message, its rows and its events in one statement: alone it is its
-     * own transaction, so a send needs no BEGIN and COMMIT around it (three
-     * round trips fewer on PostgreSQL, two statements fewer on PGlite). The
-     * events' part is `insertRows` reading the message's id from `m`.
+     * The events' part of a send's one statement: `insertRows` as CTEs
+     * reading the message's id from the statement's CTE `m` (and, `gated`,
+     * reading the statement's CTE `ok`, so that nothing is locked or
+     * notified when it has no row).
      */
-    const insertMessage = (
+    const messageEvents = (
       realmId: RealmId,
       now: number,
-      row: Insert<Message>,
-      recipients: ReadonlyArray<{ readonly user_id: UserId; readonly flags: number }>,
       events: ReadonlyArray<NewLoggedEvent>,
       notice: string | undefined,
-      accessVersion: number | undefined
+      gated: boolean
     ) => {
-      // Every part of the write reads `ok`'s one row, or none when the
-      // organization's access moved since `accessVersion`: then the
-      // statement writes, locks and notifies nothing (one snapshot for the
-      // check and the write).
-      const ok = accessVersion === undefined ? "" : " FROM ok"
-      const logged = events.length === 0
-        ? sql.literal("")
-        : isPglite && events.length <= fewRows
-        ? sql`,
+      const ok = gated ? " FROM ok" : ""
+      if (events.length === 0) return sql.literal("")
+      if (isPglite && events.length <= fewRows) {
+        return sql`,
           l AS (
             INSERT INTO events (realm_id, created_at, event_type, payload, user_ids, requires)
             SELECT ${realmId}, ${now}, e.t, ${withNewId("e.p")}, e.u, e.r
@@ -258,7 +268,8 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
         }) AS e(t, p, u, r, n)
             ORDER BY e.n
           )`
-        : sql`,
+      }
+      return sql`,
           ${isPglite ? sql.literal("") : sql`locked AS (SELECT pg_advisory_xact_lock(${lockKey(realmId)}::bigint)${sql.literal(ok)}),`}
           ${notice === undefined ? sql.literal("") : sql`notified AS (SELECT pg_notify(${NotifyChannel}, ${notice})${sql.literal(ok)}),`}
           l AS (
@@ -267,55 +278,21 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
               NULLIF(e.v->'r', 'null'::jsonb)
             FROM ${isPglite ? sql.literal("") : sql.literal("locked,")} ${notice === undefined ? sql.literal("") : sql.literal("notified,")}
               m, jsonb_array_elements(${
-          JSON.stringify(events.map((event) => ({ t: event.payload.type, p: event.payload, u: event.user_ids, r: event.requires })))
-        }::jsonb) WITH ORDINALITY AS e(v, n)
+        JSON.stringify(events.map((event) => ({ t: event.payload.type, p: event.payload, u: event.user_ids, r: event.requires })))
+      }::jsonb) WITH ORDINALITY AS e(v, n)
             ORDER BY e.n
           )`
-      // INSERT … SELECT, so that `ok` can gate it (the columns' types still
-      // type the parameters, as for VALUES).
-      const columns = messageColumns(row)
-      return sql<{ id: unknown }>`
-        WITH ${
-        accessVersion === undefined
-          ? sql.literal("")
-          : sql`ok AS (SELECT 1 FROM access_versions WHERE realm_id = ${realmId} AND version = ${accessVersion}),`
-      }
-        m AS (
-          INSERT INTO messages (${sql.literal(messageColumnNames.join(", "))})
-          SELECT ${sql.join(", ", false)(messageColumnNames.map((name) => sql`${columns[name]}`))}${sql.literal(ok)}
-          RETURNING id
-        ),
-        r AS (
-          INSERT INTO user_messages (user_id, message_id, flags)
-          SELECT r.u, m.id, r.f FROM m, unnest(${intArray(recipients.map((r) => r.user_id))}::bigint[],
-            ${intArray(recipients.map((r) => r.flags))}::int[]) AS r(u, f)
-        )${logged}
-        SELECT id FROM m`
     }
-
-    const appendMessage = (
-      realmId: RealmId,
-      row: Insert<Message>,
-      recipients: ReadonlyArray<{ readonly user_id: UserId; readonly flags: number }>,
-      events: ReadonlyArray<NewLoggedEvent>,
-      options?: { readonly accessVersion?: number }
-    ) =>
-      Effect.gen(function*() {
+    const eventLog = SqlEventLog.of({
+      messageEvents: (realmId, now, events, gated) => {
+        if (events.length === 0) return { ctes: sql.literal(""), afterCommit: Effect.void }
         const signal = eventsSignal(realmId, events)
-        const noticeText = notifiesInStatement && events.length > 0 ? notice(signal) : undefined
-        const [inserted] = yield* insertMessage(
-          realmId,
-          yield* Clock.currentTimeMillis,
-          row,
-          recipients,
-          events,
-          noticeText,
-          options?.accessVersion
-        ).pipe(Effect.orDie)
-        if (inserted === undefined) return yield* new StaleAccess()
-        if (events.length > 0) yield* tx.afterCommit(notifiesInStatement ? Effect.sync(() => dispatch(signal)) : broadcast(signal))
-        return fromRow.messageId(Number(inserted.id))
-      })
+        return {
+          ctes: messageEvents(realmId, now, events, notifiesInStatement ? notice(signal) : undefined, gated),
+          afterCommit: tx.afterCommit(notifiesInStatement ? Effect.sync(() => dispatch(signal)) : broadcast(signal))
+        }
+      }
+    })
 
     // What every poll reads and writes (its queue, the log, its
     // acknowledgement, its blocked mark, its heartbeat), batched across the
@@ -490,9 +467,8 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
       }
     )
 
-    return EventStore.of({
+    const store = EventStore.of({
       append,
-      appendMessage,
       highWaterMark: (realmId) =>
         sql<{ id: unknown }>`SELECT COALESCE(MAX(id), 0) AS id FROM events WHERE realm_id = ${realmId}`.pipe(
           Effect.map((rows) => Number(rows[0]?.id ?? 0)),
@@ -534,5 +510,6 @@ export const layer: Layer.Layer<EventStore, never, SqlClient.SqlClient | Transac
       signal: broadcast,
       onSignal
     })
+    return Context.make(EventStore, store).pipe(Context.add(SqlEventLog, eventLog))
   })
 )

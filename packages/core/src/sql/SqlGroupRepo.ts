@@ -10,6 +10,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { fromRow } from "../domain/Ids.ts"
 import type { GroupId, RealmId, UserId } from "../domain/Ids.ts"
 import type { GroupMembership, GroupPermissionSettings, UserGroup } from "../domain/UserGroup.ts"
+import { AccessCache } from "../ports/AccessCache.ts"
 import { GroupRepo } from "../ports/Repositories.ts"
 import type { Insert } from "../ports/Repositories.ts"
 import { bool, idOrNull, int, intOrNull, json, jsonText, str } from "./internal/Columns.ts"
@@ -59,11 +60,13 @@ const edgesByGroup = <R extends { readonly group_id: unknown }, T>(
 }
 
 /** @category layers */
-export const layer: Layer.Layer<GroupRepo, never, SqlClient.SqlClient> = Layer.effect(
+export const layer: Layer.Layer<GroupRepo, never, SqlClient.SqlClient | AccessCache> = Layer.effect(
   GroupRepo,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const groups = makeTable(sql, { repo: "GroupRepo", table: "user_groups", decode: decodeGroup })
+    const { changed } = yield* AccessCache
+    const update = groups.update(columns)
     /** A group's direct edges in `table`, to the ids in `column`: added (kept when there) or removed, one statement each. */
     const edges = (table: string, column: string) => ({
       add: (method: string) =>
@@ -73,11 +76,14 @@ export const layer: Layer.Layer<GroupRepo, never, SqlClient.SqlClient> = Layer.e
             INSERT INTO ${sql.literal(table)} (group_id, ${sql.literal(column)})
             SELECT ${group}, t FROM unnest(${bigintArray(sql, targets)}) AS t
             ON CONFLICT DO NOTHING`
+          // The edge rows name no organization.
+          yield* changed(undefined)
         }, Effect.orDie),
       remove: (method: string) =>
         Effect.fn(`GroupRepo.${method}`)(function*(group: GroupId, targets: ReadonlyArray<number>) {
           if (targets.length === 0) return
           yield* sql`DELETE FROM ${sql.literal(table)} WHERE group_id = ${group} AND ${inIds(sql, column, targets)}`
+          yield* changed(undefined)
         }, Effect.orDie)
     })
     const members = edges("user_group_members", "user_id")
@@ -105,9 +111,10 @@ export const layer: Layer.Layer<GroupRepo, never, SqlClient.SqlClient> = Layer.e
               ON CONFLICT DO NOTHING)
             SELECT id FROM inserted`
         const group: UserGroup = { ...row, id: fromRow.groupId(int(inserted!.id)) }
+        yield* changed(group.realm_id)
         return group
       }, Effect.orDie),
-      update: groups.update(columns),
+      update: (group) => Effect.andThen(update(group), changed(group.realm_id)),
       findById: groups.findById,
       findByName: groups.one("findByName", (realm: RealmId, name: string) =>
         sql<Row>`

@@ -8,6 +8,7 @@ import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { fromRow } from "../domain/Ids.ts"
 import type { Realm, RealmSettings } from "../domain/Realm.ts"
+import { AccessCache } from "../ports/AccessCache.ts"
 import { RealmRepo } from "../ports/Repositories.ts"
 import type { Insert } from "../ports/Repositories.ts"
 import { bool, int, json, jsonText, str } from "./internal/Columns.ts"
@@ -21,6 +22,7 @@ const columns = (realm: Insert<Realm>) => ({
   url: realm.url,
   fake_email_domain: realm.fake_email_domain,
   deactivated: realm.deactivated,
+  demo: realm.demo,
   date_created: realm.date_created,
   settings: jsonText(realm.settings)
 })
@@ -34,19 +36,23 @@ export const decodeRealm = (row: Row): Realm => ({
   url: str(row.url),
   fake_email_domain: str(row.fake_email_domain),
   deactivated: bool(row.deactivated),
+  demo: bool(row.demo),
   date_created: int(row.date_created),
   settings: json<RealmSettings>(row.settings)
 })
 
 /** @category layers */
-export const layer: Layer.Layer<RealmRepo, never, SqlClient.SqlClient> = Layer.effect(
+export const layer: Layer.Layer<RealmRepo, never, SqlClient.SqlClient | AccessCache> = Layer.effect(
   RealmRepo,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const realms = makeTable(sql, { repo: "RealmRepo", table: "realms", decode: decodeRealm })
+    const { changed } = yield* AccessCache
+    const insert = realms.insert(columns, fromRow.realmId)
+    const update = realms.update(columns)
     return RealmRepo.of({
-      insert: realms.insert(columns, fromRow.realmId),
-      update: realms.update(columns),
+      insert: (row) => Effect.tap(insert(row), (realm) => changed(realm.id)),
+      update: (realm) => Effect.andThen(update(realm), changed(realm.id)),
       findById: realms.findById,
       findByStringId: realms.one(
         "findByStringId",

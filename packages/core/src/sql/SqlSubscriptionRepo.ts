@@ -10,6 +10,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import type { Subscription } from "../domain/Channel.ts"
 import { fromRow } from "../domain/Ids.ts"
 import type { ChannelId, RealmId, UserId } from "../domain/Ids.ts"
+import { AccessCache } from "../ports/AccessCache.ts"
 import { SubscriptionRepo } from "../ports/Repositories.ts"
 import { bool, boolOrNull, int, str } from "./internal/Columns.ts"
 import type { Row } from "./internal/Columns.ts"
@@ -47,11 +48,12 @@ const decodeSubscription = (row: Row): Subscription => ({
 })
 
 /** @category layers */
-export const layer: Layer.Layer<SubscriptionRepo, never, SqlClient.SqlClient> = Layer.effect(
+export const layer: Layer.Layer<SubscriptionRepo, never, SqlClient.SqlClient | AccessCache> = Layer.effect(
   SubscriptionRepo,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const subscriptions = makeTable(sql, { repo: "SubscriptionRepo", table: "subscriptions", decode: decodeSubscription })
+    const { changed } = yield* AccessCache
     // One statement for any number of rows: the rows as one JSON parameter.
     const upsertMany = Effect.fn("SubscriptionRepo.upsertMany")(function*(subs: ReadonlyArray<Subscription>) {
       if (subs.length === 0) return
@@ -74,6 +76,8 @@ export const layer: Layer.Layer<SubscriptionRepo, never, SqlClient.SqlClient> = 
           push_notifications = EXCLUDED.push_notifications,
           audible_notifications = EXCLUDED.audible_notifications,
           wildcard_mentions_notify = EXCLUDED.wildcard_mentions_notify`
+      // The rows name channels, not organizations.
+      yield* changed(undefined)
     }, Effect.orDie)
     return SubscriptionRepo.of({
       upsert: (sub: Subscription) => upsertMany([sub]),

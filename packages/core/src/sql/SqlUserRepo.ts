@@ -10,6 +10,7 @@ import { fromRow } from "../domain/Ids.ts"
 import type { RealmId, UserId } from "../domain/Ids.ts"
 import type { BotType, EmailVisibility, Role } from "../domain/Role.ts"
 import type { AvatarSource, User } from "../domain/User.ts"
+import { AccessCache } from "../ports/AccessCache.ts"
 import { UserRepo } from "../ports/Repositories.ts"
 import type { Insert } from "../ports/Repositories.ts"
 import { bool, first, idOrNull, int, intOrNull, json, str, strOrNull } from "./internal/Columns.ts"
@@ -63,11 +64,13 @@ const UserAddressesLock = 0x75737273 // "usrs"
 const UserRolesLock = 0x726f6c65 // "role"
 
 /** @category layers */
-export const layer: Layer.Layer<UserRepo, never, SqlClient.SqlClient> = Layer.effect(
+export const layer: Layer.Layer<UserRepo, never, SqlClient.SqlClient | AccessCache> = Layer.effect(
   UserRepo,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const users = makeTable(sql, { repo: "UserRepo", table: "users", decode: decodeUser })
+    const { changed } = yield* AccessCache
+    const update = users.update(columns, ["id"])
     return UserRepo.of({
       insert: Effect.fn("UserRepo.insert")(function*(make: (id: UserId) => Insert<User>) {
         // Take the id first, so `make` can derive fields from it.
@@ -75,9 +78,10 @@ export const layer: Layer.Layer<UserRepo, never, SqlClient.SqlClient> = Layer.ef
         const id = fromRow.userId(int(next!.id))
         const user: User = { ...make(id), id }
         yield* sql`INSERT INTO users ${sql.insert(columns(user))}`
+        yield* changed(user.realm_id)
         return user
       }, Effect.orDie),
-      update: users.update(columns, ["id"]),
+      update: (user) => Effect.andThen(update(user), changed(user.realm_id)),
       findById: users.findById,
       // NO KEY UPDATE, the lock an UPDATE of other columns takes: it leaves
       // foreign-key checks (a send's rows naming the user) free to go on.

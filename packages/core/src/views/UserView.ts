@@ -7,6 +7,7 @@
  */
 import { createHash } from "node:crypto"
 import type { ProfileData } from "../domain/CustomProfileField.ts"
+import { LruMap } from "../domain/LruMap.ts"
 import type { Realm } from "../domain/Realm.ts"
 import { EmailVisibilities, isAdministrator, isGuest, isModeratorOrAbove, isOwner } from "../domain/Role.ts"
 import type { BotType, Role } from "../domain/Role.ts"
@@ -85,8 +86,11 @@ export const canAccessDeliveryEmail = (viewer: User | undefined, target: User): 
   }
 }
 
-// Join dates are formatted on every view of a user; bounded.
-const isoDates = new Map<number, string>()
+/** Formatted instants and gravatar hashes kept, each (docs/memory.md). */
+export const keptFormats = 10_000
+
+// Join dates are formatted on every view of a user; the least recently used dropped past `keptFormats`.
+const isoDates = new LruMap<number, string>(keptFormats)
 
 /**
  * Zulip's `isoformat()` text for a UTC instant: microseconds and `+00:00`.
@@ -99,20 +103,18 @@ export const isoDate = (millis: number): string => {
     // `toISOString` always ends in `.sssZ`.
     const iso = new Date(millis).toISOString()
     text = `${iso.slice(0, -1)}000+00:00`
-    if (isoDates.size >= 10_000) isoDates.clear()
     isoDates.set(millis, text)
   }
   return text
 }
 
-// Gravatar hashes by address; bounded, as addresses come and go.
-const gravatarHashes = new Map<string, string>()
+// Gravatar hashes by address; bounded (`keptFormats`), as addresses come and go.
+const gravatarHashes = new LruMap<string, string>(keptFormats)
 
 const gravatarHash = (email: string): string => {
   let hash = gravatarHashes.get(email)
   if (hash === undefined) {
     hash = createHash("md5").update(email.toLowerCase()).digest("hex")
-    if (gravatarHashes.size >= 10_000) gravatarHashes.clear()
     gravatarHashes.set(email, hash)
   }
   return hash

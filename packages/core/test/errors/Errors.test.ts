@@ -234,6 +234,8 @@ const table: ReadonlyArray<Row> = [
     json`{"result":"error","msg":"Guests cannot be organization administrators","code":"BAD_REQUEST"}`),
   row(new E.OnlyOwner(),
     json`{"result":"error","msg":"The owner permission cannot be removed from the only organization owner.","code":"BAD_REQUEST"}`),
+  row(new E.CannotDeactivateLastUser({ is_last_owner: true, entity: "organization owner" }),
+    json`{"result":"error","msg":"Cannot deactivate the only organization owner.","code":"CANNOT_DEACTIVATE_LAST_USER","is_last_owner":true,"entity":"organization owner"}`),
   row(new E.NameTooLong(), json`{"result":"error","msg":"Name too long!","code":"BAD_REQUEST"}`),
   row(new E.NameInvalidCharacters(),
     json`{"result":"error","msg":"Invalid characters in name!","code":"BAD_REQUEST"}`),

@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Queue from "effect/Queue"
 import * as SqlClient from "effect/sql/SqlClient"
@@ -25,17 +26,20 @@ import type { Flag, Message } from "../../src/domain/Message.ts"
 import { MemoryDatabase } from "../../src/memory/MemoryDatabase.ts"
 import * as MemoryAccessCache from "../../src/memory/MemoryAccessCache.ts"
 import * as MemoryEventStore from "../../src/memory/MemoryEventStore.ts"
+import * as MemoryMessageStore from "../../src/memory/MemoryMessageStore.ts"
 import * as MemoryRepositories from "../../src/memory/MemoryRepositories.ts"
 import * as MemoryTransactor from "../../src/memory/MemoryTransactor.ts"
 import { AccessCache } from "../../src/ports/AccessCache.ts"
 import { decodeSignal, EventStore } from "../../src/ports/EventStore.ts"
 import type { Signal } from "../../src/ports/EventStore.ts"
+import { MessageStore } from "../../src/ports/MessageStore.ts"
 import { MessageRepo } from "../../src/ports/Repositories.ts"
 import type { Insert } from "../../src/ports/Repositories.ts"
 import { Transactor } from "../../src/ports/Transactor.ts"
 import * as Migrations from "../../src/sql/Migrations.ts"
 import * as SqlAccessCache from "../../src/sql/SqlAccessCache.ts"
 import * as SqlEventStore from "../../src/sql/SqlEventStore.ts"
+import * as SqlMessageStore from "../../src/sql/SqlMessageStore.ts"
 import * as SqlRepositories from "../../src/sql/SqlRepositories.ts"
 import * as SqlTransactor from "../../src/sql/SqlTransactor.ts"
 import * as TestDatabase from "../../src/testing/TestDatabase.ts"
@@ -103,7 +107,8 @@ const moveAccessVersion = (realm: RealmId) =>
 const backends = {
   memory: {
     layer: () =>
-      MemoryEventStore.layer.pipe(
+      MemoryMessageStore.layer.pipe(
+        Layer.provideMerge(MemoryEventStore.layer),
         Layer.provideMerge(MemoryRepositories.messageRepo),
         Layer.provideMerge(MemoryAccessCache.layer),
         Layer.provideMerge(countingTransactor),
@@ -141,7 +146,8 @@ const backends = {
 
 function sqlStack<E>(database: Layer.Layer<SqlClient.SqlClient, E>) {
   const transactor = countingTransactor.pipe(Layer.provide(SqlTransactor.layer))
-  return SqlEventStore.layer.pipe(
+  return SqlMessageStore.layer.pipe(
+    Layer.provideMerge(SqlEventStore.layer),
     Layer.provideMerge(SqlRepositories.messageRepo),
     Layer.provideMerge(SqlAccessCache.layer),
     Layer.provideMerge(transactor),
@@ -253,7 +259,7 @@ const messageEventOf = (user: UserId, flags: ReadonlyArray<Flag>): NewLoggedEven
 
 for (const [name, backend] of Object.entries(backends)) {
   describe(`event log and transactions on ${name}`, () => {
-    layer(backend.layer() as Layer.Layer<EventStore | MessageRepo | Transactor | AfterCommitCount | AccessCache | SqlClient.SqlClient>, {
+    layer(backend.layer() as Layer.Layer<EventStore | MessageStore | MessageRepo | Transactor | AfterCommitCount | AccessCache | SqlClient.SqlClient>, {
       timeout: "120 seconds"
     })((it) => {
       it.effect("append registers its wake-up with Transactor.afterCommit and signals only after the commit", () =>
@@ -295,7 +301,7 @@ for (const [name, backend] of Object.entries(backends)) {
       // A send's write: 2 events go as plain VALUES on PGlite, 12 as the JSON
       // array every append of many rows uses.
       for (const count of [2, 12]) {
-        it.effect(`appendMessage writes the message, its rows and its ${count} events at once, the events naming the new id`, () =>
+        it.effect(`MessageStore.send writes the message, its rows and its ${count} events at once, the events naming the new id`, () =>
           Effect.gen(function*() {
             const realm = yield* backend.realm
             const [sender, to] = yield* backend.users(realm, 2)
@@ -308,7 +314,7 @@ for (const [name, backend] of Object.entries(backends)) {
                 const events = Array.from({ length: count }, (_, i) =>
                   i % 3 === 2 ? ping(i) : messageEventOf(i % 2 === 0 ? sender! : to!, i % 2 === 0 ? ["read"] : []))
                 const row = directMessage(realm, sender!, to!, `hi ${count}`)
-                const id = yield* store.appendMessage(realm, row, [{ user_id: sender!, flags: 1 }, { user_id: to!, flags: 0 }], events)
+                const id = yield* (yield* MessageStore).send(realm, row, [{ user_id: sender!, flags: 1 }, { user_id: to!, flags: 0 }], events)
                 assert.deepStrictEqual(yield* messages.findById(id), { ...row, id })
                 assert.deepStrictEqual(
                   (yield* messages.recipients(id)).map((r) => [r.user_id, r.flags]),
@@ -327,7 +333,7 @@ for (const [name, backend] of Object.entries(backends)) {
           }))
       }
 
-      it.effect("appendMessage with an access version writes while it is current; once it moved, nothing at all (StaleAccess)", () =>
+      it.effect("MessageStore.send with an access version writes while it is current; once it moved, nothing at all (StaleAccess)", () =>
         Effect.gen(function*() {
           const realm = yield* backend.realm
           const [sender, to] = yield* backend.users(realm, 2)
@@ -343,7 +349,7 @@ for (const [name, backend] of Object.entries(backends)) {
               // Many events too: on PostgreSQL they take the form that locks and notifies.
               for (const events of [[messageEventOf(to!, [])], Array.from({ length: 12 }, () => messageEventOf(to!, []))]) {
                 const row = directMessage(realm, sender!, to!, `current ${events.length}`)
-                const id = yield* store.appendMessage(realm, row, rows, events, { accessVersion: version })
+                const id = yield* (yield* MessageStore).send(realm, row, rows, events, { accessVersion: version })
                 assert.deepStrictEqual(yield* messages.findById(id), { ...row, id })
               }
               const logged = yield* store.read(realm, to!, 0)
@@ -351,26 +357,43 @@ for (const [name, backend] of Object.entries(backends)) {
               const mark = yield* store.highWaterMark(realm)
               const newest = yield* messages.maxUserMessageId(to!)
               const heardBefore = heard.length
+              // On PostgreSQL, what another process hears: the notices on a connection of its own.
+              const pg = yield* Effect.serviceOption(PgClient.PgClient)
+              const notices = Option.isSome(pg) ? yield* pg.value.listen(SqlEventStore.NotifyChannel) : undefined
 
               yield* backend.moveAccessVersion(realm)
               for (const events of [[messageEventOf(to!, [])], Array.from({ length: 12 }, () => messageEventOf(to!, []))]) {
                 const stale = yield* Effect.flip(
-                  store.appendMessage(realm, directMessage(realm, sender!, to!, "stale"), rows, events, { accessVersion: version })
+                  (yield* MessageStore).send(realm, directMessage(realm, sender!, to!, "stale"), rows, events, { accessVersion: version })
                 )
                 assert.strictEqual(stale._tag, "StaleAccess")
               }
               assert.strictEqual(yield* store.highWaterMark(realm), mark)
               assert.deepStrictEqual(yield* store.read(realm, to!, mark), [])
               assert.strictEqual(yield* messages.maxUserMessageId(to!), newest)
-              // No waiter woken for the write that did not happen (PostgreSQL
-              // hears its own NOTIFY late: real time for it to arrive).
-              yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 100)))
+              // No waiter woken for the write that did not happen: this
+              // process's signals are dispatched as their writes commit.
               assert.strictEqual(heard.length, heardBefore)
+              if (Option.isSome(pg) && notices !== undefined) {
+                // Nor any notice sent to other processes. Notices arrive in
+                // commit order: one sent after the refused writes, from
+                // another connection, comes after any notice they sent.
+                const sentinel: Signal = { _tag: "events", realm, users: [userId(999)] }
+                yield* pg.value.notify(SqlEventStore.NotifyChannel, JSON.stringify({ r: realm, u: [999] }))
+                const noticed: Array<Signal> = []
+                for (;;) {
+                  const signal = decodeSignal((yield* Queue.take(notices)).payload)
+                  if (signal?._tag !== "events" || signal.realm !== realm) continue
+                  noticed.push(signal)
+                  if (signal.users?.[0] === 999) break
+                }
+                assert.deepStrictEqual(noticed, [sentinel])
+              }
             })
           )
         }))
 
-      it.effect("appendMessage in a transaction that rolls back leaves neither the message nor its events", () =>
+      it.effect("MessageStore.send in a transaction that rolls back leaves neither the message nor its events", () =>
         Effect.gen(function*() {
           const realm = yield* backend.realm
           const [sender, to] = yield* backend.users(realm, 2)
@@ -381,7 +404,7 @@ for (const [name, backend] of Object.entries(backends)) {
               const tx = yield* Transactor
               let written: number | undefined
               const failed = yield* Effect.flip(tx.withTransaction(Effect.gen(function*() {
-                written = yield* store.appendMessage(realm, directMessage(realm, sender!, to!, "gone"), [
+                written = yield* (yield* MessageStore).send(realm, directMessage(realm, sender!, to!, "gone"), [
                   { user_id: to!, flags: 0 }
                 ], [messageEventOf(to!, [])])
                 return yield* Effect.fail("rolled back" as const)
@@ -435,7 +458,7 @@ for (const [name, backend] of Object.entries(backends)) {
                 if (signal._tag === "events" && signal.users?.[0] === 999) Deferred.doneUnsafe(heardOther, Exit.void)
               })
               yield* store.append(realm, [{ ...ping(1), user_ids: [to!] }])
-              yield* store.appendMessage(realm, directMessage(realm, to!, to!, "to myself"), [{ user_id: to!, flags: 1 }], [
+              yield* (yield* MessageStore).send(realm, directMessage(realm, to!, to!, "to myself"), [{ user_id: to!, flags: 1 }], [
                 messageEventOf(to!, ["read"])
               ])
               yield* store.signal({ _tag: "queue", queue: `echo-${realm}`, reason: "superseded", at: 1 })

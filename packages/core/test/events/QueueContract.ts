@@ -15,6 +15,7 @@ import { Audience } from "../../src/domain/Event.ts"
 import { Events } from "../../src/services/events/Events.ts"
 import type { Publication } from "../../src/services/events/Events.ts"
 import { EventStore } from "../../src/ports/EventStore.ts"
+import type { Signal } from "../../src/ports/EventStore.ts"
 import { Transactor } from "../../src/ports/Transactor.ts"
 import type * as Teamchat from "../../src/Teamchat.ts"
 import type * as Persistence from "../../src/Persistence.ts"
@@ -27,11 +28,25 @@ const ping = (realmId: RealmId, userIds: ReadonlyArray<UserId>, n: number) =>
   Effect.flatMap(Events, (events) =>
     events.publish(realmId, { type: "alert_words", alert_words: [`w${n}`] }, Audience.users(userIds)))
 
-/** Lets forked fibers and the database make progress without moving the test clock. */
-const settle = Effect.gen(function*() {
-  for (let i = 0; i < 20; i++) yield* Effect.yieldNow
-  yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 30)))
-})
+/** One turn of the event loop: forked fibers and the database make progress; neither clock moves. */
+const turn = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+
+/** Waits until `count` polls of this process are waiting (each registered, its heartbeat scheduled). */
+const waitingFor = (count: number) =>
+  Effect.gen(function*() {
+    const queues = yield* EventQueues
+    while ((yield* queues.waitingPolls) < count) yield* turn
+  })
+
+/** The signals about `realm` this process dispatches while `f` runs (dispatch is synchronous, at commit). */
+const signalsOf = <A, E, R>(realm: RealmId, f: (heard: ReadonlyArray<Signal>) => Effect.Effect<A, E, R>) =>
+  Effect.scoped(Effect.gen(function*() {
+    const heard: Array<Signal> = []
+    yield* (yield* EventStore).onSignal((signal) => {
+      if (signal._tag === "events" && signal.realm === realm) heard.push(signal)
+    })
+    return yield* f(heard)
+  }))
 
 export const queueContract = <E>(
   name: string,
@@ -127,13 +142,14 @@ export const queueContract = <E>(
         withConfig(Effect.gen(function*() {
           const org = yield* makeOrg
           const q = yield* openQueue(org.member)
+          const before = yield* (yield* EventQueues).waitingPolls
           const poll = yield* Effect.forkChild(q.get({ last_event_id: -1 }))
-          yield* settle
+          yield* waitingFor(before + 1)
           assert.isUndefined(poll.pollUnsafe())
-          // An event for someone else does not finish it.
+          // An event for someone else does not finish it: the poll answers
+          // the next event, its own, and only that (had the other event
+          // finished it, the answer would hold that event or nothing).
           yield* ping(org.realm.id, [org.other.user.id], 0)
-          yield* settle
-          assert.isUndefined(poll.pollUnsafe())
           yield* ping(org.realm.id, [org.member.user.id], 1)
           const { events } = yield* Fiber.join(poll)
           assert.deepStrictEqual(events.map(alertWordsOf), [["w1"]])
@@ -165,7 +181,7 @@ export const queueContract = <E>(
           const later = yield* queues.poll(org.member, acked)
           if (!Effect.isEffect(later)) return assert.fail("the poll should block")
           const waiting = yield* Effect.forkChild(later)
-          yield* settle
+          yield* waitingFor(before + 1)
           assert.strictEqual(yield* queues.waitingPolls, before + 1)
           yield* ping(org.realm.id, [org.member.user.id], 2)
           const { events } = yield* Fiber.join(waiting)
@@ -196,10 +212,22 @@ export const queueContract = <E>(
         withConfig(Effect.gen(function*() {
           const org = yield* makeOrg
           const q = yield* openQueue(org.member)
-          const poll = yield* Effect.forkChild(q.get({ last_event_id: -1 }))
-          yield* settle
+          const queues = yield* EventQueues
+          const before = yield* queues.waitingPolls
+          // At 49 s no heartbeat yet: an event then is the poll's whole answer
+          // (a heartbeat due by then would be in it).
+          const early = yield* Effect.forkChild(q.get({ last_event_id: -1 }))
+          yield* waitingFor(before + 1)
           yield* TestClock.adjust(49_000)
-          yield* settle
+          // The heartbeat timer's fiber runs what came due.
+          yield* turn
+          yield* ping(org.realm.id, [org.member.user.id], 0)
+          const first = (yield* Fiber.join(early)).events
+          assert.deepStrictEqual(first.map((e) => e.type), ["alert_words"])
+          // A poll left waiting gets its heartbeat 50 s after it started.
+          const poll = yield* Effect.forkChild(q.get({ last_event_id: first[0]!.id }))
+          yield* waitingFor(before + 1)
+          yield* TestClock.adjust(49_000)
           assert.isUndefined(poll.pollUnsafe())
           yield* TestClock.adjust(1_000)
           const { events } = yield* Fiber.join(poll)
@@ -218,8 +246,9 @@ export const queueContract = <E>(
         withConfig(Effect.gen(function*() {
           const org = yield* makeOrg
           const q = yield* openQueue(org.member)
+          const before = yield* (yield* EventQueues).waitingPolls
           const first = yield* Effect.forkChild(q.get({ last_event_id: -1 }))
-          yield* settle
+          yield* waitingFor(before + 1)
           assert.isUndefined(first.pollUnsafe())
           const second = yield* Effect.forkChild(q.get({ last_event_id: -1 }))
           const old = yield* Fiber.join(first)
@@ -243,8 +272,9 @@ export const queueContract = <E>(
 
           const r = yield* openQueue(org.member, { queue_lifespan_secs: 100 })
           yield* TestClock.adjust(90_000)
+          const waitingBefore = yield* queues.waitingPolls
           const poll = yield* Effect.forkChild(r.get({ last_event_id: -1 }))
-          yield* settle
+          yield* waitingFor(waitingBefore + 1)
           // Waiting queues never expire; the poll ends with a heartbeat at +50 s.
           yield* TestClock.adjust(50_000)
           const { events } = yield* Fiber.join(poll)
@@ -290,27 +320,37 @@ export const queueContract = <E>(
           const org = yield* makeOrg
           const tx = yield* Transactor
           const q = yield* openQueue(org.member)
+          const before = yield* (yield* EventQueues).waitingPolls
           const poll = yield* Effect.forkChild(q.get({ last_event_id: -1 }))
-          yield* settle
-          // Rolled back: nothing is published and the poll keeps waiting.
-          yield* Effect.flip(tx.withTransaction(Effect.andThen(ping(org.realm.id, [org.member.user.id], 1), Effect.fail("boom"))))
-          yield* settle
-          assert.isUndefined(poll.pollUnsafe())
-          // Committed: the poll wakes only once the transaction commits.
-          const published = yield* Deferred.make<void>()
-          const proceed = yield* Deferred.make<void>()
-          const writer = yield* Effect.forkChild(tx.withTransaction(Effect.gen(function*() {
-            yield* ping(org.realm.id, [org.member.user.id], 2)
-            yield* Deferred.succeed(published, undefined)
-            yield* Deferred.await(proceed)
-          })))
-          yield* Deferred.await(published)
-          yield* settle
-          assert.isUndefined(poll.pollUnsafe())
-          yield* Deferred.succeed(proceed, undefined)
-          yield* Fiber.join(writer)
-          const { events } = yield* Fiber.join(poll)
-          assert.deepStrictEqual(events.map(alertWordsOf), [["w2"]])
+          yield* waitingFor(before + 1)
+          // Waiters are woken by this process's signals, dispatched as the
+          // publishing transaction commits: none for rolled-back work, none
+          // before the commit.
+          return yield* signalsOf(org.realm.id, (heard) =>
+            Effect.gen(function*() {
+              // Rolled back: nothing is published and the poll keeps waiting.
+              yield* Effect.flip(tx.withTransaction(Effect.andThen(ping(org.realm.id, [org.member.user.id], 1), Effect.fail("boom"))))
+              assert.deepStrictEqual(heard, [])
+              assert.isUndefined(poll.pollUnsafe())
+              // Committed: the poll wakes only once the transaction commits.
+              const published = yield* Deferred.make<void>()
+              const proceed = yield* Deferred.make<void>()
+              const writer = yield* Effect.forkChild(tx.withTransaction(Effect.gen(function*() {
+                yield* ping(org.realm.id, [org.member.user.id], 2)
+                yield* Deferred.succeed(published, undefined)
+                yield* Deferred.await(proceed)
+              })))
+              yield* Deferred.await(published)
+              assert.deepStrictEqual(heard, [])
+              assert.isUndefined(poll.pollUnsafe())
+              yield* Deferred.succeed(proceed, undefined)
+              yield* Fiber.join(writer)
+              assert.deepStrictEqual(heard, [{ _tag: "events", realm: org.realm.id, users: [org.member.user.id] }])
+              // The rolled-back event is not in the answer either.
+              const { events } = yield* Fiber.join(poll)
+              assert.deepStrictEqual(events.map(alertWordsOf), [["w2"]])
+            })
+          )
         })))
 
       it.effect("one batch of thousands of events keeps its order and each event's audience", () =>

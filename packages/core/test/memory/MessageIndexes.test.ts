@@ -29,7 +29,7 @@ import { SortedIds } from "../../src/memory/internal/SortedIds.ts"
 import { MemoryDatabase } from "../../src/memory/MemoryDatabase.ts"
 import { pgLower } from "../../src/narrow/NarrowPredicate.ts"
 import * as Persistence from "../../src/Persistence.ts"
-import { MessageRepo } from "../../src/ports/Repositories.ts"
+import { MessageStore } from "../../src/ports/MessageStore.ts"
 import type { Insert } from "../../src/ports/Repositories.ts"
 import { Transactor } from "../../src/ports/Transactor.ts"
 import { Channels } from "../../src/services/Channels.ts"
@@ -98,6 +98,9 @@ const Step = Schema.Union([
   }),
   Schema.Struct({ op: Schema.Literal("flags"), user: Small(users.length), pick: Small(30), flags: Flags }),
   Schema.Struct({ op: Schema.Literal("delete"), pick: Small(30) }),
+  /** An edit or move of a channel message: a new channel, topic and content. */
+  Schema.Struct({ op: Schema.Literal("move"), pick: Small(30), channel: Small(3), topic: Small(topics.length) }),
+  Schema.Struct({ op: Schema.Literal("dropRow"), user: Small(users.length), pick: Small(30) }),
   Schema.Struct({ op: Schema.Literal("begin") }),
   Schema.Struct({ op: Schema.Literal("end"), ok: Schema.Boolean })
 ])
@@ -120,6 +123,7 @@ const checkIndexes = (tables: MessageTables, model: Model, conversations: Readon
     assert.deepStrictEqual(Array.from(index.descending()), [...expected].reverse(), what)
   }
   assert.strictEqual(tables.size, model.messages.size)
+  for (const [id, message] of model.messages) assert.deepStrictEqual(tables.get(id), message, `message ${id}`)
   for (const channel of channels) {
     same(tables.inChannel(channel), ids((m) => m.channel_id === channel), `channel ${channel}`)
     for (const topic of new Set(topics.map(pgLower))) {
@@ -170,7 +174,7 @@ const checkIndexes = (tables: MessageTables, model: Model, conversations: Readon
 }
 
 describe("MessageTables", () => {
-  it.prop("any script of inserts, flag changes, deletions, transactions and savepoints: every index is the scan of the rows", {
+  it.prop("any script of inserts, flag changes, edits, moves, deletions, transactions and savepoints: every index is the scan of the rows", {
     steps: Schema.Array(Step).check(Schema.isMinLength(10))
   }, ({ steps }) => {
     const journal = new Journal()
@@ -231,6 +235,29 @@ describe("MessageTables", () => {
           tables.delete(id)
           model.messages.delete(id)
           for (const rows of model.rows.values()) rows.delete(id)
+          break
+        }
+        case "move": {
+          // Any channel message (a pick past the table's end would rarely find one).
+          const movable = Array.from(model.messages.values()).filter((m) => m.channel_id !== null)
+          const message = movable[step.pick % Math.max(1, movable.length)]
+          if (message === undefined) break
+          const moved: Message = {
+            ...message,
+            channel_id: channels[step.channel]!,
+            topic: topics[step.topic]!,
+            content: `${message.content}+`
+          }
+          tables.replace(moved)
+          model.messages.set(moved.id, moved)
+          break
+        }
+        case "dropRow": {
+          const user = users[step.user]!
+          const own = ascending(model.rows.get(user)?.keys() ?? [])
+          const id = own[step.pick % Math.max(1, own.length)] ?? pick(step.pick)
+          tables.deleteRow(user, id)
+          model.rows.get(user)?.delete(id)
           break
         }
         case "begin":
@@ -334,7 +361,7 @@ describe("memory reads after 10,000 messages elsewhere", () => {
             recipients: [{ user_id: org.owner.user.id, flags: FlagBits.read }, { user_id: member.user.id, flags: 0 }]
           })
         }
-        const filled = yield* (yield* Transactor).withTransaction(Effect.flatMap(MessageRepo, (repo) => repo.insertMany(fill)))
+        const filled = yield* (yield* Transactor).withTransaction(Effect.flatMap(MessageStore, (store) => store.insertMany(fill)))
         const newest = filled.at(-1)!.id
         assert.isAbove((yield* MemoryDatabase).tables.messages.size, others)
 

@@ -12,7 +12,7 @@ import type { Anchor, SearchQuery } from "../../src/ports/MessageSearch.ts"
 import { LARGER_THAN_MAX_MESSAGE_ID, MessageSearch } from "../../src/ports/MessageSearch.ts"
 import type { Narrow, Term } from "../../src/narrow/Narrow.ts"
 import { emptyNarrow } from "../../src/narrow/Narrow.ts"
-import { MessageRepo } from "../../src/ports/Repositories.ts"
+import { MessageStore } from "../../src/ports/MessageStore.ts"
 import * as TestDatabase from "../../src/testing/TestDatabase.ts"
 import type { Repos } from "../persistence/MessagesFixtures.ts"
 import { channelMessage, directMessage, seedOrganization } from "../persistence/MessagesFixtures.ts"
@@ -25,7 +25,7 @@ const { read } = FlagBits
  * no row for the viewer. 13: a direct message to the viewer, unread.
  */
 const seed = Effect.gen(function*() {
-  const repo = yield* MessageRepo
+  const repo = yield* MessageStore
   const { realm, users: [viewer, other], channels: [general, muted] } = yield* seedOrganization({
     users: 2,
     channels: [{}, {}]

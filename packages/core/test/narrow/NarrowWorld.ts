@@ -11,7 +11,7 @@ import type { ChannelId, RealmId, UserId } from "../../src/domain/Ids.ts"
 import { FlagBits } from "../../src/domain/Message.ts"
 import * as MemoryMessageSearch from "../../src/memory/MemoryMessageSearch.ts"
 import { MessageSearch } from "../../src/ports/MessageSearch.ts"
-import { MessageRepo } from "../../src/ports/Repositories.ts"
+import { MessageStore } from "../../src/ports/MessageStore.ts"
 import * as SqlMessageSearch from "../../src/sql/SqlMessageSearch.ts"
 import type { Repos } from "../persistence/MessagesFixtures.ts"
 import { channelMessage, directMessage, memoryLayer, seedOrganization, sqlLayer } from "../persistence/MessagesFixtures.ts"
@@ -92,7 +92,7 @@ export const seedWorld = (seed: number, size: number) =>
     const random = prng(seed)
     const org = yield* seedOrganization({ users: 4, channels: [{}, {}, { invite_only: true }] })
     const other = yield* seedOrganization({ users: 1, channels: [{}] })
-    const repo = yield* MessageRepo
+    const repo = yield* MessageStore
     const users = org.users.map((u) => u.id)
     const channels = org.channels.map((c) => c.id)
     const viewer = users[0]!

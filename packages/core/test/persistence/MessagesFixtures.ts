@@ -1,6 +1,6 @@
 /**
  * Shared fixtures for the message tests (repository contract, narrow
- * interpreters): backend layers exposing MessageRepo, and builders for an
+ * interpreters): backend layers exposing MessageRepo and MessageStore, and builders for an
  * organization with users and channels inserted through the repositories.
  */
 import * as Effect from "effect/Effect"
@@ -15,8 +15,12 @@ import type { Realm } from "../../src/domain/Realm.ts"
 import type { User } from "../../src/domain/User.ts"
 import { placeholderEmail } from "../../src/domain/User.ts"
 import { MemoryDatabase } from "../../src/memory/MemoryDatabase.ts"
+import * as MemoryAccessCache from "../../src/memory/MemoryAccessCache.ts"
+import * as MemoryEventStore from "../../src/memory/MemoryEventStore.ts"
+import * as MemoryMessageStore from "../../src/memory/MemoryMessageStore.ts"
 import * as MemoryRepositories from "../../src/memory/MemoryRepositories.ts"
 import * as MemoryTransactor from "../../src/memory/MemoryTransactor.ts"
+import type { MessageStore } from "../../src/ports/MessageStore.ts"
 import type { Insert } from "../../src/ports/Repositories.ts"
 import {
   AlertWordRepo,
@@ -28,6 +32,9 @@ import {
   UserRepo,
   UserSettingsRepo
 } from "../../src/ports/Repositories.ts"
+import * as SqlAccessCache from "../../src/sql/SqlAccessCache.ts"
+import * as SqlEventStore from "../../src/sql/SqlEventStore.ts"
+import * as SqlMessageStore from "../../src/sql/SqlMessageStore.ts"
 import * as SqlRepositories from "../../src/sql/SqlRepositories.ts"
 import * as SqlTransactor from "../../src/sql/SqlTransactor.ts"
 import type { Transactor } from "../../src/ports/Transactor.ts"
@@ -43,17 +50,25 @@ export type Repos =
   | UserSettingsRepo
   | AlertWordRepo
   | MessageRepo
+  | MessageStore
   | Transactor
 
-/** Memory repositories over a fresh MemoryDatabase, which is exposed too. */
+/** Memory repositories and message store over a fresh MemoryDatabase, which is exposed too. */
 export const memoryLayer = (): Layer.Layer<Repos | MemoryDatabase> =>
-  Layer.mergeAll(MemoryRepositories.layer, MemoryTransactor.layer).pipe(Layer.provideMerge(MemoryDatabase.layer))
+  MemoryMessageStore.layer.pipe(
+    Layer.provideMerge(MemoryEventStore.layer),
+    Layer.provideMerge(Layer.mergeAll(MemoryRepositories.layer, MemoryAccessCache.layer, MemoryTransactor.layer)),
+    Layer.provideMerge(MemoryDatabase.layer)
+  )
 
-/** SQL repositories over a migrated database behind `client`, which is exposed too. */
+/** SQL repositories and message store over a migrated database behind `client`, which is exposed too. */
 export const sqlLayer = <E>(
   client: Layer.Layer<SqlClient.SqlClient, E>
 ): Layer.Layer<Repos | SqlClient.SqlClient, unknown> =>
-  Layer.mergeAll(SqlRepositories.layer, SqlTransactor.layer).pipe(
+  SqlMessageStore.layer.pipe(
+    Layer.provide(SqlEventStore.layer),
+    Layer.provideMerge(Layer.mergeAll(SqlRepositories.layer, SqlTransactor.layer)),
+    Layer.provide(SqlAccessCache.layer),
     Layer.provide(Migrations.layer),
     Layer.provideMerge(client)
   )
@@ -73,6 +88,7 @@ export const newRealm = (string_id: string = unique("msgorg")): Insert<Realm> =>
     url: `http://${string_id}.localhost`,
     fake_email_domain: `${string_id}.localhost`,
     deactivated: false,
+    demo: false,
     date_created: 1_700_000_000_000,
     settings: {
       email_address_visibility: 1,

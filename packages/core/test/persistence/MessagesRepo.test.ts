@@ -8,6 +8,7 @@ import type * as Layer from "effect/Layer"
 import { messageId } from "../../src/domain/Ids.ts"
 import type { MessageId } from "../../src/domain/Ids.ts"
 import { FlagBits } from "../../src/domain/Message.ts"
+import { MessageStore } from "../../src/ports/MessageStore.ts"
 import { MessageRepo } from "../../src/ports/Repositories.ts"
 import { Transactor } from "../../src/ports/Transactor.ts"
 import * as TestDatabase from "../../src/testing/TestDatabase.ts"
@@ -24,11 +25,12 @@ const messageRepoContract = (name: string, makeLayer: () => Layer.Layer<Repos, u
       it.effect("insert assigns ids from 1 and round-trips every field", () =>
         Effect.gen(function*() {
           const repo = yield* MessageRepo
+          const store = yield* MessageStore
           const { realm, users: [alice, bob, carol], channels: [general] } = yield* seedOrganization({
             users: 3,
             channels: [{}]
           })
-          const m1 = yield* repo.insert(
+          const m1 = yield* store.insert(
             channelMessage(realm.id, alice!.id, general!.id, "greetings", "hello **world**", {
               has_link: true,
               last_edit_time: 1_700_000_200,
@@ -36,7 +38,7 @@ const messageRepoContract = (name: string, makeLayer: () => Layer.Layer<Repos, u
             }),
             [{ user_id: alice!.id, flags: read }, { user_id: bob!.id, flags: mentioned }]
           )
-          const m2 = yield* repo.insert(directMessage(realm.id, bob!.id, [carol!.id, alice!.id], "psst"), [
+          const m2 = yield* store.insert(directMessage(realm.id, bob!.id, [carol!.id, alice!.id], "psst"), [
             { user_id: bob!.id, flags: read },
             { user_id: alice!.id, flags: 0 },
             { user_id: carol!.id, flags: 0 }
@@ -53,26 +55,27 @@ const messageRepoContract = (name: string, makeLayer: () => Layer.Layer<Repos, u
       it.effect("rows: userMessages by message id, recipients by user id, insertUserMessages keeps existing rows", () =>
         Effect.gen(function*() {
           const repo = yield* MessageRepo
+          const store = yield* MessageStore
           const { realm, users: [alice, bob, carol], channels: [general] } = yield* seedOrganization({
             users: 3,
             channels: [{}]
           })
-          const a = yield* repo.insert(channelMessage(realm.id, carol!.id, general!.id, "t", "a"), [
+          const a = yield* store.insert(channelMessage(realm.id, carol!.id, general!.id, "t", "a"), [
             { user_id: carol!.id, flags: read },
             { user_id: alice!.id, flags: 0 }
           ])
-          const b = yield* repo.insert(channelMessage(realm.id, carol!.id, general!.id, "t", "b"), [
+          const b = yield* store.insert(channelMessage(realm.id, carol!.id, general!.id, "t", "b"), [
             { user_id: carol!.id, flags: read }
           ])
           assert.deepStrictEqual(yield* repo.userMessages(alice!.id, [b.id, a.id]), [
             { user_id: alice!.id, message_id: a.id, flags: 0 }
           ])
-          yield* repo.insertUserMessages([
+          yield* store.insertUserMessages([
             { user_id: bob!.id, message_id: b.id, flags: read | FlagBits.historical },
             { user_id: alice!.id, message_id: a.id, flags: starred },
             { user_id: alice!.id, message_id: b.id, flags: starred | read | FlagBits.historical }
           ])
-          yield* repo.insertUserMessages([])
+          yield* store.insertUserMessages([])
           assert.deepStrictEqual(yield* repo.userMessages(alice!.id, [b.id, a.id, messageId(12345)]), [
             { user_id: alice!.id, message_id: a.id, flags: 0 },
             { user_id: alice!.id, message_id: b.id, flags: starred | read | FlagBits.historical }
@@ -88,13 +91,14 @@ const messageRepoContract = (name: string, makeLayer: () => Layer.Layer<Repos, u
       it.effect("updateFlags returns only the ids whose flags changed, ascending; listByFlags filters", () =>
         Effect.gen(function*() {
           const repo = yield* MessageRepo
+          const store = yield* MessageStore
           const { realm, users: [alice, bob], channels: [general] } = yield* seedOrganization({
             users: 2,
             channels: [{}]
           })
           const made: Array<MessageId> = []
           for (let i = 0; i < 4; i++) {
-            const m = yield* repo.insert(channelMessage(realm.id, bob!.id, general!.id, "t", `m${i}`), [
+            const m = yield* store.insert(channelMessage(realm.id, bob!.id, general!.id, "t", `m${i}`), [
               { user_id: alice!.id, flags: i % 2 === 0 ? read : 0 },
               { user_id: bob!.id, flags: read }
             ])
@@ -102,11 +106,11 @@ const messageRepoContract = (name: string, makeLayer: () => Layer.Layer<Repos, u
           }
           const [m0, m1, m2, m3] = made as [MessageId, MessageId, MessageId, MessageId]
           const foreign = messageId(m3 + 1000)
-          assert.deepStrictEqual(yield* repo.updateFlags(alice!.id, [m3, m2, m1, m0, foreign], read, true), [m1, m3])
-          assert.deepStrictEqual(yield* repo.updateFlags(alice!.id, [m3, m1], read, true), [])
-          assert.deepStrictEqual(yield* repo.updateFlags(alice!.id, [m2, m0], read | starred, false), [m0, m2])
-          assert.deepStrictEqual(yield* repo.updateFlags(alice!.id, [m2, m3], starred, true), [m2, m3])
-          assert.deepStrictEqual(yield* repo.updateFlags(alice!.id, [], starred, true), [])
+          assert.deepStrictEqual(yield* store.updateFlags(alice!.id, [m3, m2, m1, m0, foreign], read, true), [m1, m3])
+          assert.deepStrictEqual(yield* store.updateFlags(alice!.id, [m3, m1], read, true), [])
+          assert.deepStrictEqual(yield* store.updateFlags(alice!.id, [m2, m0], read | starred, false), [m0, m2])
+          assert.deepStrictEqual(yield* store.updateFlags(alice!.id, [m2, m3], starred, true), [m2, m3])
+          assert.deepStrictEqual(yield* store.updateFlags(alice!.id, [], starred, true), [])
           const flagsOf = (rows: ReadonlyArray<{ readonly message: { readonly id: number }; readonly flags: number }>) =>
             rows.map((r) => [r.message.id, r.flags])
           assert.deepStrictEqual(flagsOf(yield* repo.listByFlags(alice!.id, read, 0)), [[m0, 0], [m2, starred]])
@@ -131,19 +135,20 @@ const messageRepoContract = (name: string, makeLayer: () => Layer.Layer<Repos, u
       it.effect("delete removes messages and every row", () =>
         Effect.gen(function*() {
           const repo = yield* MessageRepo
+          const store = yield* MessageStore
           const { realm, users: [alice, bob], channels: [general] } = yield* seedOrganization({
             users: 2,
             channels: [{}]
           })
-          const a = yield* repo.insert(channelMessage(realm.id, alice!.id, general!.id, "t", "a"), [
+          const a = yield* store.insert(channelMessage(realm.id, alice!.id, general!.id, "t", "a"), [
             { user_id: alice!.id, flags: read },
             { user_id: bob!.id, flags: 0 }
           ])
-          const b = yield* repo.insert(channelMessage(realm.id, alice!.id, general!.id, "t", "b"), [
+          const b = yield* store.insert(channelMessage(realm.id, alice!.id, general!.id, "t", "b"), [
             { user_id: alice!.id, flags: read }
           ])
-          yield* repo.delete([a.id])
-          yield* repo.delete([])
+          yield* store.delete([a.id])
+          yield* store.delete([])
           assert.strictEqual(yield* repo.findById(a.id), undefined)
           assert.deepStrictEqual(yield* repo.recipients(a.id), [])
           assert.deepStrictEqual(yield* repo.userMessages(bob!.id, [a.id]), [])
@@ -155,16 +160,17 @@ const messageRepoContract = (name: string, makeLayer: () => Layer.Layer<Repos, u
       it.effect("topics, oldest in channel, max row id", () =>
         Effect.gen(function*() {
           const repo = yield* MessageRepo
+          const store = yield* MessageStore
           const { realm, users: [alice, bob], channels: [general, empty, other] } = yield* seedOrganization({
             users: 2,
             channels: [{}, {}, {}]
           })
           const rows = [{ user_id: alice!.id, flags: 0 }]
-          const a = yield* repo.insert(channelMessage(realm.id, alice!.id, general!.id, "Lunch", "1"), rows)
-          const b = yield* repo.insert(channelMessage(realm.id, alice!.id, other!.id, "lunch", "2"), rows)
-          const c = yield* repo.insert(channelMessage(realm.id, alice!.id, general!.id, "LUNCH", "3"), rows)
-          yield* repo.insert(channelMessage(realm.id, alice!.id, general!.id, "dinner", "4"), rows)
-          const e = yield* repo.insert(channelMessage(realm.id, alice!.id, general!.id, "lunch", "5"), [])
+          const a = yield* store.insert(channelMessage(realm.id, alice!.id, general!.id, "Lunch", "1"), rows)
+          const b = yield* store.insert(channelMessage(realm.id, alice!.id, other!.id, "lunch", "2"), rows)
+          const c = yield* store.insert(channelMessage(realm.id, alice!.id, general!.id, "LUNCH", "3"), rows)
+          yield* store.insert(channelMessage(realm.id, alice!.id, general!.id, "dinner", "4"), rows)
+          const e = yield* store.insert(channelMessage(realm.id, alice!.id, general!.id, "lunch", "5"), [])
           assert.deepStrictEqual(yield* repo.topicMessageIds(general!.id, "lunch", 10), [e.id, c.id, a.id])
           assert.deepStrictEqual(yield* repo.topicMessageIds(general!.id, "Lunch", 2), [e.id, c.id])
           assert.deepStrictEqual(yield* repo.topicMessageIds(general!.id, "brunch", 2), [])
@@ -178,21 +184,22 @@ const messageRepoContract = (name: string, makeLayer: () => Layer.Layer<Repos, u
       it.effect("recentDmConversations: the user's conversations, newest first, limited", () =>
         Effect.gen(function*() {
           const repo = yield* MessageRepo
+          const store = yield* MessageStore
           const { realm, users: [alice, bob, carol, dave], channels: [general] } = yield* seedOrganization({
             users: 4,
             channels: [{}]
           })
           const rowsFor = (...users: ReadonlyArray<{ readonly id: typeof alice.id }>) =>
             users.map((u) => ({ user_id: u.id, flags: 0 }))
-          const d1 = yield* repo.insert(directMessage(realm.id, alice!.id, [bob!.id], "1"), rowsFor(alice!, bob!))
-          const self = yield* repo.insert(directMessage(realm.id, alice!.id, [], "2"), rowsFor(alice!))
-          const group = yield* repo.insert(
+          const d1 = yield* store.insert(directMessage(realm.id, alice!.id, [bob!.id], "1"), rowsFor(alice!, bob!))
+          const self = yield* store.insert(directMessage(realm.id, alice!.id, [], "2"), rowsFor(alice!))
+          const group = yield* store.insert(
             directMessage(realm.id, carol!.id, [alice!.id, dave!.id], "3"),
             rowsFor(alice!, carol!, dave!)
           )
-          yield* repo.insert(channelMessage(realm.id, alice!.id, general!.id, "t", "4"), rowsFor(alice!, bob!))
-          const d2 = yield* repo.insert(directMessage(realm.id, bob!.id, [alice!.id], "5"), rowsFor(alice!, bob!))
-          yield* repo.insert(directMessage(realm.id, bob!.id, [carol!.id], "6"), rowsFor(bob!, carol!))
+          yield* store.insert(channelMessage(realm.id, alice!.id, general!.id, "t", "4"), rowsFor(alice!, bob!))
+          const d2 = yield* store.insert(directMessage(realm.id, bob!.id, [alice!.id], "5"), rowsFor(alice!, bob!))
+          yield* store.insert(directMessage(realm.id, bob!.id, [carol!.id], "6"), rowsFor(bob!, carol!))
           assert.deepStrictEqual(yield* repo.recentDmConversations(alice!.id, 10), [
             { dm_user_ids: [alice!.id, bob!.id], max_message_id: d2.id },
             { dm_user_ids: [alice!.id, carol!.id, dave!.id], max_message_id: group.id },
@@ -210,23 +217,24 @@ const messageRepoContract = (name: string, makeLayer: () => Layer.Layer<Repos, u
       it.effect("a rolled-back transaction leaves no message or row", () =>
         Effect.gen(function*() {
           const repo = yield* MessageRepo
+          const store = yield* MessageStore
           const tx = yield* Transactor
           const { realm, users: [alice], channels: [general] } = yield* seedOrganization({ users: 1, channels: [{}] })
-          const kept = yield* repo.insert(channelMessage(realm.id, alice!.id, general!.id, "t", "kept"), [
+          const kept = yield* store.insert(channelMessage(realm.id, alice!.id, general!.id, "t", "kept"), [
             { user_id: alice!.id, flags: 0 }
           ])
           const failed = yield* tx.withTransaction(Effect.gen(function*() {
-            const m = yield* repo.insert(channelMessage(realm.id, alice!.id, general!.id, "t", "gone"), [
+            const m = yield* store.insert(channelMessage(realm.id, alice!.id, general!.id, "t", "gone"), [
               { user_id: alice!.id, flags: 0 }
             ])
-            yield* repo.updateFlags(alice!.id, [kept.id], starred, true)
+            yield* store.updateFlags(alice!.id, [kept.id], starred, true)
             return yield* Effect.fail(m)
           })).pipe(Effect.flip)
           assert.strictEqual(yield* repo.findById(failed.id), undefined)
           assert.deepStrictEqual(yield* repo.userMessages(alice!.id, [kept.id, failed.id]), [
             { user_id: alice!.id, message_id: kept.id, flags: 0 }
           ])
-          const next = yield* repo.insert(channelMessage(realm.id, alice!.id, general!.id, "t", "next"), [])
+          const next = yield* store.insert(channelMessage(realm.id, alice!.id, general!.id, "t", "next"), [])
           assert.strictEqual(next.id, failed.id + 1)
         }))
     })

@@ -14,6 +14,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type { Principal } from "../../src/domain/Principal.ts"
 import { AlertWords, MaxAlertWordsPerRequest, MaxAlertWordsPerUser } from "../../src/services/AlertWords.ts"
+import { Channels } from "../../src/services/Channels.ts"
 import { MaxPrincipalsPerRequest, MaxSubscriptionsPerRequest, Subscriptions } from "../../src/services/Subscriptions.ts"
 import { backends, makeOrg, unique } from "../events/fixtures.ts"
 import { statementsOf } from "../support/Statements.ts"
@@ -73,6 +74,25 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
           const leaveMany = yield* statementsOf(subscriptions.unsubscribe(org.owner, leave(40, names(many.result))))
           assert.strictEqual(leaveMany.result.removed.length, 80)
           assert.strictEqual(leaveMany.statements.length, leaveFew.statements.length, leaveMany.statements.join("\n"))
+        }))
+
+      it.effect("Channels.subscribe (the core's, for embedders and the demo) of several users", () =>
+        Effect.gen(function*() {
+          const org = yield* makeOrg
+          const channels = yield* Channels
+          const channel = () => channels.create(org.realm.id, { name: unique("sub"), creator_id: org.owner.user.id })
+          const first = yield* channel()
+          const second = yield* channel()
+          yield* channels.subscribe(first.id, [org.owner.user.id]) // warms what is read once
+          const few = yield* statementsOf(channels.subscribe(first.id, [org.admin.user.id]))
+          const many = yield* statementsOf(channels.subscribe(
+            second.id,
+            [org.owner.user.id, org.admin.user.id, org.member.user.id, org.other.user.id, org.guest.user.id, org.guest.user.id]
+          ))
+          assert.deepStrictEqual(many.result, [org.owner.user.id, org.admin.user.id, org.member.user.id, org.other.user.id, org.guest.user.id])
+          assert.strictEqual(many.statements.length, few.statements.length, many.statements.join("\n"))
+          // Subscribed again: nothing to add.
+          assert.deepStrictEqual(yield* channels.subscribe(second.id, [org.member.user.id]), [])
         }))
     })
   })

@@ -8,6 +8,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { FlagBits } from "../../src/domain/Message.ts"
 import type { MessageId } from "../../src/domain/Ids.ts"
+import { MessageStore } from "../../src/ports/MessageStore.ts"
 import { MessageRepo } from "../../src/ports/Repositories.ts"
 import { Channels } from "../../src/services/Channels.ts"
 import { MessageFlags } from "../../src/services/MessageFlags.ts"
@@ -33,7 +34,7 @@ for (const backend of ["memory", "PGlite", "PostgreSQL"] as const) {
           const flags = yield* MessageFlags
           const channel = yield* channels.create(org.realm.id, { name: unique("big") })
           yield* channels.subscribe(channel.id, [org.member.user.id])
-          const inserted = yield* repo.insertMany(Array.from({ length: Received }, (_, i) => ({
+          const inserted = yield* (yield* MessageStore).insertMany(Array.from({ length: Received }, (_, i) => ({
             message: channelMessage(org.realm.id, org.owner.user.id, channel.id, "t", `m${i}`),
             recipients: [{ user_id: org.member.user.id, flags: FlagBits.read }]
           })))

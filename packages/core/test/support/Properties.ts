@@ -68,3 +68,39 @@ export const checkReaching = <A, Label extends string>(
     }
     return reached
   })
+
+/**
+ * `checkReaching` for an effectful assertion that may reach several cases
+ * at once: it returns the labels its sample reached (a failed assertion,
+ * thrown or failed, falsifies and is shrunk). Each label in `minimum` must
+ * have been reached by at least that many samples.
+ */
+export const checkReachingEffect = <A, Label extends string, R>(
+  arbitrary: Arbitrary.Arbitrary<A>,
+  options: {
+    readonly runs: number
+    readonly maxShrinks?: number
+    readonly minimum: Readonly<Record<Label, number>>
+  },
+  assertion: (value: A) => Effect.Effect<ReadonlyArray<string>, unknown, R>
+): Effect.Effect<Readonly<Record<string, number>>, never, R> =>
+  Effect.gen(function*() {
+    const reached: Record<string, number> = Object.fromEntries(Object.keys(options.minimum).map((label) => [label, 0]))
+    const result = yield* Arbitrary.checkEffect(
+      arbitrary,
+      (value) =>
+        assertion(value).pipe(
+          Effect.catchDefect((defect) => Effect.fail(defect)),
+          Effect.map((labels) => {
+            for (const label of labels) reached[label] = (reached[label] ?? 0) + 1
+            return true
+          })
+        ),
+      { ...checkOptions(options.runs), ...(options.maxShrinks === undefined ? {} : { maxShrinks: options.maxShrinks }) }
+    )
+    assertPassed(result)
+    for (const [label, minimum] of Object.entries(options.minimum) as Array<[Label, number]>) {
+      assert.isAtLeast(reached[label]!, minimum, `samples that reached '${label}': ${JSON.stringify(reached)}`)
+    }
+    return reached
+  })

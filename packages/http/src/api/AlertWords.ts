@@ -15,7 +15,7 @@ import * as Params from "../internal/Params.ts"
 import { Authentication } from "./Middleware.ts"
 
 const words = Params.json(
-  Params.shape.list(Params.shape.string, AlertWords.MaxAlertWordsPerRequest),
+  Params.Value.list(Params.Value.string, AlertWords.MaxAlertWordsPerRequest),
   `JSON list of at most ${AlertWords.MaxAlertWordsPerRequest} words or phrases, each at most ${AlertWords.MaxAlertWordLength} characters; a user has at most ${AlertWords.MaxAlertWordsPerUser}.`
 )
 

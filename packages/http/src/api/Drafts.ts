@@ -34,31 +34,25 @@ export const ApiDraft = Schema.Struct({
 })
 
 /** A draft as a client sends it (Zulip's `DraftData`: no `id`, no other key). */
-const draftShape = Params.shape.struct<{
-  type: Draft.DraftType
-  to: ReadonlyArray<number>
-  topic: string
-  content: string
-  timestamp: number | null
-}>({
-  type: Params.shape.literal(Draft.DraftTypes),
-  to: Params.shape.list(Params.shape.integer),
-  topic: Params.shape.string,
-  content: Params.shape.nonBlank,
-  timestamp: Params.shape.nullOr(Params.shape.number(Draft.MaxDraftTimestamp))
-}, ["timestamp"])
+const draftValue = Params.Value.struct({
+  type: Params.Value.literal(Draft.DraftTypes),
+  to: Params.Value.list(Params.Value.integer),
+  topic: Params.Value.string,
+  content: Params.Value.nonBlank,
+  timestamp: Schema.optionalKey(Params.Value.nullOr(Params.Value.number(Draft.MaxDraftTimestamp)))
+})
 
 const draftDescription = "`type` (`\"\"`, `stream` or `private`), `to` (a channel id, or user ids), `topic`, " +
   "`content` and optionally `timestamp` (seconds; absent: now)."
 
 /** POST /drafts' parameters, decoded by the handler. @category schemas */
 export const DraftsParam = Schema.Struct({
-  drafts: Params.json(Params.shape.list(draftShape), `JSON list of drafts: ${draftDescription}`, { nul: "allow" })
+  drafts: Params.json(Params.Value.list(draftValue), `JSON list of drafts: ${draftDescription}`, { nul: "allow" })
 })
 
 /** PATCH /drafts/{draft_id}'s parameters, decoded by the handler. @category schemas */
 export const DraftParam = Schema.Struct({
-  draft: Params.json(draftShape, `JSON draft: ${draftDescription}`, { nul: "allow" })
+  draft: Params.json(draftValue, `JSON draft: ${draftDescription}`, { nul: "allow" })
 })
 
 const id = { draft_id: Params.PathId(() => new Errors.DraftNotFound(), "The draft's id.") }

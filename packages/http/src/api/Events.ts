@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import { EventPayload } from "@teamchat/core"
+import { EventPayload, Narrow } from "@teamchat/core"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
@@ -27,7 +27,7 @@ const typeNames = EventPayload.EventTypes.map((type) => `\`${type}\``).join(", "
 /** Event type names; `null` (zulip-js sends it) means every type. @category schemas */
 export const EventTypes = (description: string) =>
   Params.json(
-    Params.shape.nullOr(Params.shape.list(Params.shape.string)),
+    Params.Value.nullOr(Params.Value.list(Params.Value.string)),
     `JSON list of event types or \`null\`. ${description} The types (each event's schema is \`Event\`): ${typeNames}.`
   )
 
@@ -37,27 +37,27 @@ export const EventTypes = (description: string) =>
  * @category schemas
  */
 export const EventNarrow = Params.json(
-  Params.shape.list(Params.shape.pair(Params.shape.string)),
+  Params.Value.list(Params.Value.pair(Params.Value.string), Narrow.MaxNarrowTerms),
   "JSON list of `[operator, operand]` pairs; operators channel (stream), topic, sender and is."
 )
 
 /** `client_capabilities`: a JSON object of booleans. @category schemas */
 export const ClientCapabilities = Params.json(
-  Params.shape.record(Params.shape.boolean),
+  Params.Value.record(Params.Value.boolean),
   "JSON object of boolean client capabilities, e.g. `{\"user_settings_object\":true}`; absent keys are false."
 )
 
 /** `include_subscribers`: `true`, `false` or `partial`. @category schemas */
 export const IncludeSubscribers = Params.literalOrJson(
   ["partial"],
-  Params.shape.oneOf(Params.shape.boolean),
+  Params.Value.oneOf(Params.Value.boolean),
   "`true`, `false` or `partial` (full subscriber lists are always sent)."
 )
 
 /** `idle_queue_timeout`: seconds, or `mobile` (12 hours). @category schemas */
 export const IdleQueueTimeout = Params.literalOrJson(
   ["mobile"],
-  Params.shape.integer,
+  Params.Value.integer,
   "Seconds a queue survives without a poll (0: the default 600), or `mobile` for 12 hours; at most 7 days. " +
     "Zulip 12's name for `queue_lifespan_secs`, accepted here for the mobile app."
 )

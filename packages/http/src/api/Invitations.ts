@@ -37,12 +37,12 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
       query: {
         invite_expires_in_minutes: Schema.optionalKey(
           Params.json(
-            Params.shape.nullOr(Params.shape.integer),
+            Params.Value.nullOr(Params.Value.integer),
             "JSON integer or `null` (never expires); default 14400 (10 days)."
           )
         ),
         invite_as: Schema.optionalKey(
-          Params.json(Params.shape.integer, "The role of the new users: 100, 200, 300, 400 (default) or 600.")
+          Params.json(Params.Value.integer, "The role of the new users: 100, 200, 300, 400 (default) or 600.")
         ),
         stream_ids: Schema.optionalKey(Params.JsonIntegerList),
         group_ids: Schema.optionalKey(Params.JsonIntegerList),

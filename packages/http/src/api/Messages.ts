@@ -18,41 +18,15 @@
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
-import { Errors } from "@teamchat/core"
+import { Errors, EventPayload } from "@teamchat/core"
 import * as Schema from "effect/Schema"
 import * as Envelope from "../internal/Envelope.ts"
 import * as Params from "../internal/Params.ts"
 import { Authentication, ChecksAccessItself } from "./Middleware.ts"
 
-const DisplayRecipientUser = Schema.Struct({
-  id: Schema.Int,
-  email: Schema.String,
-  full_name: Schema.String,
-  is_mirror_dummy: Schema.Boolean
-})
-
-/** A message as GET /messages returns it. @category schemas */
+/** A message as GET /messages returns it: the message events carry, with the reader's flags and search matches. @category schemas */
 export const Message = Schema.Struct({
-  id: Schema.Int,
-  sender_id: Schema.Int,
-  sender_email: Schema.String,
-  sender_full_name: Schema.String,
-  sender_realm_str: Schema.String,
-  avatar_url: Schema.NullOr(Schema.String),
-  client: Schema.String,
-  content: Schema.String,
-  content_type: Schema.Literals(["text/html", "text/x-markdown"]),
-  display_recipient: Schema.Union([Schema.String, Schema.Array(DisplayRecipientUser)]),
-  is_me_message: Schema.Boolean,
-  reactions: Schema.Array(Schema.Unknown),
-  recipient_id: Schema.Int,
-  subject: Schema.String,
-  topic_links: Schema.Array(Schema.Unknown),
-  submessages: Schema.Array(Schema.Unknown),
-  timestamp: Schema.Int,
-  type: Schema.Literals(["stream", "private"]),
-  stream_id: Schema.optionalKey(Schema.Int),
-  last_edit_timestamp: Schema.optionalKey(Schema.Int),
+  ...EventPayload.EventMessage.fields,
   flags: Schema.optionalKey(Schema.Array(Schema.String)),
   match_content: Schema.optionalKey(Schema.String),
   match_subject: Schema.optionalKey(Schema.String)

@@ -27,21 +27,17 @@ export const ProfileField = Schema.Struct({
   display_in_profile_summary: Schema.optionalKey(Schema.Literal(true))
 })
 
-const anyValue = (value: unknown) => value
-
 /** `field_data`: a JSON object, checked by the field's type in core. */
 const FieldData = Params.json(
-  Params.shape.record(anyValue),
+  Params.Value.record(Schema.Unknown),
   "JSON object: options `{key: {text, order}}` for lists of options, `{subtype, url_pattern}` for external accounts."
 )
 
 /** `profile_data` / `data`: `[{id, value}]`, value a string, a list of user ids, or null to clear. */
 export const ProfileDataEntries = Params.json(
-  Params.shape.list(Params.shape.struct({
-    id: Params.shape.integer,
-    value: Params.shape.nullOr(
-      Params.shape.oneOf<string | ReadonlyArray<number>>(Params.shape.string, Params.shape.list(Params.shape.integer))
-    )
+  Params.Value.list(Params.Value.struct({
+    id: Params.Value.integer,
+    value: Params.Value.nullOr(Params.Value.oneOf(Params.Value.string, Params.Value.list(Params.Value.integer)))
   })),
   "JSON list of `{\"id\": field id, \"value\": text, list of user ids, or null}`."
 )

@@ -17,7 +17,7 @@
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
-import { Errors } from "@teamchat/core"
+import { Errors, Messages } from "@teamchat/core"
 import * as Schema from "effect/Schema"
 import * as Envelope from "../internal/Envelope.ts"
 import * as Params from "../internal/Params.ts"
@@ -45,9 +45,12 @@ export const MessageType = Schema.Literals(["direct", "private", "channel", "str
 
 /** A channel id, or a JSON list of user ids (emails are refused with Zulip's error). @category schemas */
 export const Recipient = Params.json(
-  Params.shape.oneOf<number | ReadonlyArray<number | string>>(
-    Params.shape.integer,
-    Params.shape.list(Params.shape.oneOf<number | string>(Params.shape.integer, Params.shape.string))
+  Params.Value.atMost(
+    Messages.MaxRecipients,
+    Params.Value.oneOf(
+      Params.Value.integer,
+      Params.Value.list(Params.Value.oneOf(Params.Value.integer, Params.Value.string))
+    )
   ),
   "Channel messages: the channel id. Direct messages: JSON list of user ids."
 )

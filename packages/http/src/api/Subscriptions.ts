@@ -46,29 +46,23 @@ const { MaxPrincipalsPerRequest, MaxPropertyChangesPerRequest, MaxSubscriptionPa
 
 /** User ids (preferred) or API email addresses. @category schemas */
 export const Principals = Params.json(
-  Params.shape.atMost(
+  Params.Value.atMost(
     MaxPrincipalsPerRequest,
-    Params.shape.oneOf<ReadonlyArray<number | string>>(
-      Params.shape.list(Params.shape.integer),
-      Params.shape.list(Params.shape.string)
-    )
+    Params.Value.oneOf(Params.Value.list(Params.Value.integer), Params.Value.list(Params.Value.string))
   ),
   `JSON list of at most ${MaxPrincipalsPerRequest} user ids (preferred) or API email addresses; absent: the caller.`
 )
 
-const subscriptionRequests = Params.shape.list(
-  Params.shape.struct<{ name: string; description?: string }>(
-    { name: Params.shape.string, description: Params.shape.string },
-    ["description"]
-  ),
+const subscriptionRequests = Params.Value.list(
+  Params.Value.struct({ name: Params.Value.string, description: Schema.optionalKey(Params.Value.string) }),
   MaxSubscriptionsPerRequest
 )
 
-const propertyChanges = Params.shape.list(
-  Params.shape.struct<{ stream_id: number; property: string; value: unknown }>({
-    stream_id: Params.shape.integer,
-    property: Params.shape.string,
-    value: Params.shape.oneOf<unknown>(Params.shape.boolean, Params.shape.string)
+const propertyChanges = Params.Value.list(
+  Params.Value.struct({
+    stream_id: Params.Value.integer,
+    property: Params.Value.string,
+    value: Params.Value.oneOf(Params.Value.boolean, Params.Value.string)
   }),
   MaxPropertyChangesPerRequest
 )
@@ -107,7 +101,7 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
     HttpApiEndpoint.delete("unsubscribe", "/users/me/subscriptions", {
       query: {
         subscriptions: Params.json(
-          Params.shape.list(Params.shape.string, MaxSubscriptionsPerRequest),
+          Params.Value.list(Params.Value.string, MaxSubscriptionsPerRequest),
           `JSON list of at most ${MaxSubscriptionsPerRequest} channel names.`
         ),
         principals: Schema.optionalKey(Principals)

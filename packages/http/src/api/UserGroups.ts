@@ -45,23 +45,23 @@ export const UserGroup = Schema.Struct({
   deactivated: Schema.Boolean
 })
 
-const settingValueShape = Params.shape.oneOf<number | { direct_members: ReadonlyArray<number>; direct_subgroups: ReadonlyArray<number> }>(
-  Params.shape.integer,
-  Params.shape.struct({
-    direct_members: Params.shape.list(Params.shape.integer),
-    direct_subgroups: Params.shape.list(Params.shape.integer)
+const settingValue = Params.Value.oneOf(
+  Params.Value.integer,
+  Params.Value.struct({
+    direct_members: Params.Value.list(Params.Value.integer),
+    direct_subgroups: Params.Value.list(Params.Value.integer)
   })
 )
 
 /** A group-setting value: a group id, or `{"direct_members": [...], "direct_subgroups": [...]}`. @category schemas */
 export const SettingValue = Params.json(
-  settingValueShape,
+  settingValue,
   "Group-setting value (JSON): a user group id, or `{\"direct_members\": [user ids], \"direct_subgroups\": [group ids]}`."
 )
 
 /** An update of a group-setting value with its expected current value. @category schemas */
 export const SettingValueUpdate = Params.json(
-  Params.shape.struct({ new: settingValueShape, old: settingValueShape }, ["old"]),
+  Params.Value.struct({ new: settingValue, old: Schema.optionalKey(settingValue) }),
   "JSON `{\"new\": value, \"old\": value}`; `old`, optional, must equal the current value."
 )
 

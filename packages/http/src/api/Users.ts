@@ -2,11 +2,13 @@
  * The `users` group: GET /users (open to spectators when the organization
  * allows them), GET /users/me and GET /users/{user_id} or /users/{email}
  * (one route: a numeric segment is an id, anything else an email address,
- * real or placeholder).
+ * real or placeholder), DELETE /users/me (deactivating one's own account),
+ * PATCH /users/{user_id_or_email}, DELETE /users/{user_id} and POST
+ * /users/{user_id}/reactivate.
  *
  * @since 0.1.0
  */
-import { Errors, Role } from "@teamchat/core"
+import { Errors, EventPayload, Role } from "@teamchat/core"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
@@ -17,31 +19,10 @@ import { Authentication, OptionalAuthentication } from "./Middleware.ts"
 import { ProfileDataEntries } from "./ProfileFields.ts"
 
 /** @category schemas */
-export const ProfileData = Schema.Record(
-  Schema.String,
-  Schema.Struct({ value: Schema.String, rendered_value: Schema.optionalKey(Schema.String) })
-)
+export const ProfileData = EventPayload.EventProfileData
 
-/** A user as GET /users lists it. @category schemas */
-export const User = Schema.Struct({
-  email: Schema.String,
-  user_id: Schema.Int,
-  avatar_version: Schema.Int,
-  is_admin: Schema.Boolean,
-  is_owner: Schema.Boolean,
-  is_guest: Schema.Boolean,
-  is_bot: Schema.Boolean,
-  role: Role.Role,
-  timezone: Schema.String,
-  is_active: Schema.Boolean,
-  date_joined: Schema.String,
-  delivery_email: Schema.NullOr(Schema.String),
-  avatar_url: Schema.NullOr(Schema.String),
-  full_name: Schema.String,
-  bot_type: Schema.NullOr(Role.BotType),
-  bot_owner_id: Schema.optionalKey(Schema.NullOr(Schema.Int)),
-  profile_data: Schema.optionalKey(ProfileData)
-})
+/** A user as GET /users lists it (and `realm_user add` announces them). @category schemas */
+export const User = EventPayload.EventUser
 
 /** The fields of GET /users/me. @category schemas */
 export const OwnUser = {
@@ -68,15 +49,9 @@ const viewQuery = {
   include_custom_profile_fields: Params.optionalBoolean(false)
 }
 
-const roleCodes: ReadonlyArray<number> = Role.Role.literals
-const invalid = Params.shape.oneOf<never>()
-
 /** A role code as JSON: "role is not an integer", then "Invalid role" for an unknown code. */
-export const RoleParam = Params.json<Role.Role>(
-  (value, path) => {
-    const code = Params.shape.integer(value, path)
-    return roleCodes.includes(code) ? code as Role.Role : invalid(value, path)
-  },
+export const RoleParam = Params.json(
+  Params.Value.integer.pipe(Schema.decodeTo(Role.Role)),
   "JSON integer: 100 owner, 200 administrator, 300 moderator, 400 member, 600 guest."
 )
 
@@ -96,6 +71,16 @@ export class UsersApi extends HttpApiGroup.make("users")
     })
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "Get own user"),
+    HttpApiEndpoint.delete("deactivateOwn", "/users/me", {
+      success: Envelope.Success({})
+    })
+      .middleware(Authentication)
+      .annotate(OpenApi.Summary, "Deactivate own user")
+      .annotate(
+        OpenApi.Description,
+        "Deactivates the caller's account (and the bots they own). The organization's only active user or only " +
+          "active owner is refused with `CANNOT_DEACTIVATE_LAST_USER`."
+      ),
     HttpApiEndpoint.get("get", "/users/:user_id_or_email", {
       params: {
         user_id_or_email: Schema.String.annotate({ description: "A user id, or an email address (real or placeholder)." })

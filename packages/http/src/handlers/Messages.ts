@@ -26,7 +26,8 @@ const jsonValue = (name: string, text: string | undefined) =>
  * `extract_private_recipients`): JSON when it parses (an id, a name, a list
  * of them), otherwise plain text (a channel name, comma-separated emails).
  * Numbers must be integers the server can hold; other JSON is the wrong
- * type for the recipient.
+ * type for the recipient. A list longer than the core takes is refused
+ * before its items are read.
  */
 const sendTarget = (type: string, text: string) => {
   const parsed = Params.parseJson(text)
@@ -37,7 +38,10 @@ const sendTarget = (type: string, text: string) => {
     new Errors.BadRequest({
       msg: type === "channel" || type === "stream" ? "Invalid data type for channel" : "Invalid data type for recipients"
     })
-  const target = (value: unknown, name: string): Effect.Effect<number | string, Errors.BadRequest | Errors.TooLarge | Errors.TooSmall> => {
+  const target = (
+    value: unknown,
+    name: string
+  ): Effect.Effect<number | string, Errors.BadRequest | Errors.TooLarge | Errors.TooSmall> => {
     if (typeof value === "string") return Effect.succeed(value)
     const problem = Params.integerProblem(value)
     if (problem === undefined) return Effect.succeed(value as number)
@@ -48,9 +52,11 @@ const sendTarget = (type: string, text: string) => {
   const value = parsed.value
   // `1e3` and `1.0` are JSON floats, as Zulip's parser reads them.
   if (typeof value === "number" && /[.eE]/.test(text)) return Effect.fail(wrongType())
-  return Array.isArray(value)
-    ? Effect.forEach(value, (element, i) => target(element, `to[${i}]`))
-    : target(value, "to")
+  if (!Array.isArray(value)) return target(value, "to")
+  if (value.length > Messages.MaxRecipients) {
+    return Effect.fail(new Errors.TooManyItems({ var_name: "to", max_items: Messages.MaxRecipients }))
+  }
+  return Effect.forEach(value, (element, i) => target(element, `to[${i}]`))
 }
 
 /** The core's `StaleAccess`, by its tag. */

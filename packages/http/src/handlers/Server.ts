@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Channels, Description, Emoji } from "@teamchat/core"
+import { Channels, Description, Emoji, LruMap } from "@teamchat/core"
 import type { Realm } from "@teamchat/core"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
@@ -16,7 +16,8 @@ import { HttpConfig } from "../internal/Config.ts"
 import * as Envelope from "../internal/Envelope.ts"
 import * as RealmResolution from "../internal/Realm.ts"
 
-const icons = new Map<string, string>()
+/** Organization icon addresses kept (docs/memory.md). */
+const icons = LruMap.make<string, string>(1024)
 
 /** Zulip's default organization icon: the gravatar identicon of its string id. */
 export const realmIcon = (realm: Realm.Realm): string => {
@@ -25,7 +26,6 @@ export const realmIcon = (realm: Realm.Realm): string => {
     icon = `https://secure.gravatar.com/avatar/${
       createHash("md5").update(realm.string_id.toLowerCase()).digest("hex")
     }?d=identicon`
-    if (icons.size >= 1024) icons.clear()
     icons.set(realm.string_id, icon)
   }
   return icon

@@ -63,6 +63,11 @@ export const layer = HttpApiBuilder.group(
           yield* users.administer(principal, key, query)
           return {}
         }).pipe(Envelope.wrap),
+      deactivateOwn: () =>
+        Effect.flatMap(CurrentPrincipal, (principal) => users.deactivateSelf(principal)).pipe(
+          Effect.as({}),
+          Envelope.wrap
+        ),
       deactivate: ({ params }) =>
         Effect.flatMap(CurrentPrincipal, (principal) => users.deactivateAs(principal, params.user_id)).pipe(
           Effect.as({}),

@@ -50,7 +50,6 @@ export type Kind = keyof typeof kinds | "TooManyItems"
 export const MaxListItems = 10_000
 
 const kindKey = "~@teamchat/http/ParamErrorKind"
-const argumentKey = "~@teamchat/http/ParamErrorArgument"
 const maxItemsKey = "~@teamchat/http/ParamMaxItems"
 
 const issue = (kind: Kind, input: unknown, options?: SchemaAST.ParseOptions) =>
@@ -328,164 +327,113 @@ export const JsonInteger = Schema.String.annotate({ description: "JSON integer."
 )
 
 // ---------------------------------------------------------------------------
-// JSON values of a given shape
+// Schemas of a parameter's JSON value
 // ---------------------------------------------------------------------------
 
-type Location = ReadonlyArray<PropertyKey>
+const oneOfKey = "~@teamchat/http/ParamOneOf"
 
-/** Thrown by a shape at the first value that does not fit (Zulip reports only the first). */
-class Misfit {
-  readonly path: Location
-  readonly kind: Kind | "Missing" | "Unexpected"
-  readonly argument: string | undefined
-  constructor(path: Location, kind: Misfit["kind"], argument: string | undefined) {
-    this.path = path
-    this.kind = kind
-    this.argument = argument
-  }
-}
+/** A check that fails with the Zulip error of `problem`'s kind. */
+const kindCheck = <T>(problem: (value: T) => Kind | undefined) =>
+  Schema.makeFilter<T>((value, _ast, options) => {
+    const kind = problem(value)
+    return kind === undefined ? undefined : issue(kind, value, options)
+  })
+
+/** `schema`, after a check of the raw value (a list's length before its items, as Zulip checks). */
+const checkedFirst = <S extends Schema.Top>(check: SchemaAST.Check<unknown>, schema: S) =>
+  Schema.Unknown.check(check).pipe(Schema.decodeTo(schema))
+
+const atMostItems = (max: number) =>
+  Schema.makeFilter<unknown>((value, _ast, options) =>
+    Array.isArray(value) && value.length > max ? tooManyItems(max, value, options) : undefined
+  )
 
 /**
- * Checks a parsed JSON value and returns it typed, or throws a `Misfit`
- * naming where and why it does not fit.
+ * Schemas of the value of a JSON parameter (decoded by {@link json}), each
+ * refusing with Zulip's error: "x is not a string", "x[0] is not an
+ * integer", "x is too long (limit: N items)", "Invalid x",
+ * "Missing 'x[0]["id"]' argument". Only the first problem is reported.
  */
-export type Shape<A> = (value: unknown, path: Location) => A
-
-const misfit = (path: Location, kind: Misfit["kind"], argument?: string): never => {
-  throw new Misfit(path, kind, argument)
-}
-
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
-/** Shapes of JSON values, with Zulip's error for each misfit. */
-export const shape = {
-  string: ((value, path) => typeof value === "string" ? value : misfit(path, "NotAString")) as Shape<string>,
-  boolean: ((value, path) => typeof value === "boolean" ? value : misfit(path, "NotABoolean")) as Shape<boolean>,
-  integer: ((value, path) => {
-    const problem = integerProblem(value)
-    return problem === undefined ? value as number : misfit(path, problem)
-  }) as Shape<number>,
-  /** A list of at most `max` items (default {@link MaxListItems}). */
-  list: <A>(item: Shape<A>, max: number = MaxListItems): Shape<ReadonlyArray<A>> => (value, path) => {
-    if (!Array.isArray(value)) return misfit(path, "NotAList")
-    if (value.length > max) return misfit(path, "TooManyItems", String(max))
-    return value.map((element, i) => item(element, [...path, i]))
-  },
+export const Value = {
+  string: Schema.String,
+  boolean: Schema.Boolean,
+  /** An integer within ±(2^53 − 1) ({@link integerProblem}). */
+  integer: Schema.Number.check(kindCheck(integerProblem)),
+  /** A list of at most `max` items (default {@link MaxListItems}), counted before any item is read. */
+  list: <S extends Schema.Top>(item: S, max: number = MaxListItems) => checkedFirst(atMostItems(max), Schema.Array(item)),
   /** `inner`, refusing a list of more than `max` items first (before alternatives of `oneOf` hide why). */
-  atMost: <A>(max: number, inner: Shape<A>): Shape<A> => (value, path) =>
-    Array.isArray(value) && value.length > max ? misfit(path, "TooManyItems", String(max)) : inner(value, path),
+  atMost: <S extends Schema.Top>(max: number, inner: S) => checkedFirst(atMostItems(max), inner),
   /** A list of exactly two; any other length is "Invalid x". */
-  pair: <A>(item: Shape<A>): Shape<readonly [A, A]> => (value, path) => {
-    if (!Array.isArray(value)) return misfit(path, "NotAList")
-    if (value.length !== 2) return misfit(path, "InvalidParameter")
-    return [item(value[0], [...path, 0]), item(value[1], [...path, 1])]
-  },
+  pair: <S extends Schema.Top>(item: S) =>
+    checkedFirst(
+      kindCheck<unknown>((value) => Array.isArray(value) && value.length !== 2 ? "InvalidParameter" : undefined),
+      Schema.Tuple([item, item])
+    ),
   /** A string with something besides whitespace ("x cannot be blank"), kept as sent. */
-  nonBlank: ((value, path) => {
-    if (typeof value !== "string") return misfit(path, "NotAString")
-    return value.trim() === "" ? misfit(path, "CannotBeBlank") : value
-  }) as Shape<string>,
+  nonBlank: Schema.String.check(kindCheck((value: string) => value.trim() === "" ? "CannotBeBlank" : undefined)),
   /** A JSON number, whole or not, at most `max` ("x is not an integer", "x is too large"). */
-  number: (max: number): Shape<number> => (value, path) => {
-    if (typeof value !== "number") return misfit(path, "NotAnInteger")
-    return value > max ? misfit(path, "TooLarge") : value
-  },
+  number: (max: number) => Schema.Number.check(kindCheck((value: number) => value > max ? "TooLarge" : undefined)),
   /** One of the given strings; anything else is "Invalid x". */
-  literal: <const L extends string>(values: ReadonlyArray<L>): Shape<L> => (value, path) =>
-    typeof value === "string" && (values as ReadonlyArray<string>).includes(value)
-      ? value as L
-      : misfit(path, "InvalidParameter"),
-  nullOr: <A>(inner: Shape<A>): Shape<A | null> => (value, path) => value === null ? null : inner(value, path),
-  /** An object with these fields (optional ones may be absent); other keys are unexpected. */
-  struct: <A extends Record<string, unknown>>(
-    fields: { readonly [K in keyof A]-?: Shape<A[K]> },
-    optional: ReadonlyArray<keyof A> = []
-  ): Shape<A> =>
-  (value, path) => {
-    if (!isObject(value)) return misfit(path, "NotADict")
-    for (const key of Object.keys(value)) if (!Object.hasOwn(fields, key)) misfit(path, "Unexpected", key)
-    const out: Record<string, unknown> = {}
-    for (const key of Object.keys(fields) as Array<keyof A & string>) {
-      if (!Object.hasOwn(value, key)) {
-        if (optional.includes(key)) continue
-        misfit([...path, key], "Missing")
-      }
-      out[key] = fields[key](value[key], [...path, key])
-    }
-    return out as A
-  },
-  /** An object whose values all fit `item`. */
-  record: <A>(item: Shape<A>): Shape<Readonly<Record<string, A>>> => (value, path) => {
-    if (!isObject(value)) return misfit(path, "NotADict")
-    const out: Record<string, A> = Object.create(null)
-    for (const [key, element] of Object.entries(value)) out[key] = item(element, [...path, key])
-    return out
-  },
-  /** The first alternative that fits; otherwise "Invalid x". */
-  oneOf: <A>(...alternatives: ReadonlyArray<Shape<A>>): Shape<A> => (value, path) => {
-    for (const alternative of alternatives) {
-      try {
-        return alternative(value, path)
-      } catch (error) {
-        if (!(error instanceof Misfit)) throw error
-      }
-    }
-    return misfit(path, "InvalidParameter")
-  }
+  literal: <const L extends ReadonlyArray<string>>(values: L) => Schema.Literals(values),
+  /** `null`, or a value of `inner` (whose error a misfit gets). */
+  nullOr: <S extends Schema.Top>(inner: S) => Schema.NullOr(inner),
+  /**
+   * An object with these fields (`Schema.optionalKey` ones may be absent);
+   * another key is "Unexpected argument" ({@link json} decodes with
+   * `onExcessProperty: "error"`).
+   */
+  struct: Schema.Struct,
+  /** An object whose values are all of `item`. */
+  record: <S extends Schema.Top>(item: S) => Schema.Record(Schema.String, item),
+  /** The first alternative that fits; otherwise "Invalid x", whatever the alternatives said. */
+  oneOf: <const Members extends ReadonlyArray<Schema.Top>>(...members: Members) =>
+    Schema.Union(members).annotate({ [oneOfKey]: true })
 }
 
-const misfitIssue = (m: Misfit, input: unknown, options: SchemaAST.ParseOptions): SchemaIssue.Issue => {
-  const leaf = m.kind === "Missing"
-    ? new SchemaIssue.MissingKey(undefined)
-    : m.kind === "Unexpected"
-    ? new SchemaIssue.InvalidValue({ message: "unexpected key", [argumentKey]: m.argument }, input, options)
-    : m.kind === "TooManyItems"
-    ? tooManyItems(Number(m.argument), input, options)
-    : issue(m.kind, input, options)
-  return m.path.length === 0 ? leaf : new SchemaIssue.Pointer(m.path, leaf)
-}
-
-const checked = <A>(value: unknown, check: Shape<A>, options: SchemaAST.ParseOptions) => {
-  try {
-    return Effect.succeed(check(value, []))
-  } catch (error) {
-    if (error instanceof Misfit) return Effect.fail(misfitIssue(error, value, options))
-    throw error
-  }
-}
+/** Parse options of JSON values: another key in an object is an error, as Zulip's checks have it. */
+const valueOptions: SchemaAST.ParseOptions = { onExcessProperty: "error" }
 
 /**
- * A parameter sent as JSON text whose value must fit `check`; with `nul:
- * "allow"`, strings may hold escaped NUL bytes (see {@link parseJson}).
+ * A parameter sent as JSON text whose value must fit `value` (a schema of
+ * {@link Value}); with `nul: "allow"`, strings may hold escaped NUL bytes
+ * (see {@link parseJson}).
  */
-export const json = <A>(check: Shape<A>, description: string, parse?: { readonly nul: "allow" }) =>
-  Schema.String.annotate({ description }).pipe(
+export const json = <S extends Schema.Top & { readonly DecodingServices: never }>(
+  value: S,
+  description: string,
+  parse?: { readonly nul: "allow" }
+) => {
+  const decode = Schema.decodeUnknownEffect(value)
+  return Schema.String.annotate({ description }).pipe(
     Schema.decodeTo(
-      Schema.declare((_: unknown): _ is A => true),
-      SchemaTransformation.transformEffect<A, string>({
+      Schema.declare((_: unknown): _ is S["Type"] => true),
+      SchemaTransformation.transformEffect<S["Type"], string>({
         decode: (text, options) => {
           const parsed = parseJson(text, parse)
-          return parsed.ok ? checked(parsed.value, check, options) : Effect.fail(issue(parsed.kind, text, options))
+          if (!parsed.ok) return Effect.fail(issue(parsed.kind, text, options))
+          return Effect.mapError(decode(parsed.value, valueOptions), (error) => error.issue)
         },
-        encode: (value) => Effect.succeed(JSON.stringify(value))
+        encode: (decoded) => Effect.succeed(JSON.stringify(decoded))
       })
     )
   )
+}
 
 /**
  * A parameter that is a plain string in some values and JSON in others:
  * `literals` are taken as they are (also when JSON-quoted); any other text
- * is JSON that must fit `check`.
+ * is JSON that must fit `value`.
  */
-export const literalOrJson = <const L extends string, A>(
+export const literalOrJson = <const L extends string, S extends Schema.Top & { readonly DecodingServices: never }>(
   literals: ReadonlyArray<L>,
-  check: Shape<A>,
+  value: S,
   description: string
-) =>
-  Schema.String.annotate({ description }).pipe(
+) => {
+  const decode = Schema.decodeUnknownEffect(value)
+  return Schema.String.annotate({ description }).pipe(
     Schema.decodeTo(
-      Schema.declare((_: unknown): _ is L | A => true),
-      SchemaTransformation.transformEffect<L | A, string>({
+      Schema.declare((_: unknown): _ is L | S["Type"] => true),
+      SchemaTransformation.transformEffect<L | S["Type"], string>({
         decode: (text, options) => {
           if ((literals as ReadonlyArray<string>).includes(text)) return Effect.succeed(text as L)
           const parsed = parseJson(text)
@@ -495,12 +443,13 @@ export const literalOrJson = <const L extends string, A>(
           if (typeof parsed.value === "string" && (literals as ReadonlyArray<string>).includes(parsed.value)) {
             return Effect.succeed(parsed.value as L)
           }
-          return checked(parsed.value, check, options)
+          return Effect.mapError(decode(parsed.value, valueOptions), (error) => error.issue)
         },
-        encode: (value) => Effect.succeed(typeof value === "string" ? value : JSON.stringify(value))
+        encode: (decoded) => Effect.succeed(typeof decoded === "string" ? decoded : JSON.stringify(decoded))
       })
     )
   )
+}
 
 /**
  * Decodes parameters in a handler, for an endpoint that must check
@@ -529,8 +478,16 @@ const locate = (issue: SchemaIssue.Issue, path: ReadonlyArray<PropertyKey>): Loc
       return locate(issue.issue, [...path, ...issue.path])
     case "Composite":
       return locate(issue.issues[0], path)
-    case "AnyOf":
-      return issue.issues.length === 0 ? { path, leaf: issue } : locate(issue.issues[0]!, path)
+    case "AnyOf": {
+      // `Value.oneOf` is "Invalid x" whatever its alternatives said
+      if (issue.ast.annotations?.[oneOfKey] === true) return { path, leaf: issue }
+      if (issue.issues.length > 0) return locate(issue.issues[0]!, path)
+      // No alternative takes a value of this type (`Value.nullOr`): the first non-null one's error
+      const expected = issue.ast.types.find((member) => member._tag !== "Null")
+      return expected === undefined || expected._tag === "Union"
+        ? { path, leaf: expected?.annotations?.[oneOfKey] === true ? new SchemaIssue.AnyOf(expected, [], issue.input) : issue }
+        : { path, leaf: new SchemaIssue.InvalidType(expected, issue.input) }
+    }
     case "Filter":
     case "Encoding":
       return locate(issue.issue, path)
@@ -546,6 +503,15 @@ export const formatLocation = (path: ReadonlyArray<PropertyKey>): string =>
       i === 0 ? String(segment) : typeof segment === "number" ? `[${segment}]` : `[${JSON.stringify(String(segment))}]`
     )
     .join("")
+
+/** The error of a JSON value of the wrong type, by the type the schema expected. */
+const typeErrors: Partial<Record<SchemaAST.AST["_tag"], new(fields: { readonly var_name: string }) => ZulipError.ZulipError>> = {
+  String: Errors.NotAString,
+  Boolean: Errors.NotABoolean,
+  Number: Errors.NotAnInteger,
+  Arrays: Errors.NotAList,
+  Objects: Errors.NotADict
+}
 
 const kindOf = (leaf: SchemaIssue.Issue): Kind | undefined => {
   if (leaf._tag !== "InvalidValue") return undefined
@@ -565,15 +531,18 @@ export const toZulipError = (failure: SchemaIssue.Issue): ZulipError.ZulipError 
   }
   const var_name = formatLocation(path)
   if (leaf._tag === "MissingKey") return new Errors.RequestVariableMissing({ var_name })
-  if (leaf._tag === "InvalidValue" && typeof leaf.annotations?.[argumentKey] === "string") {
-    return new Errors.UnexpectedArgument({ var_name, argument: leaf.annotations[argumentKey] as string })
-  }
   const kind = kindOf(leaf)
   if (kind === "TooManyItems") {
     const max = leaf._tag === "InvalidValue" ? leaf.annotations?.[maxItemsKey] : undefined
     return new Errors.TooManyItems({ var_name, max_items: typeof max === "number" ? max : MaxListItems })
   }
   if (kind !== undefined) return new kinds[kind]({ var_name })
-  if (leaf._tag === "InvalidType" && leaf.ast._tag === "String") return new Errors.NotAString({ var_name })
+  if (leaf._tag === "UnexpectedKey") {
+    return new Errors.UnexpectedArgument({ var_name: formatLocation(path.slice(0, -1)), argument: String(path.at(-1)) })
+  }
+  if (leaf._tag === "InvalidType") {
+    const typeError = typeErrors[leaf.ast._tag]
+    if (typeError !== undefined) return new typeError({ var_name })
+  }
   return new Errors.InvalidParameter({ var_name })
 }

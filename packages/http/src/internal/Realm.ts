@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import { Errors, Organizations, Users } from "@teamchat/core"
+import { Errors, LruMap, Organizations, Users } from "@teamchat/core"
 import type { Realm } from "@teamchat/core"
 import type * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -13,23 +13,15 @@ import * as Exit from "effect/Exit"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 
 /** Zulip's organization for its own system bots; never chosen by default. */
-const internalStringId = "zulipinternal"
+export const internalStringId = "zulipinternal"
 
 /**
  * Memoizes a string function in a bounded map: hosts come from clients, so
- * the map is emptied whenever it grows past `max` entries.
+ * past `max` entries the least recently used is dropped (docs/memory.md).
  */
 const memo = <A>(f: (input: string) => A, max = 1024): (input: string) => A => {
-  const cache = new Map<string, A>()
-  return (input) => {
-    let value = cache.get(input)
-    if (value === undefined && !cache.has(input)) {
-      value = f(input)
-      if (cache.size >= max) cache.clear()
-      cache.set(input, value)
-    }
-    return value as A
-  }
+  const cache = LruMap.make<string, { readonly value: A }>(max)
+  return (input) => cache.getOrCompute(input, () => ({ value: f(input) })).value
 }
 
 const normalizeHost = memo((host: string): string | undefined => {

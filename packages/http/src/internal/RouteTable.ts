@@ -5,6 +5,12 @@
  * serves with other methods is Zulip's 405 (or, for OPTIONS, its 204), with
  * those methods in `Allow`; any other path is its 404.
  *
+ * A static path shadows the parametric paths it also matches, as Zulip's
+ * urls.py lists `users/me` before `users/<user_id_or_email>` and Django takes
+ * the first pattern that matches: PATCH /users/me is a 405 naming the methods
+ * of /users/me, not an update of a user "me". `shadowingMethods` says when a
+ * request is such a case, for the middleware to answer it before the router.
+ *
  * The router keeps its table to itself, so `layerRecording` puts a router
  * in front of it that notes every route on the way in, into a table matched
  * as the router matches (same router config): what `Allow` names is what
@@ -28,6 +34,12 @@ export class RouteTable extends Context.Service<RouteTable, {
    * GET's route, as Zulip's rest_dispatch does); none for an unknown path.
    */
   readonly methodsOf: (url: string) => ReadonlyArray<string>
+  /**
+   * The methods of the static path `url` names when it is not served with
+   * `method` (HEAD goes with GET): the request must not fall through to a
+   * parametric route of that method. Undefined otherwise.
+   */
+  readonly shadowingMethods: (method: string, url: string) => ReadonlyArray<string> | undefined
 }>()("@teamchat/http/internal/RouteTable") {}
 
 /** Zulip's urls.py names a path's methods in this order; others come after, HEAD last. */
@@ -40,9 +52,17 @@ const rank = (method: string): number => {
 /** An empty table, matched with the router's own config. */
 export const layer: Layer.Layer<RouteTable> = Layer.effect(RouteTable)(
   Effect.gen(function*() {
-    const paths = FindMyWay.make<true>(yield* HttpRouter.RouterConfig)
+    const config = yield* HttpRouter.RouterConfig
+    const paths = FindMyWay.make<true>(config)
+    // The paths without parameters or wildcards, apart.
+    const statics = FindMyWay.make<true>(config)
     // In first-registered order, so methods of equal rank keep theirs.
     const methods = new Set<string>()
+    const methodsIn = (table: FindMyWay.Router<true>, url: string): ReadonlyArray<string> => {
+      const served = [...methods].filter((method) => method !== "HEAD" && table.find(method, url) !== undefined)
+      served.sort((a, b) => rank(a) - rank(b))
+      return served.includes("GET") || table.find("HEAD", url) !== undefined ? [...served, "HEAD"] : served
+    }
     return RouteTable.of({
       record: (method, path) => {
         // A route for every method leaves no method unserved on its path.
@@ -51,11 +71,17 @@ export const layer: Layer.Layer<RouteTable> = Layer.effect(RouteTable)(
         paths.on(method, path, true)
         // As the router registers a wildcard route: with and without its "/*".
         if (path.endsWith("/*")) paths.on(method, path.slice(0, -2) as HttpRouter.PathInput, true)
+        if (!path.includes(":") && !path.includes("*")) statics.on(method, path, true)
       },
       methodsOf: (url) => {
-        const served = [...methods].filter((method) => method !== "HEAD" && paths.find(method, url) !== undefined)
-        served.sort((a, b) => rank(a) - rank(b))
-        return served.includes("GET") || paths.find("HEAD", url) !== undefined ? [...served, "HEAD"] : served
+        const own = methodsIn(statics, url)
+        return own.length > 0 ? own : methodsIn(paths, url)
+      },
+      shadowingMethods: (method, url) => {
+        // The common case, one lookup: a static route serves the request.
+        if (statics.find(method === "HEAD" ? "GET" : method, url) !== undefined) return undefined
+        const own = methodsIn(statics, url)
+        return own.length > 0 && !own.includes(method) ? own : undefined
       }
     })
   })

@@ -22,7 +22,7 @@
  *
  * @since 0.1.0
  */
-import { Authentication as CoreAuthentication, Errors, Organizations, Users } from "@teamchat/core"
+import { Authentication as CoreAuthentication, Errors, LruMap, Organizations, Users } from "@teamchat/core"
 import type { Principal, ZulipError } from "@teamchat/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -52,9 +52,13 @@ export interface Credentials {
   readonly apiKey: string
 }
 
-// Clients send the same header on every request; valid ones are remembered
-// (bounded). Errors are not: each failure gets its own error value.
-const parsed = new Map<string, Credentials>()
+/** Distinct valid `Authorization` headers kept parsed (docs/memory.md). */
+export const keptHeaders = 1024
+
+// Clients send the same header on every request; valid ones are remembered,
+// the least recently used dropped past `keptHeaders`. Errors are not: each
+// failure gets its own error value.
+const parsed = LruMap.make<string, Credentials>(keptHeaders)
 
 /**
  * The credentials of an `Authorization` header, `undefined` when the request
@@ -65,10 +69,7 @@ export const parseAuthorization = (header: string | undefined): Credentials | Zu
   const known = parsed.get(header)
   if (known !== undefined) return known
   const result = parseHeader(header)
-  if (isCredentials(result)) {
-    if (parsed.size >= 1024) parsed.clear()
-    parsed.set(header, result)
-  }
+  if (isCredentials(result)) parsed.set(header, result)
   return result
 }
 

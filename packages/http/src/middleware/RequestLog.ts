@@ -140,6 +140,22 @@ const served = <E, R>(
     return refused === undefined ? DeferredResponse.resolving(httpEffect) : Effect.succeed(refused)
   })
 
+/**
+ * `httpEffect`, unless the request's path is a static one not served with its
+ * method: that is answered as `noRoute` answers it, before the router could
+ * take a parametric route of the method (PATCH /users/me is no PATCH
+ * /users/{user_id_or_email}).
+ */
+const routed = <E, R>(
+  table: RouteTable["Service"],
+  httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
+  Effect.flatMap(
+    HttpServerRequest.HttpServerRequest,
+    (request) =>
+      table.shadowingMethods(request.method, request.url) === undefined ? httpEffect : Effect.succeed(noRoute(table, request))
+  )
+
 const recover = (table: RouteTable["Service"]) =>
 (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest> => {
   if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
@@ -161,7 +177,7 @@ const logged = (
     const start = yield* Clock.currentTimeMillis
     const user = MutableRef.make<number | null>(null)
     const response: HttpServerResponse.HttpServerResponse = yield* Effect.catchCause(
-      Effect.provideService(served(httpEffect), LoggedUser, user),
+      Effect.provideService(served(routed(table, httpEffect)), LoggedUser, user),
       recover(table)
     )
     const end = yield* Clock.currentTimeMillis
@@ -191,7 +207,7 @@ export const layer = (options: { readonly log: boolean }): Layer.Layer<never, ne
         ? (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled>) =>
           logged(table, httpEffect) as Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled>
         : (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled>) =>
-          Effect.catchCause(served(httpEffect), recover(table)) as Effect.Effect<
+          Effect.catchCause(served(routed(table, httpEffect)), recover(table)) as Effect.Effect<
             HttpServerResponse.HttpServerResponse,
             unhandled
           >),

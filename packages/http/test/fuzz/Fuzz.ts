@@ -34,8 +34,10 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { userId } from "@teamchat/core/domain/Ids"
 import { EventStore } from "@teamchat/core/ports/EventStore"
-import { AlertWordRepo, MessageRepo, UserSettingsRepo } from "@teamchat/core/ports/Repositories"
+import type { UserId } from "@teamchat/core/domain/Ids"
+import { AlertWordRepo, MessageRepo, UserRepo, UserSettingsRepo } from "@teamchat/core/ports/Repositories"
 import { ScheduledMessageRepo } from "@teamchat/core/ports/ScheduledMessageRepo"
+import { Users } from "@teamchat/core/services/Users"
 import * as Arbitrary from "effect/Arbitrary"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -785,9 +787,29 @@ const makeFuzzer = Effect.gen(function*() {
   let known: Record<string, string> | undefined
   const state = server.core(actorsFingerprint(fixture))
 
+  /**
+   * DELETE /users/me deactivates its sender and the bots they own; who was
+   * active among them before it is reactivated after it, so the fuzz goes on
+   * as that actor.
+   */
+  const selfDeactivation = (operation: Operation) => operation.method === "DELETE" && operation.path === "/api/v1/users/me"
+  const activeAccountsOf = (actor: "admin" | "member") =>
+    server.core(Effect.gen(function*() {
+      const repo = yield* UserRepo
+      const me = (yield* repo.findById(userId(fixture.credentials[actor].userId)))!
+      const all = yield* repo.listByRealm(me.realm_id)
+      return all.filter((u) => u.is_active && (u.id === me.id || u.bot_owner_id === me.id)).map((u) => u.id)
+    }))
+  const reactivateAll = (ids: ReadonlyArray<UserId>) =>
+    server.core(Effect.gen(function*() {
+      const users = yield* Users
+      for (const id of ids) if ((yield* users.findById(id))?.is_active === false) yield* users.reactivate(id)
+    }).pipe(Effect.orDie))
+
   /** Sends the planned request and checks it; fails with what went wrong and the request. */
   const check = (operation: Operation, plan: Plan): Effect.Effect<boolean, string> =>
     Effect.gen(function*() {
+      const restore = plan.actor !== "nobody" && selfDeactivation(operation) ? yield* activeAccountsOf(plan.actor) : []
       const { description, request } = build(operation, plan, fixture)
       const fail = (why: string, answer?: Answer) =>
         Effect.fail(
@@ -797,6 +819,7 @@ const makeFuzzer = Effect.gen(function*() {
       const before = known ?? (yield* state)
       known = undefined
       const answer = yield* Effect.mapError(send(server.handler, request), (why) => `${why}\n${description}`)
+      if (answer.status < 400) yield* reactivateAll(restore)
       const wrong = wrongAnswer(answer)
       if (wrong !== undefined) return yield* fail(wrong, answer)
       if (answer.status >= 400) {

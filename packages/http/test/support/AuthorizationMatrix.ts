@@ -165,8 +165,11 @@ const check = (row: Row, reply: Reply, fixture: Fixture, principal: Principal, c
 }
 
 const runCase = (row: Row, principal: Principal) =>
+  Effect.flatMap(MatrixFixture, (fixture) =>
+    row.restore === undefined ? checkCase(fixture, row, principal) : Effect.ensuring(checkCase(fixture, row, principal), row.restore(fixture)))
+
+const checkCase = (fixture: Fixture, row: Row, principal: Principal) =>
   Effect.gen(function*() {
-    const fixture = yield* MatrixFixture
     // Nobody and the deactivated user send what the member would.
     const builder: Account = principal === "anonymous" || principal === "deactivated" ? "member" : principal
     const request = yield* row.request(fixture, builder, principal)

@@ -6,7 +6,10 @@
  * - alert words: at most 1,000 per request (POST and DELETE) and per user;
  * - POST/DELETE /users/me/subscriptions: at most 1,000 channels and 1,000
  *   principals, and 20,000 user-channel pairs, per request;
- * - every other JSON list parameter: at most 10,000 items.
+ * - every other JSON list parameter: at most 10,000 items;
+ * - a direct message's `to` (POST /messages, scheduled messages, drafts):
+ *   at most 10,000 ids or emails, however sent; a `narrow` (GET /messages,
+ *   POST /messages/flags/narrow, POST /register): at most 1,000 terms.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -95,6 +98,89 @@ export const limitsContract = (backend: Backend) =>
           const mine = yield* server.fetch("GET", "/api/v1/users/me/subscriptions", { as })
           const bulk = mine.json.subscriptions.filter((s: { name: string }) => s.name.startsWith("bulk "))
           assert.deepStrictEqual(bulk.map((s: { name: string }) => s.name), names)
+        }))
+
+      it.effect("recipients and narrows: 10,001 recipients and 1,001 narrow terms are refused; at the limits they are served", () =>
+        Effect.gen(function*() {
+          const server = yield* Server
+          const as = yield* server.login(accounts.member)
+          const me = as.userId
+          const emails = (n: number) => Array.from({ length: n }, (_, i) => `user${i}@zulip.com`)
+          const terms = (n: number) => list(n, () => ["is", "starred"])
+          const newest = Effect.map(
+            server.fetch("GET", "/api/v1/messages", { as, query: { anchor: "newest", num_before: "1", num_after: "0" } }),
+            (reply) => reply.json.messages.map((m: { id: number }) => m.id)
+          )
+          const before = yield* newest
+          const tooManyRecipients = "to is too long (limit: 10000 items)"
+          const rows: ReadonlyArray<readonly [string, string, Record<string, string>, string]> = [
+            ["POST", "/api/v1/messages", { type: "direct", to: list(10_001, () => me), content: "hi" }, tooManyRecipients],
+            ["POST", "/api/v1/messages", { type: "private", to: JSON.stringify(emails(10_001)), content: "hi" }, tooManyRecipients],
+            ["POST", "/api/v1/messages", { type: "direct", to: emails(10_001).join(","), content: "hi" }, tooManyRecipients],
+            [
+              "POST",
+              "/api/v1/scheduled_messages",
+              { type: "direct", to: list(10_001, () => me), content: "hi", scheduled_delivery_timestamp: "4102444800" },
+              tooManyRecipients
+            ],
+            ["PATCH", "/api/v1/scheduled_messages/1", { to: list(10_001, () => me) }, tooManyRecipients],
+            [
+              "POST",
+              "/api/v1/drafts",
+              { drafts: JSON.stringify([{ type: "private", to: Array.from({ length: 10_001 }, () => me), topic: "", content: "d" }]) },
+              "drafts[0][\"to\"] is too long (limit: 10000 items)"
+            ],
+            [
+              "PATCH",
+              "/api/v1/drafts/1",
+              { draft: JSON.stringify({ type: "private", to: Array.from({ length: 10_001 }, () => me), topic: "", content: "d" }) },
+              "draft[\"to\"] is too long (limit: 10000 items)"
+            ],
+            [
+              "GET",
+              "/api/v1/messages",
+              { anchor: "newest", num_before: "1", num_after: "0", narrow: terms(1001) },
+              "narrow is too long (limit: 1000 items)"
+            ],
+            [
+              "POST",
+              "/api/v1/messages/flags/narrow",
+              { anchor: "newest", num_before: "1", num_after: "0", narrow: terms(1001), op: "add", flag: "read" },
+              "narrow is too long (limit: 1000 items)"
+            ],
+            ["POST", "/api/v1/register", { narrow: list(1001, () => ["is", "starred"]) }, "narrow is too long (limit: 1000 items)"]
+          ]
+          for (const [method, path, params, msg] of rows) {
+            const reply = yield* server.fetch(method, path, method === "GET" ? { as, query: params } : { as, form: params })
+            assert.deepStrictEqual(
+              { request: `${method} ${path}`, status: reply.status, body: reply.json },
+              { request: `${method} ${path}`, status: 400, body: badRequest(msg) }
+            )
+          }
+          // Nothing was sent, scheduled or drafted.
+          assert.deepStrictEqual(yield* newest, before)
+          const scheduled = yield* server.fetch("GET", "/api/v1/scheduled_messages", { as })
+          assert.deepStrictEqual(scheduled.json.scheduled_messages, [])
+          const drafts = yield* server.fetch("GET", "/api/v1/drafts", { as })
+          assert.strictEqual(drafts.json.count, 0)
+
+          // At the limits: 10,000 recipients (one person, named 10,000 times) and 1,000 terms.
+          const sent = yield* server.fetch("POST", "/api/v1/messages", {
+            as,
+            form: { type: "direct", to: list(10_000, () => me), content: "to myself, many times over" }
+          })
+          assert.deepStrictEqual([sent.status, sent.json.result], [200, "success"], sent.text.slice(0, 300))
+          const starred = yield* server.fetch("POST", "/api/v1/messages/flags", {
+            as,
+            form: { messages: JSON.stringify([sent.json.id]), op: "add", flag: "starred" }
+          })
+          assert.strictEqual(starred.status, 200, starred.text)
+          const found = yield* server.fetch("GET", "/api/v1/messages", {
+            as,
+            query: { anchor: "newest", num_before: "5", num_after: "0", narrow: terms(1000) }
+          })
+          assert.strictEqual(found.status, 200, found.text.slice(0, 300))
+          assert.deepStrictEqual(found.json.messages.map((m: { id: number }) => m.id), [sent.json.id])
         }))
 
       it.effect("any other list parameter: at most 10,000 items", () =>

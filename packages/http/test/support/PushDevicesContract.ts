@@ -14,7 +14,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as PushBouncerClient from "../../src/internal/PushBouncerClient.ts"
+import * as PushBouncerClient from "../../src/PushBouncerClient.ts"
 import { expectReply } from "./EventListener.ts"
 import type { Backend, Credentials, ManualClock, Role } from "./Harness.ts"
 import { accounts, demoLayer, layerServer, Server } from "./Harness.ts"

@@ -1,7 +1,8 @@
 /**
  * User administration over the wire, written once and run on every core
  * backend: PATCH /users/{user_id | email} (full_name, role, new_email), DELETE
- * /users/{user_id} and POST /users/{user_id}/reactivate, per role (owner,
+ * /users/{user_id}, POST /users/{user_id}/reactivate and DELETE /users/me
+ * (deactivating oneself), per role (owner,
  * admin, moderator, member, guest, bot), with Zulip's exact refusals, the
  * `realm_user` / `subscription` events they cause, and nothing written by a
  * refused request.
@@ -10,6 +11,7 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { userId } from "@teamchat/core/domain/Ids"
+import { AuditLogRepo } from "@teamchat/core/ports/AuditLogRepo"
 import { RealmRepo } from "@teamchat/core/ports/Repositories"
 import { Users } from "@teamchat/core/services/Users"
 import * as Effect from "effect/Effect"
@@ -444,6 +446,129 @@ export const usersAdminContract = (backend: Backend) =>
           assert.isFalse((yield* user(bot.userId)).is_active)
           expect(yield* reactivate(owner, bot.userId), 200, success)
           assert.isTrue((yield* user(bot.userId)).is_active)
+        }))
+
+      /** A new account of `role` in the demo organization, logged in; with a bot of its own when asked. */
+      const freshAccount = (role: 100 | 200 | 300 | 400 | 600, withBot = false) =>
+        Effect.gen(function*() {
+          const server = yield* Server
+          const name = `self-${role}-${Math.random().toString(36).slice(2, 10)}`
+          const made = yield* server.core(Effect.gen(function*() {
+            const realm = (yield* RealmRepo.use((r) => r.list)).find((r) => r.url === realmUrl)!
+            const users = yield* Users
+            const person = yield* users.create(realm.id, { email: `${name}@zulip.com`, full_name: name, role })
+            const bot = withBot
+              ? yield* users.create(realm.id, {
+                email: `${name}-bot@zulip.com`,
+                full_name: `${name} bot`,
+                role: 400,
+                bot: { bot_type: 1, owner_id: person.id }
+              })
+              : undefined
+            return { person, bot }
+          }).pipe(Effect.orDie))
+          const credentials = yield* server.login(made.person.delivery_email)
+          return { credentials, botId: made.bot?.id as number | undefined }
+        })
+      const deactivateSelf = (who: Credentials) =>
+        Effect.flatMap(Server, (server) => server.fetch("DELETE", "/api/v1/users/me", { as: who }))
+
+      it.effect("DELETE /users/me: each role but the only owner deactivates itself; its key stops working until reactivated", () =>
+        Effect.gen(function*() {
+          const server = yield* Server
+          const owner = yield* as("owner")
+          for (const role of [200, 300, 400, 600] as const) {
+            const { credentials } = yield* freshAccount(role)
+            expect(yield* deactivateSelf(credentials), 200, success)
+            assert.isFalse((yield* user(credentials.userId)).is_active, String(role))
+            expect(
+              yield* server.fetch("GET", "/api/v1/users/me", { as: credentials }),
+              401,
+              error("Account is deactivated", "USER_DEACTIVATED")
+            )
+            expect(yield* deactivateSelf(credentials), 401, error("Account is deactivated", "USER_DEACTIVATED"))
+            // The key is unchanged: it works again once an administrator reactivates the account.
+            expect(yield* reactivate(owner, credentials.userId), 200, success)
+            assert.strictEqual((yield* server.fetch("GET", "/api/v1/users/me", { as: credentials })).status, 200)
+          }
+          // A bot may deactivate itself too.
+          const { botId } = yield* freshAccount(400, true)
+          const botKey = yield* server.core(Users.use((users) => users.findById(userId(botId!))))
+          const bot = { email: botKey!.delivery_email, apiKey: botKey!.api_key }
+          expect(yield* deactivateSelf(bot), 200, success)
+          assert.isFalse((yield* user(botId!)).is_active)
+          expect(yield* reactivate(owner, botId!), 200, success)
+        }))
+
+      it.effect("DELETE /users/me: the only owner is refused with CANNOT_DEACTIVATE_LAST_USER; with a second owner either may leave", () =>
+        Effect.gen(function*() {
+          const server = yield* Server
+          const owner = yield* as("owner")
+          const before = yield* server.fetch("GET", "/api/v1/users/me", { as: owner })
+          expect(yield* deactivateSelf(owner), 400, {
+            result: "error",
+            msg: "Cannot deactivate the only organization owner.",
+            code: "CANNOT_DEACTIVATE_LAST_USER",
+            is_last_owner: true,
+            entity: "organization owner"
+          })
+          assert.deepStrictEqual((yield* server.fetch("GET", "/api/v1/users/me", { as: owner })).json, before.json)
+
+          const { credentials: second } = yield* freshAccount(100)
+          expect(yield* deactivateSelf(second), 200, success)
+          // Now the demo owner is the only one again.
+          expect(yield* deactivateSelf(owner), 400, {
+            result: "error",
+            msg: "Cannot deactivate the only organization owner.",
+            code: "CANNOT_DEACTIVATE_LAST_USER",
+            is_last_owner: true,
+            entity: "organization owner"
+          })
+          expect(yield* reactivate(owner, second.userId), 200, success)
+          expect(yield* deactivateSelf(owner), 200, success)
+          const seen = yield* server.fetch("GET", `/api/v1/users/${owner.userId}`, { as: second })
+          assert.isFalse(seen.json.user.is_active, seen.text)
+          // Put the demo owner back (the second owner reactivates them).
+          expect(yield* reactivate(second, owner.userId), 200, success)
+          expect(yield* patch(owner, second.userId, { role: "400" }), 200, success)
+          assert.strictEqual((yield* server.fetch("GET", "/api/v1/users/me", { as: owner })).status, 200)
+        }))
+
+      it.effect("DELETE /users/me: is_active false (after peer_remove) to the organization, the person's bots with them, audited as their own act", () =>
+        Effect.gen(function*() {
+          const server = yield* Server
+          const owner = yield* as("owner")
+          const { botId, credentials } = yield* freshAccount(400, true)
+          const events = yield* listen(owner, ["realm_user", "realm_bot"])
+          expect(yield* deactivateSelf(credentials), 200, success)
+          assert.deepStrictEqual((yield* events).filter((e) => e.type === "realm_user"), [
+            { type: "realm_user", op: "update", person: { user_id: credentials.userId, is_active: false } },
+            { type: "realm_user", op: "update", person: { user_id: botId!, is_active: false } }
+          ])
+          assert.isFalse((yield* user(botId!)).is_active)
+          const audited = yield* server.core(Effect.gen(function*() {
+            const realm = (yield* RealmRepo.use((r) => r.list)).find((r) => r.url === realmUrl)!
+            return yield* AuditLogRepo.use((audit) => audit.list(realm.id, { limit: 2, eventType: "user_deactivated" }))
+          }))
+          assert.deepStrictEqual(
+            audited.map((row) => [Number(row.acting_user_id), Number(row.modified_user_id)]),
+            [[credentials.userId, credentials.userId], [credentials.userId, botId!]]
+          )
+          expect(yield* reactivate(owner, credentials.userId), 200, success)
+          expect(yield* reactivate(owner, botId!), 200, success)
+        }))
+
+      it.effect("PATCH, PUT and POST /users/me are Zulip's 405 naming the path's own methods, and change nobody", () =>
+        Effect.gen(function*() {
+          const server = yield* Server
+          const member = yield* as("member")
+          for (const method of ["PATCH", "PUT", "POST"]) {
+            const reply = yield* server.fetch(method, "/api/v1/users/me", { as: member, form: { full_name: "Not Me", role: "100" } })
+            expect(reply, 405, { result: "error", msg: "Method Not Allowed", allowed_methods: ["GET", "DELETE", "HEAD"] })
+            assert.strictEqual(reply.headers.get("allow"), "GET, DELETE, HEAD", method)
+          }
+          const me = (yield* server.fetch("GET", "/api/v1/users/me", { as: member })).json
+          assert.deepStrictEqual([me.full_name, me.role], ["King Hamlet", 400])
         }))
     })
   })

@@ -78,6 +78,15 @@ import {
   UserStatusEvent
 } from "./UserEvents.ts"
 
+/**
+ * The objects events carry that GET answers share (a channel of GET /streams,
+ * a message of GET /messages, a user of GET /users): one schema each, which
+ * the HTTP API's answers extend.
+ */
+export { EventChannel } from "./ChannelEvents.ts"
+export { EventMessage } from "./MessageEvents.ts"
+export { EventProfileData, EventUser } from "./UserEvents.ts"
+
 /** The events both forms share: every published event but `message`. */
 const shared = {
   UpdateMessageFlagsAddEvent,

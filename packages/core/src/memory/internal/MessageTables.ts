@@ -14,9 +14,10 @@
  * | a user's unread and starred rows | `user_messages_unread_idx`, `user_messages_starred_idx` |
  * | a user's mentioned, alerted and direct-message rows | (none: Zulip's partial indexes of the same flags) |
  *
- * Every write goes through this class, which keeps the indexes with the
- * rows. Inside a transaction each write (an insert with its rows, a row's
- * flags, a deletion with its rows) records one undo for all it changed, so
+ * Every write goes through this class (called by `MemoryMessageStore`),
+ * which keeps the indexes with the rows. Inside a transaction each write (an
+ * insert with its rows, a row's flags, an edit or move, a deletion with its
+ * rows) records one undo for all it changed, so
  * a rollback undoes rows and indexes together at the cost of one record
  * per write rather than one per entry.
  *
@@ -163,6 +164,49 @@ export class MessageTables {
     const rows = this.recipients(id).map((user): Recipient => ({ user_id: user, flags: this.rows.get(user)!.get(id)! }))
     this.deleteWithRows(id)
     if (this.journal.recording) this.journal.record(() => this.insertWithRows(message, rows))
+  }
+
+  /**
+   * Replaces a message by a new version of it (same id, sender and type: an
+   * edit or a move), moving its channel and topic index entries.
+   */
+  replace(message: Message): void {
+    const previous = this.messages.get(message.id)
+    if (previous === undefined) return
+    this.reindex(previous, message)
+    if (this.journal.recording) this.journal.record(() => this.reindex(message, previous))
+  }
+
+  /** Deletes the user's row for the message, if any. */
+  deleteRow(user: number, id: number): void {
+    const flags = this.rows.get(user)?.get(id)
+    if (flags === undefined) return
+    const direct = this.messages.get(id)?.type === "private"
+    this.removeRow(user, id)
+    if (this.journal.recording) {
+      this.journal.record(() => {
+        this.writeRow(user, id, flags, direct)
+        const recipients = this.recipientsOf.get(id)
+        if (recipients === undefined) this.recipientsOf.set(id, [user])
+        else recipients.push(user)
+      })
+    }
+  }
+
+  private reindex(from: Message, to: Message): void {
+    const id = to.id
+    this.messages.set(id, to)
+    if (from.channel_id === to.channel_id && pgLower(from.topic) === pgLower(to.topic)) return
+    if (from.channel_id !== null) {
+      this.byChannel.get(from.channel_id)?.delete(id)
+      this.byTopic.get(from.channel_id)?.get(pgLower(from.topic))?.delete(id)
+    }
+    if (to.channel_id !== null) {
+      add(this.byChannel, to.channel_id, id)
+      let topics = this.byTopic.get(to.channel_id)
+      if (topics === undefined) this.byTopic.set(to.channel_id, topics = new Map())
+      add(topics, pgLower(to.topic), id)
+    }
   }
 
   private insertWithRows(message: Message, recipients: ReadonlyArray<Recipient>): void {

@@ -19,6 +19,7 @@ import type { Insert } from "../../ports/Repositories.ts"
 import type { Audience, CapabilityCondition, EventPayload, NewLoggedEvent } from "../../domain/Event.ts"
 import type { StaleAccess } from "../../ports/AccessCache.ts"
 import { EventStore } from "../../ports/EventStore.ts"
+import { MessageStore } from "../../ports/MessageStore.ts"
 import { Transactor } from "../../ports/Transactor.ts"
 
 /** One event and who gets it. @category models */
@@ -37,7 +38,7 @@ export class Events extends Context.Service<Events, {
   publishAll(realmId: RealmId, publications: ReadonlyArray<Publication>): Effect.Effect<void>
   /**
    * Inserts a new message with its rows and publishes the events announcing
-   * it, as one atomic write (`EventStore.appendMessage`: each event's
+   * it, as one atomic write (`MessageStore.send`: each event's
    * `message.id` becomes the new message's id); answers that id. With
    * `accessVersion`, writes only while the organization's access version
    * is still that one (`StaleAccess` otherwise, nothing written).
@@ -55,6 +56,7 @@ export class Events extends Context.Service<Events, {
     Effect.gen(function*() {
       const loadAccess = yield* makeAccessLoader
       const store = yield* EventStore
+      const messages = yield* MessageStore
       const realms = yield* RealmRepo
       const tx = yield* Transactor
 
@@ -120,7 +122,7 @@ export class Events extends Context.Service<Events, {
         publications: ReadonlyArray<Publication>,
         options?: { readonly accessVersion?: number }
       ) {
-        return yield* store.appendMessage(realmId, message, recipients, yield* resolveAll(realmId, publications), options)
+        return yield* messages.send(realmId, message, recipients, yield* resolveAll(realmId, publications), options)
       })
 
       return Events.of({

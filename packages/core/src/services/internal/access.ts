@@ -11,6 +11,7 @@ import * as Option from "effect/Option"
 import type { AccessContext, AccessRead, RequestAccess } from "../../domain/AccessState.ts"
 import type { Channel } from "../../domain/Channel.ts"
 import type { ChannelId, RealmId, UserId } from "../../domain/Ids.ts"
+import { LruMap } from "../../domain/LruMap.ts"
 import type { Principal } from "../../domain/Principal.ts"
 import type { Realm } from "../../domain/Realm.ts"
 import type { User } from "../../domain/User.ts"
@@ -169,10 +170,9 @@ const rememberedKeys = 10_000
  * and then `remember`s the key.
  */
 export const makeCachedKeyLookup = (cache: Context.Service.Shape<typeof AccessCache>) => {
-  const realmOfKey = new Map<string, RealmId>()
+  const realmOfKey = new LruMap<string, RealmId>(rememberedKeys)
   const usersByKey = new WeakMap<AccessContext, ReadonlyMap<string, User>>()
   const remember = (apiKey: string, realmId: RealmId): void => {
-    if (realmOfKey.size >= rememberedKeys) realmOfKey.clear()
     realmOfKey.set(apiKey, realmId)
   }
   const principalOf = (

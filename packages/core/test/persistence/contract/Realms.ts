@@ -27,6 +27,7 @@ export const realmsTests = (it: Vitest.MethodsNonLive<Persistence>): void => {
         url: "https://chat.example.com",
         fake_email_domain: "chat.example.com",
         deactivated: true,
+        demo: true,
         date_created: 1_800_000_000_999,
         settings: {
           ...realm.settings,

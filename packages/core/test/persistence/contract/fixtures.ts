@@ -61,6 +61,7 @@ export const newRealm = (overrides: Partial<Insert<Realm>> = {}): Insert<Realm> 
     url: `http://${string_id}.localhost:9991`,
     fake_email_domain: `${string_id}.localhost`,
     deactivated: false,
+    demo: false,
     date_created: 1_700_000_000_123,
     settings: realmSettings(1),
     ...overrides

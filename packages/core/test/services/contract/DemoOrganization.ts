@@ -71,6 +71,7 @@ export const demoOrganizationTests = (it: Vitest.MethodsNonLive<Teamchat.Service
         url: "http://localhost:9991",
         fake_email_domain: "zulipdev.com",
         deactivated: false,
+        demo: true,
         date_created: T0,
         settings: {
           email_address_visibility: 3,

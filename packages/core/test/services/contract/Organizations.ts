@@ -47,6 +47,7 @@ export const organizationsTests = (it: Vitest.MethodsNonLive<Teamchat.Services |
         url: "https://chat.acme.test:8443/",
         fake_email_domain: "chat.acme.test",
         deactivated: false,
+        demo: false,
         date_created: T0,
         settings: {
           email_address_visibility: 1,

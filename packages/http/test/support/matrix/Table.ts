@@ -114,6 +114,12 @@ export interface Row {
    */
   readonly digest?: (body: any, fixture: Fixture, call: Call) => Record<string, unknown>
   readonly expect: Record<Principal, Expected>
+  /**
+   * Puts back what the case changed that later cases rely on (a principal
+   * that deactivated itself is reactivated). Runs after each case, whatever
+   * its outcome.
+   */
+  readonly restore?: (fixture: Fixture) => Effect.Effect<void>
 }
 
 // -----------------------------------------------------------------------------

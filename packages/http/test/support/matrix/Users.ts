@@ -23,6 +23,19 @@ const freshMember = (fixture: Fixture, deactivated = false) =>
     return user.id as number
   }).pipe(Effect.orDie))
 
+/**
+ * Reactivates every principal's account that a case deactivated (a person
+ * deactivating themselves takes their bots along: the member, the matrix bot).
+ */
+export const reactivatePrincipals = (fixture: Fixture) =>
+  fixture.server.core(Effect.gen(function*() {
+    const users = yield* Users
+    for (const role of ["owner", "admin", "moderator", "member", "guest", "bot"] as const) {
+      const id = userId(fixture.accounts[role].userId)
+      if ((yield* users.findById(id))?.is_active === false) yield* users.reactivate(id)
+    }
+  }).pipe(Effect.orDie))
+
 /** PATCH /users/{id} and friends: administrators over anyone (owners aside), nobody else. */
 const administratorsOnly = authenticated({
   ...allRoles(refused("Insufficient permission")),
@@ -58,6 +71,19 @@ export const usersRows: ReadonlyArray<Row> = [
         is_active: true
       }))
     ))
+  },
+  {
+    operation: "DELETE /users/me",
+    request: () => Effect.succeed({}),
+    // The demo organization has one owner, who may not leave it ownerless.
+    expect: authenticated({
+      ...allRoles(success()),
+      owner: refused("Cannot deactivate the only organization owner.", "CANNOT_DEACTIVATE_LAST_USER", {
+        is_last_owner: true,
+        entity: "organization owner"
+      })
+    }),
+    restore: reactivatePrincipals
   },
   {
     operation: "GET /users/{user_id_or_email}",

@@ -14,7 +14,7 @@
  * JSON (not JSON, no `device_id`) is `INTERNAL_SERVER_ERROR_ON_BOUNCER`
  * without retrying.
  *
- * @internal
+ * @since 0.1.0
  */
 import { PushDevice, PushDevices } from "@teamchat/core"
 import * as Data from "effect/Data"

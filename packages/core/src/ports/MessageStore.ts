@@ -1,0 +1,108 @@
+/**
+ * Every write to the messages and their per-user rows (`user_messages`,
+ * with the flags) goes through this port: sends, scheduled deliveries,
+ * imports, flag changes, edits, moves and deletions. Reads stay with
+ * `MessageRepo` and `MessageSearch`; the event log stays with `EventStore`,
+ * which a send writes to in the same atomic unit as its message.
+ *
+ * Like the repositories it checks nothing (services do, inside their
+ * transaction); storage failures are defects. The implementations are
+ * `memory/MemoryMessageStore.ts` and `sql/SqlMessageStore.ts`; the contract
+ * suite in `test/persistence/MessageStore.test.ts` runs on every backend.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type { NewLoggedEvent } from "../domain/Event.ts"
+import type { ChannelId, MessageId, RealmId, UserId } from "../domain/Ids.ts"
+import type { Message, UserMessage } from "../domain/Message.ts"
+import type { StaleAccess } from "./AccessCache.ts"
+import type { Insert } from "./Repositories.ts"
+
+/** A recipient's row as a message is written: the user and the row's first flags. @category models */
+export interface Recipient {
+  readonly user_id: UserId
+  readonly flags: number
+}
+
+/** A message to insert with its rows. @category models */
+export interface NewMessage {
+  readonly message: Insert<Message>
+  readonly recipients: ReadonlyArray<Recipient>
+}
+
+/**
+ * The fields an edit may change (any subset) and the edit's time. Content
+ * goes with its rendering and the `has_*` flags derived from it.
+ *
+ * @category models
+ */
+export interface MessageEdit {
+  readonly content?: string
+  readonly rendered_content?: string
+  readonly has_attachment?: boolean
+  readonly has_image?: boolean
+  readonly has_link?: boolean
+  readonly topic?: string
+  readonly last_edit_time: number
+}
+
+/** Where moved channel messages go, and the move's time. @category models */
+export interface MessageMove {
+  readonly channel_id: ChannelId
+  readonly topic: string
+  readonly last_edit_time: number
+}
+
+/** @category services */
+export class MessageStore extends Context.Service<MessageStore, {
+  /**
+   * A new message with its rows and the events announcing it, written as
+   * one atomic unit: part of the current transaction, or on its own when
+   * there is none (on SQL one statement, so a send needs no explicit
+   * transaction and its round trips). Every event whose payload has a
+   * `message` object gets the new message's id as that object's `id`.
+   * Waiters are signalled after commit (as `EventStore.append`).
+   *
+   * With `accessVersion` (a send authenticated from a kept read nobody
+   * checked, `AccessCache.deferrable`), the write checks the organization's
+   * access version as part of itself and fails with `StaleAccess`, having
+   * written nothing, when the version is no longer that one.
+   */
+  send(
+    realmId: RealmId,
+    message: Insert<Message>,
+    recipients: ReadonlyArray<Recipient>,
+    events: ReadonlyArray<NewLoggedEvent>,
+    options?: { readonly accessVersion?: number }
+  ): Effect.Effect<MessageId, StaleAccess>
+  /** Inserts one message and its rows, without events. */
+  insert(message: Insert<Message>, recipients: ReadonlyArray<Recipient>): Effect.Effect<Message>
+  /**
+   * Inserts many messages with their rows (a batch of scheduled deliveries,
+   * an import) in a number of statements that does not grow with the batch;
+   * ids ascend in the order given.
+   */
+  insertMany(items: ReadonlyArray<NewMessage>): Effect.Effect<ReadonlyArray<Message>>
+  /** Inserts rows that do not exist yet (e.g. `historical` rows when starring channel history). */
+  insertUserMessages(rows: ReadonlyArray<UserMessage>): Effect.Effect<void>
+  /**
+   * Sets (`add`) or clears the bits of `mask` on the user's rows among `ids`;
+   * returns the ids whose flags changed, ascending.
+   */
+  updateFlags(userId: UserId, ids: ReadonlyArray<MessageId>, mask: number, add: boolean): Effect.Effect<ReadonlyArray<MessageId>>
+  /** Changes the given fields of one message; returns it as edited, undefined when there is none. */
+  edit(id: MessageId, edit: MessageEdit): Effect.Effect<Message | undefined>
+  /**
+   * Moves the channel messages among `ids` to a channel and topic (direct
+   * messages are left alone); returns the ids moved, ascending. Their rows
+   * stay: who gains or loses access is the caller's (`insertUserMessages`,
+   * `deleteUserMessages`).
+   */
+  move(ids: ReadonlyArray<MessageId>, to: MessageMove): Effect.Effect<ReadonlyArray<MessageId>>
+  /** Deletes the messages among `ids` and all their rows; returns the ids deleted, ascending. */
+  delete(ids: ReadonlyArray<MessageId>): Effect.Effect<ReadonlyArray<MessageId>>
+  /** Deletes the rows of these users for these messages (users who lost access after a move). */
+  deleteUserMessages(ids: ReadonlyArray<MessageId>, userIds: ReadonlyArray<UserId>): Effect.Effect<void>
+}>()("teamchat/core/ports/MessageStore") {}

@@ -1,0 +1,279 @@
+/**
+ * The MessageStore contract on every backend (memory, PGlite, PostgreSQL)
+ * for the writes that edits, moves, deletions and imports use: each write
+ * is checked through the reads that serve clients (GET /messages through
+ * the Messages service, with channel, topic and search narrows; the
+ * repository's reads), its rollback restores what the reads saw, and a bulk
+ * insert is a fixed number of statements whatever its size.
+ */
+import { assert, describe, it, layer } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { readdirSync, readFileSync } from "node:fs"
+import path from "node:path"
+import type { ChannelId, MessageId } from "../../src/domain/Ids.ts"
+import { messageId } from "../../src/domain/Ids.ts"
+import { FlagBits } from "../../src/domain/Message.ts"
+import type { Principal } from "../../src/domain/Principal.ts"
+import { MessageStore } from "../../src/ports/MessageStore.ts"
+import { MessageRepo } from "../../src/ports/Repositories.ts"
+import { Transactor } from "../../src/ports/Transactor.ts"
+import { Channels } from "../../src/services/Channels.ts"
+import { Messages } from "../../src/services/Messages.ts"
+import { backends, makeOrg, unique } from "../events/fixtures.ts"
+import type { Org } from "../events/fixtures.ts"
+import { statementsOf } from "../support/Statements.ts"
+import { channelMessage } from "./MessagesFixtures.ts"
+
+/** GET /messages for `principal`: the newest 1000 of the narrow, as [id, channel, topic, raw content]. */
+const fetchNarrow = (principal: Principal, narrow: ReadonlyArray<{ readonly operator: string; readonly operand: unknown }>) =>
+  Effect.gen(function*() {
+    const page = yield* (yield* Messages).fetch(principal, {
+      anchor: { _tag: "newest" },
+      include_anchor: true,
+      num_before: 1000,
+      num_after: 0,
+      narrow,
+      apply_markdown: false,
+      client_gravatar: false,
+      allow_empty_topic_name: true
+    })
+    return page.messages.map((m) => {
+      const shown = m as unknown as { id: number; stream_id?: number; subject: string; content: string }
+      return [shown.id, shown.stream_id ?? null, shown.subject, shown.content] as const
+    })
+  }).pipe(Effect.orDie)
+
+const inTopic = (channel: ChannelId, topic: string) => [
+  { operator: "channel", operand: channel },
+  { operator: "topic", operand: topic }
+]
+const search = (words: string) => [{ operator: "search", operand: words }]
+const idsOf = (rows: ReadonlyArray<readonly [number, ...ReadonlyArray<unknown>]>) => rows.map((r) => r[0])
+
+/** A public channel with the owner and the member subscribed, and messages the owner sent to it. */
+const channelWith = (org: Org, sends: ReadonlyArray<{ readonly topic: string; readonly content: string }>) =>
+  Effect.gen(function*() {
+    const channels = yield* Channels
+    const messages = yield* Messages
+    const channel = yield* channels.create(org.realm.id, { name: unique("store") })
+    yield* channels.subscribe(channel.id, [org.owner.user.id, org.member.user.id])
+    const ids: Array<MessageId> = []
+    for (const send of sends) {
+      ids.push((yield* messages.send(org.owner, { type: "stream", to: channel.id, ...send })).id)
+    }
+    return { channel, ids }
+  }).pipe(Effect.orDie)
+
+/** The source files under `dir`, by path relative to `packages/core/src`. */
+const sources = (dir: string): Array<string> =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name)
+    return entry.isDirectory() ? sources(full) : entry.name.endsWith(".ts") ? [full] : []
+  })
+
+describe("MessageStore owns every write to messages", () => {
+  const src = path.resolve(import.meta.dirname, "../../src")
+  it("no SQL outside SqlMessageStore writes messages or user_messages; no memory code outside MemoryMessageStore writes their tables", () => {
+    const sqlWrite = /\b(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(user_)?messages\b/i
+    const memoryWrite = /\bstore\.(insert|setFlags|delete|deleteRow|replace)\(/
+    const writers = sources(src).filter((file) => {
+      const text = readFileSync(file, "utf8")
+      return sqlWrite.test(text) || (text.includes("tables.messages") && memoryWrite.test(text))
+    }).map((file) => path.relative(src, file))
+    assert.deepStrictEqual(writers.sort(), ["memory/MemoryMessageStore.ts", "sql/SqlMessageStore.ts"])
+  })
+})
+
+for (const backend of ["memory", "PGlite", "PostgreSQL"] as const) {
+  describe(`MessageStore on ${backend}`, () => {
+    layer(backends[backend](), { timeout: "120 seconds" })((it) => {
+      it.effect("edit changes content and topic; GET /messages, topic and search narrows see the edit; a rollback undoes it", () =>
+        Effect.gen(function*() {
+          const org = yield* makeOrg
+          const store = yield* MessageStore
+          const repo = yield* MessageRepo
+          const tx = yield* Transactor
+          const { channel, ids: [first, second] } = yield* channelWith(org, [
+            { topic: "lunch", content: "pizza today" },
+            { topic: "lunch", content: "pasta tomorrow" }
+          ])
+          const before = (yield* repo.findById(first!))!
+
+          const edited = yield* store.edit(first!, {
+            content: "sushi https://example.com",
+            rendered_content: "<p>sushi <a href=\"https://example.com\">https://example.com</a></p>",
+            has_link: true,
+            topic: "Dinner",
+            last_edit_time: 1_800_000_000
+          })
+          const expected = {
+            ...before,
+            content: "sushi https://example.com",
+            rendered_content: "<p>sushi <a href=\"https://example.com\">https://example.com</a></p>",
+            has_link: true,
+            topic: "Dinner",
+            last_edit_time: 1_800_000_000
+          }
+          assert.deepStrictEqual(edited, expected)
+          assert.deepStrictEqual(yield* repo.findById(first!), expected)
+          // Only the fields given change.
+          assert.deepStrictEqual(yield* store.edit(second!, { last_edit_time: 1_800_000_001 }), {
+            ...(yield* repo.findById(second!))!,
+            last_edit_time: 1_800_000_001
+          })
+          assert.strictEqual(yield* store.edit(messageId(999_999_999), { content: "x", last_edit_time: 1 }), undefined)
+
+          assert.deepStrictEqual(yield* fetchNarrow(org.member, inTopic(channel.id, "dinner")), [
+            [first, channel.id, "Dinner", "sushi https://example.com"]
+          ])
+          assert.deepStrictEqual(idsOf(yield* fetchNarrow(org.member, inTopic(channel.id, "lunch"))), [second])
+          assert.deepStrictEqual(idsOf(yield* fetchNarrow(org.member, [...inTopic(channel.id, "dinner"), ...search("sushi")])), [
+            first
+          ])
+          assert.deepStrictEqual(idsOf(yield* fetchNarrow(org.member, [...search("pizza"), { operator: "channel", operand: channel.id }])), [])
+          assert.deepStrictEqual(yield* repo.topicMessageIds(channel.id, "DINNER", 10), [first])
+
+          // Rolled back: the message and every read as before the edit.
+          const failed = yield* Effect.flip(tx.withTransaction(Effect.andThen(
+            store.edit(first!, { topic: "breakfast", content: "eggs", last_edit_time: 1_800_000_002 }),
+            Effect.fail("rolled back" as const)
+          )))
+          assert.strictEqual(failed, "rolled back")
+          assert.deepStrictEqual(yield* repo.findById(first!), expected)
+          assert.deepStrictEqual(idsOf(yield* fetchNarrow(org.member, inTopic(channel.id, "breakfast"))), [])
+          assert.deepStrictEqual(idsOf(yield* fetchNarrow(org.member, inTopic(channel.id, "dinner"))), [first])
+        }))
+
+      it.effect("move takes channel messages to another channel and topic, rows kept; reads follow; a rollback undoes it", () =>
+        Effect.gen(function*() {
+          const org = yield* makeOrg
+          const store = yield* MessageStore
+          const repo = yield* MessageRepo
+          const tx = yield* Transactor
+          const from = yield* channelWith(org, [
+            { topic: "plans", content: "one" },
+            { topic: "plans", content: "two" },
+            { topic: "plans", content: "three" }
+          ])
+          const to = yield* channelWith(org, [{ topic: "elsewhere", content: "already here" }])
+          const [m1, m2, m3] = from.ids as [MessageId, MessageId, MessageId]
+          const dm = (yield* (yield* Messages).send(org.owner, { type: "private", to: [org.member.user.id], content: "dm" })
+            .pipe(Effect.orDie)).id
+          const rowsBefore = yield* repo.userMessages(org.member.user.id, [m1, m3])
+
+          // Direct messages and unknown ids are left alone.
+          assert.deepStrictEqual(
+            yield* store.move([m3, m1, dm, messageId(999_999_999), m1], {
+              channel_id: to.channel.id,
+              topic: "Moved",
+              last_edit_time: 1_800_000_000
+            }),
+            [m1, m3]
+          )
+          assert.deepStrictEqual(yield* store.move([], { channel_id: to.channel.id, topic: "x", last_edit_time: 1 }), [])
+          assert.deepStrictEqual(yield* fetchNarrow(org.member, inTopic(to.channel.id, "moved")), [
+            [m1, to.channel.id, "Moved", "one"],
+            [m3, to.channel.id, "Moved", "three"]
+          ])
+          assert.deepStrictEqual(idsOf(yield* fetchNarrow(org.member, inTopic(from.channel.id, "plans"))), [m2])
+          assert.deepStrictEqual(
+            idsOf(yield* fetchNarrow(org.member, [{ operator: "channel", operand: to.channel.id }])),
+            [to.ids[0], m1, m3].sort((a, b) => a! - b!)
+          )
+          assert.deepStrictEqual(yield* repo.topicMessageIds(to.channel.id, "MOVED", 10), [m3, m1])
+          assert.deepStrictEqual(yield* repo.topicMessageIds(from.channel.id, "plans", 10), [m2])
+          assert.strictEqual((yield* repo.findById(m1))!.last_edit_time, 1_800_000_000)
+          assert.deepStrictEqual((yield* repo.findById(dm))!.channel_id, null)
+          assert.deepStrictEqual(yield* repo.userMessages(org.member.user.id, [m1, m3]), rowsBefore)
+          assert.strictEqual(yield* repo.oldestInChannel(from.channel.id), m2)
+
+          // Rolled back: m2 stays where it was.
+          yield* Effect.flip(tx.withTransaction(Effect.andThen(
+            store.move([m2], { channel_id: to.channel.id, topic: "Moved", last_edit_time: 1_800_000_001 }),
+            Effect.fail("rolled back" as const)
+          )))
+          assert.deepStrictEqual(idsOf(yield* fetchNarrow(org.member, inTopic(from.channel.id, "plans"))), [m2])
+          assert.deepStrictEqual(idsOf(yield* fetchNarrow(org.member, inTopic(to.channel.id, "moved"))), [m1, m3])
+        }))
+
+      it.effect("delete removes messages with every row; deleteUserMessages removes some users' rows; reads follow", () =>
+        Effect.gen(function*() {
+          const org = yield* makeOrg
+          const store = yield* MessageStore
+          const repo = yield* MessageRepo
+          const tx = yield* Transactor
+          const { channel, ids } = yield* channelWith(org, [
+            { topic: "t", content: "alpha" },
+            { topic: "t", content: "bravo" },
+            { topic: "t", content: "charlie" }
+          ])
+          const [m1, m2, m3] = ids as [MessageId, MessageId, MessageId]
+
+          assert.deepStrictEqual(yield* store.delete([m3, messageId(999_999_999), m1, m3]), [m1, m3])
+          assert.deepStrictEqual(yield* store.delete([m1]), [])
+          assert.deepStrictEqual(yield* store.delete([]), [])
+          assert.deepStrictEqual(idsOf(yield* fetchNarrow(org.member, inTopic(channel.id, "t"))), [m2])
+          assert.deepStrictEqual(idsOf(yield* fetchNarrow(org.member, search("alpha"))), [])
+          assert.deepStrictEqual(yield* repo.findByIds([m1, m2, m3]), [(yield* repo.findById(m2))!])
+          assert.deepStrictEqual(yield* repo.recipients(m1), [])
+          assert.deepStrictEqual(yield* repo.userMessages(org.member.user.id, [m1, m3]), [])
+
+          // Rolled back: m2 and its rows stay.
+          const rows = yield* repo.recipients(m2)
+          yield* Effect.flip(tx.withTransaction(Effect.andThen(store.delete([m2]), Effect.fail("rolled back" as const))))
+          assert.deepStrictEqual(yield* repo.recipients(m2), rows)
+          assert.deepStrictEqual(idsOf(yield* fetchNarrow(org.member, inTopic(channel.id, "t"))), [m2])
+
+          // One user's rows go; the others' stay. Rolled back, they come back.
+          yield* Effect.flip(tx.withTransaction(Effect.andThen(
+            store.deleteUserMessages([m2], [org.member.user.id]),
+            Effect.fail("rolled back" as const)
+          )))
+          assert.deepStrictEqual(yield* repo.recipients(m2), rows)
+          yield* store.deleteUserMessages([m2, m1], [org.member.user.id, org.guest.user.id])
+          yield* store.deleteUserMessages([], [org.member.user.id])
+          assert.deepStrictEqual(yield* repo.recipients(m2), rows.filter((r) => r.user_id !== org.member.user.id))
+          assert.deepStrictEqual(yield* repo.userMessages(org.member.user.id, [m2]), [])
+          assert.deepStrictEqual(idsOf(yield* fetchNarrow(org.owner, inTopic(channel.id, "t"))), [m2])
+        }))
+
+      it.effect("insertMany: N messages with their flags in a number of statements that does not grow with N", () =>
+        Effect.gen(function*() {
+          const org = yield* makeOrg
+          const store = yield* MessageStore
+          const repo = yield* MessageRepo
+          const tx = yield* Transactor
+          const { channel } = yield* channelWith(org, [])
+          const batch = (n: number, prefix: string) =>
+            Array.from({ length: n }, (_, i) => ({
+              message: channelMessage(org.realm.id, org.owner.user.id, channel.id, prefix, `${prefix} ${i}`),
+              recipients: [
+                { user_id: org.owner.user.id, flags: FlagBits.read },
+                { user_id: org.member.user.id, flags: i % 2 === 0 ? 0 : FlagBits.read | FlagBits.starred }
+              ]
+            }))
+          const few = yield* statementsOf(tx.withTransaction(store.insertMany(batch(2, "few"))))
+          const many = yield* statementsOf(tx.withTransaction(store.insertMany(batch(300, "many"))))
+          assert.strictEqual(many.statements.length, few.statements.length, many.statements.join("\n"))
+          if (backend !== "memory") assert.isAtMost(many.statements.length, 5, many.statements.join("\n"))
+
+          // Ids ascend in the order given; every message and row as given.
+          const ids = many.result.map((m) => m.id)
+          assert.deepStrictEqual(ids, [...ids].sort((a, b) => a - b))
+          assert.isTrue(few.result.at(-1)!.id < ids[0]!)
+          assert.deepStrictEqual(yield* repo.findByIds(ids), many.result)
+          assert.deepStrictEqual(yield* repo.userMessages(org.member.user.id, [ids[0]!, ids[1]!]), [
+            { user_id: org.member.user.id, message_id: ids[0]!, flags: 0 },
+            { user_id: org.member.user.id, message_id: ids[1]!, flags: FlagBits.read | FlagBits.starred }
+          ])
+          const starred = yield* repo.listByFlags(org.member.user.id, FlagBits.starred, FlagBits.starred)
+          assert.strictEqual(starred.filter((r) => r.message.topic === "many").length, 150)
+          assert.deepStrictEqual(
+            idsOf(yield* fetchNarrow(org.member, inTopic(channel.id, "many"))),
+            ids
+          )
+          assert.deepStrictEqual(yield* store.insertMany([]), [])
+        }))
+    })
+  })
+}
