@@ -4,6 +4,7 @@
  * and does not share an event loop with the load generator).
  */
 import { spawn } from "node:child_process"
+import * as path from "node:path"
 import type { ChildProcess } from "node:child_process"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
@@ -38,11 +39,27 @@ export interface Metric {
   readonly target?: { readonly at: "least" | "most"; readonly value: number }
 }
 
-/** The teamchat servers `options.fastPaths` asks for: the input bench/servers.ts gets, and a suffix for their names. */
-export const fastPathVariants = (options: BenchOptions): ReadonlyArray<{ readonly suffix: string; readonly input: { fastPaths?: false } }> => {
+/**
+ * The teamchat servers `options.fastPaths` asks for: the input bench/servers.ts
+ * gets, and a suffix for their names. With `BENCH_COMPARE=<checkout>` (another
+ * worktree of the repository, its dependencies installed), the servers of
+ * that checkout run too, in the same rounds, fast paths on and off (where it
+ * has them): a before and after measured in one sitting.
+ */
+export const fastPathVariants = (
+  options: BenchOptions
+): ReadonlyArray<{ readonly suffix: string; readonly input: { fastPaths?: false; checkout?: string } }> => {
   const on = { suffix: "", input: {} }
   const off = { suffix: ", fast paths off", input: { fastPaths: false as const } }
-  return options.fastPaths === "on" ? [on] : options.fastPaths === "off" ? [off] : [on, off]
+  const here = options.fastPaths === "on" ? [on] : options.fastPaths === "off" ? [off] : [on, off]
+  const checkout = process.env.BENCH_COMPARE
+  if (checkout === undefined || checkout === "") return here
+  const label = process.env.BENCH_COMPARE_LABEL ?? path.basename(checkout)
+  return [
+    ...here,
+    { suffix: `, ${label}`, input: { checkout } },
+    { suffix: `, ${label}, fast paths off`, input: { checkout, fastPaths: false as const } }
+  ]
 }
 
 /**
@@ -90,7 +107,13 @@ export const startServer = (
   nodeArgs: ReadonlyArray<string> = []
 ): Promise<ServerProcess> =>
   new Promise((resolve, reject) => {
-    const child: ChildProcess = spawn(process.execPath, [...nodeArgs, serversScript, kind], { stdio: ["pipe", "pipe", "inherit"] })
+    // Another checkout's servers (`BENCH_COMPARE`), run from that checkout.
+    const checkout = (input as { checkout?: unknown } | null)?.checkout
+    const script = typeof checkout === "string" ? path.join(checkout, "bench", "servers.ts") : serversScript
+    const child: ChildProcess = spawn(process.execPath, [...nodeArgs, script, kind], {
+      stdio: ["pipe", "pipe", "inherit"],
+      ...(typeof checkout === "string" ? { cwd: checkout } : {})
+    })
     const exited = new Promise<void>((done) => child.once("exit", () => done()))
     child.stdin!.write(`${JSON.stringify(input)}\n`)
     const lines = createInterface({ input: child.stdout! })

@@ -49,10 +49,9 @@ export const openInProcess = async (
     const auth = await Effect.runPromise(
       Effect.provideContext(seedPeople(origin, size), context as Context.Context<any>) as Effect.Effect<Array<string>>
     )
-    // The routes for every request, GET /users/me too: the ratios here put an
-    // endpoint's cost beside the cost of the plainest request through the same
-    // routes (FastPaths' shortcut of GET /users/me is bench/http.ts's subject).
-    const { dispose, handler } = makeWebHandler(Layer.succeedContext(context), { demo: true, rateLimit: false, fastPaths: false })
+    // The ratios here put an endpoint's cost beside the cost of the plainest
+    // request through the same routes.
+    const { dispose, handler } = makeWebHandler(Layer.succeedContext(context), { demo: true, rateLimit: false })
     const close = async () => {
       await dispose()
       await closeScope()

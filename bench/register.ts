@@ -85,10 +85,9 @@ const measure = async (label: string, core: Core, rounds: number, log: (line: st
       return { users: (yield* users.listByRealm(realm)).length }
     }))
     log(`${counts.users} users (bots included)`)
-    // The routes for every request, GET /users/me too: the ratios here put an
-    // endpoint's cost beside the cost of the plainest request through the same
-    // routes (FastPaths' shortcut of GET /users/me is bench/http.ts's subject).
-    const { handler, dispose } = makeWebHandler(Layer.succeedContext(context), { demo: true, rateLimit: false, fastPaths: false })
+    // The ratios here put an endpoint's cost beside the cost of the plainest
+    // request through the same routes.
+    const { handler, dispose } = makeWebHandler(Layer.succeedContext(context), { demo: true, rateLimit: false })
     const login = await handler(new Request(`${origin}/api/v1/dev_fetch_api_key`, {
       method: "POST",
       body: new URLSearchParams({ username: "iago@zulip.com" })

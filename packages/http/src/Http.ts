@@ -44,7 +44,6 @@
  */
 import { Persistence } from "@teamchat/core"
 import type { RateLimitStore, Teamchat } from "@teamchat/core"
-import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServer from "effect/http/HttpServer"
@@ -68,7 +67,6 @@ import * as DraftsHandlers from "./handlers/Drafts.ts"
 import * as SavedSnippetsHandlers from "./handlers/SavedSnippets.ts"
 import * as InvitationsHandlers from "./handlers/Invitations.ts"
 import * as PushDevicesHandlers from "./handlers/PushDevices.ts"
-import * as FastPaths from "./FastPaths.ts"
 import * as Pipeline from "./Pipeline.ts"
 import * as Config from "./internal/Config.ts"
 import * as EmojiData from "./internal/EmojiData.ts"
@@ -132,9 +130,9 @@ const limiters = new WeakMap<HttpOptions, Layer.Layer<RateLimiter, never, RateLi
 
 /**
  * The rate limiter of the routes served with `options`. One layer per
- * options object: a build that uses it besides `layerRoutes(options)` (the
- * shortcuts of `FastPaths.ts`, in Server.ts) gets the routes' very limiter
- * (layers are memoized by reference), counting in the same store.
+ * options object: a build that uses it besides `layerRoutes(options)` gets
+ * the routes' very limiter (layers are memoized by reference), counting in
+ * the same store.
  *
  * @category layers
  */
@@ -211,34 +209,12 @@ export const layerRoutes = (
  */
 export const makeWebHandler = (
   core: Layer.Layer<Teamchat.Services, unknown>,
-  options?: Partial<HttpOptions> & {
-    /** Whether the shortcuts of `FastPaths.ts` answer their plain requests before the routes (default true). */
-    readonly fastPaths?: boolean | undefined
-  }
+  options?: Partial<HttpOptions>
 ): { readonly handler: (request: Request) => Promise<Response>; readonly dispose: () => Promise<void> } => {
-  const { fastPaths, ...http } = options ?? {}
-  const served: HttpOptions = { ...defaultHttpOptions, ...http }
-  // The shortcuts, made in the routes' build (the routes' very limiter,
-  // `layerRateLimiter` being one layer per options object) and kept here.
-  let shortcuts: FastPaths.Shortcuts | undefined
-  let front: FastPaths.WebHandler | undefined
-  const kept = fastPaths === false ? Layer.empty : Layer.effectDiscard(
-    Effect.map(FastPaths.make(served), (made) => {
-      shortcuts = made
-    })
-  ).pipe(Layer.provide(layerRateLimiter(served)))
-  const app = Layer.merge(layerRoutes(served), kept).pipe(
+  const served: HttpOptions = { ...defaultHttpOptions, ...options }
+  const app = layerRoutes(served).pipe(
     Layer.provide(Persistence.layerRateLimitsMemory),
     Layer.provideMerge(core)
   )
-  const { dispose, handler } = HttpRouter.toWebHandler(app, { disableLogger: true })
-  return {
-    handler: (request) => {
-      // Until the build is done, the routes' handler waits for it.
-      if (shortcuts === undefined) return handler(request)
-      front ??= shortcuts.web(handler)
-      return front(request)
-    },
-    dispose
-  }
+  return HttpRouter.toWebHandler(app, { disableLogger: true })
 }

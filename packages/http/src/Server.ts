@@ -49,8 +49,7 @@ import * as path from "node:path"
 import type { Database, ServerConfig } from "./Config.ts"
 import type * as Config from "./Config.ts"
 import { defaultExternalUrl, describeDatabase, describeRateLimitStore, redactUrl, resolveRateLimit } from "./Config.ts"
-import * as FastPaths from "./FastPaths.ts"
-import { defaultHttpOptions, layerRateLimiter, layerRoutes } from "./Http.ts"
+import { defaultHttpOptions, layerRoutes } from "./Http.ts"
 import * as PushBouncerClient from "./PushBouncerClient.ts"
 import type { HttpOptions } from "./Http.ts"
 
@@ -79,13 +78,6 @@ export interface Options {
    * workers of a cluster leave it to the primary.
    */
   readonly seed?: boolean | undefined
-  /**
-   * Whether the shortcuts of `FastPaths.ts` (GET /users/me, GET and POST
-   * /messages) answer their plain requests before the routes (default true; they count
-   * rate limits and log requests as the routes do). Tests turn them off to
-   * compare.
-   */
-  readonly fastPaths?: boolean | undefined
   /** Called once the server is serving, with its address (the workers of a cluster tell the primary). */
   readonly onListening?: ((url: string) => void) | undefined
 }
@@ -386,25 +378,11 @@ const answerClientError = (error: NodeJS.ErrnoException, socket: net.Socket): vo
 }
 
 /**
- * In front of the routes: an HTTP/1.1 request without Host (which HTTP/1.1
- * requires) gets Zulip's JSON 400, where Node's own check (turned off in
- * `makeNodeServer`) would send an empty one. HTTP/1.0 needs none, as for Node.
- */
-const requireHost = (next: FastPaths.Handler): FastPaths.Handler => (request, response) => {
-  if (request.headers.host !== undefined || request.httpVersionMajor !== 1 || request.httpVersionMinor !== 1) {
-    return next(request, response)
-  }
-  const body = JSON.stringify({ result: "error", msg: "The request has no Host header.", code: "BAD_REQUEST" })
-  // The body, if any, is not read: the connection closes after the answer.
-  response.writeHead(400, { "content-type": "application/json", "content-length": Buffer.byteLength(body), connection: "close" })
-  response.end(body)
-}
-
-/**
  * A Node server that answers parser errors as Zulip does and gives clients
  * `requestTimeout` to send a request; the timeout is checked every quarter
  * of itself (at most every second) rather than Node's default 30 seconds.
- * A request without Host reaches the listeners, for `requireHost`.
+ * A request without Host reaches the routes, which answer it with Zulip's
+ * JSON 400 (`middleware/RequestLog.ts`).
  */
 const makeNodeServer = (requestTimeout: Duration.Input, keepAliveTimeout: Duration.Input | undefined) => {
   const timeout = Duration.toMillis(requestTimeout)
@@ -477,9 +455,7 @@ export const httpOptions = (config: ServerConfig, overrides: Partial<HttpOptions
 
 /**
  * The whole server as a layer: listening when built, shut down gracefully
- * when its scope closes. Provides the `HttpServer` (for its bound address)
- * and `FastPaths` (the shortcuts put in front of the routes; `undefined`
- * when off).
+ * when its scope closes. Provides the `HttpServer` (for its bound address).
  *
  * @category layers
  */
@@ -525,33 +501,8 @@ export const layer = (config: ServerConfig, options: Options = {}) =>
         disableLogger: true,
         disableListenLog: true
       })
-      // The same `ready` and rate limiter as the routes' (one build: layers
-      // are memoized by reference).
-      const fastPaths = options.fastPaths === false
-        ? Layer.succeed(FastPaths.FastPaths, undefined)
-        : FastPaths.layer(served).pipe(
-          Layer.provide(layerRateLimiter(served).pipe(Layer.provide(store))),
-          Layer.provide(ready)
-        )
       const announce = Layer.effectDiscard(Effect.gen(function*() {
         server.off("request", starting)
-        // The Host check and the shortcuts go in front of the routes'
-        // listener (attached by `serve`), which is put back first thing at
-        // shutdown, for `serve` to remove it.
-        const wrap = yield* FastPaths.FastPaths
-        const listeners = server.listeners("request") as Array<FastPaths.Handler>
-        if (listeners.length === 1) {
-          const routesListener = listeners[0]!
-          const wrapped = requireHost(wrap === undefined ? routesListener : wrap.node(routesListener))
-          server.off("request", routesListener)
-          server.on("request", wrapped)
-          yield* Effect.addFinalizer(() =>
-            Effect.sync(() => {
-              server.off("request", wrapped)
-              server.on("request", routesListener)
-            })
-          )
-        }
         const base = HttpServer.formatAddress(address)
         output(`teamchat listening on ${base} (${describeServing(config)})\n`)
         if (config.demo) {
@@ -577,8 +528,7 @@ export const layer = (config: ServerConfig, options: Options = {}) =>
           )
         )
       }))
-      // The shortcuts stay in the output: whether they are on can be read.
-      return announce.pipe(Layer.provide(routes), Layer.provide(ready), Layer.provideMerge(fastPaths))
+      return announce.pipe(Layer.provide(routes), Layer.provide(ready))
     }))
     return app.pipe(
       Layer.provideMerge(nodeServer),

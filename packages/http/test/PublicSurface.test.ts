@@ -37,7 +37,6 @@ describe("public surface", () => {
     "@teamchat/core/memory/MemoryDatabase",
     "@teamchat/core/services/Users.ts",
     "@teamchat/http/internal/Envelope",
-    "@teamchat/http/FastPaths",
     "@teamchat/http/Pipeline"
   ])("%s does not resolve", (specifier) => {
     expect(() => resolveFromHttp(specifier)).toThrow(expect.objectContaining({ code: "ERR_PACKAGE_PATH_NOT_EXPORTED" }))

@@ -84,7 +84,7 @@ const withCheckedRetry = <A, E, R>(
 /** The decoded query of POST /messages. */
 type SendQuery = HttpApiEndpoint.Query<typeof Api.groups.messages.endpoints.send>["Type"]
 
-/** The core's request for POST /messages's decoded parameters (its handler's, and `FastPaths`'s). */
+/** The core's request for POST /messages's decoded parameters. */
 export const sendRequest = Effect.fnUntraced(function*(query: SendQuery) {
   if (query.topic !== undefined && query.subject !== undefined) {
     return yield* new Errors.RequestConfusingVar({ var_name1: "topic", var_name2: "subject" })
@@ -104,8 +104,7 @@ export const sendRequest = Effect.fnUntraced(function*(query: SendQuery) {
 type ListQuery = HttpApiEndpoint.Query<typeof Api.groups.messages.endpoints.list>["Type"]
 
 /**
- * GET /messages's request to the core, from its decoded query: also what
- * the shortcut of `FastPaths.ts` asks the core.
+ * GET /messages's request to the core, from its decoded query.
  */
 export const fetchRequest = Effect.fnUntraced(function*(query: ListQuery) {
   // The deprecated flag wins over an anchor (zulip-terminal sends both, with anchor=0).

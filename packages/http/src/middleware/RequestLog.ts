@@ -3,6 +3,7 @@
  * request (when enabled), the answer to a request no route serves (Zulip's
  * 404, or its 405 or OPTIONS' 204 for a path served with other methods),
  * the last-resort conversion of a defect into Zulip's 500 JSON, and the
+ * Zulip's 400 for an HTTP/1.1 request without Host, the
  * computation of deferred responses
  * (`internal/DeferredResponse.ts`: a GET /events that waits), so that the
  * line has the status sent and the whole duration.
@@ -23,7 +24,7 @@ import type * as Layer from "effect/Layer"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerError from "effect/http/HttpServerError"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
-import type * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as MutableRef from "effect/MutableRef"
 import * as Option from "effect/Option"
 import type { unhandled } from "effect/Types"
@@ -71,8 +72,7 @@ export interface Line {
 }
 
 /**
- * Writes a request's log line: the one format of the routes' middleware and
- * of the shortcuts of `FastPaths.ts`, which answer requests before it.
+ * Writes a request's log line, in the one format of the routes' log.
  */
 export const logRequest = (line: Line): Effect.Effect<void> =>
   Effect.logInfo("request").pipe(
@@ -116,6 +116,31 @@ const noRoute = (table: RouteTable["Service"], request: HttpServerRequest.HttpSe
 }
 
 /**
+ * An HTTP/1.1 request without Host (which HTTP/1.1 requires; the node
+ * server lets it through, `Server.ts`) is Zulip's JSON 400, the connection
+ * closed after it, its body unread. HTTP/1.0 needs none, nor a request not
+ * read from a connection (a web handler's, whose URL names its host).
+ */
+const withoutHost = (request: HttpServerRequest.HttpServerRequest): HttpServerResponse.HttpServerResponse | undefined => {
+  if (request.headers.host !== undefined) return undefined
+  const source = request.source as { readonly httpVersionMajor?: unknown; readonly httpVersionMinor?: unknown }
+  if (source.httpVersionMajor !== 1 || source.httpVersionMinor !== 1) return undefined
+  return HttpServerResponse.jsonUnsafe(
+    { result: "error", msg: "The request has no Host header.", code: "BAD_REQUEST" },
+    { status: 400, headers: { connection: "close" } }
+  )
+}
+
+/** `httpEffect`, unless the request has no Host (`withoutHost`), with its placeholders answered. */
+const served = <E, R>(
+  httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R> =>
+  Effect.withFiber((fiber) => {
+    const refused = withoutHost(Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest))
+    return refused === undefined ? DeferredResponse.resolving(httpEffect) : Effect.succeed(refused)
+  })
+
+/**
  * `httpEffect`, unless the request's path is a static one not served with its
  * method: that is answered as `noRoute` answers it, before the router could
  * take a parametric route of the method (PATCH /users/me is no PATCH
@@ -152,7 +177,7 @@ const logged = (
     const start = yield* Clock.currentTimeMillis
     const user = MutableRef.make<number | null>(null)
     const response: HttpServerResponse.HttpServerResponse = yield* Effect.catchCause(
-      Effect.provideService(DeferredResponse.resolving(routed(table, httpEffect)), LoggedUser, user),
+      Effect.provideService(served(routed(table, httpEffect)), LoggedUser, user),
       recover(table)
     )
     const end = yield* Clock.currentTimeMillis
@@ -182,7 +207,7 @@ export const layer = (options: { readonly log: boolean }): Layer.Layer<never, ne
         ? (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled>) =>
           logged(table, httpEffect) as Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled>
         : (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled>) =>
-          Effect.catchCause(DeferredResponse.resolving(routed(table, httpEffect)), recover(table)) as Effect.Effect<
+          Effect.catchCause(served(routed(table, httpEffect)), recover(table)) as Effect.Effect<
             HttpServerResponse.HttpServerResponse,
             unhandled
           >),
