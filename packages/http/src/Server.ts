@@ -13,7 +13,6 @@
  * @since 0.1.0
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as NodeRedis from "@effect/platform-node/NodeRedis"
 import {
   DemoData,
   DemoOrganization,
@@ -431,7 +430,11 @@ export const layerRateLimitStore = (
       : Persistence.layerRateLimitsRedisWithPrefix(store.keyPrefix)
     return layer.pipe(
       Layer.provide(Layer.effectContext(
-        Layer.build(NodeRedis.layer({ url })).pipe(Effect.mapError((cause) => new CannotReachRedis({ url, cause })))
+        // The Redis client is loaded only when it is used (about 150 ms of start-up otherwise).
+        Effect.promise(() => import("@effect/platform-node/NodeRedis")).pipe(
+          Effect.flatMap((NodeRedis) => Layer.build(NodeRedis.layer({ url }))),
+          Effect.mapError((cause) => new CannotReachRedis({ url, cause }))
+        )
       ).pipe(
         // The client's own warnings while connecting repeat the one line above;
         // later failures are logged by the rate limiter.
