@@ -28,6 +28,8 @@ export const layer: Layer.Layer<AccessCache, never, MemoryDatabase> = Layer.effe
   MemoryDatabase.useSync((db) =>
     AccessCache.of({
       version: (realmId) => Effect.sync(() => db.tables.accessVersions.get(realmId) ?? null),
+      // One process, the version is the table's: nothing kept to check.
+      verify: (realmId) => Effect.sync(() => db.tables.accessVersions.get(realmId) ?? null),
       entries: new LruMap<RealmId, AccessRead>(keptOrganizations),
       deferrable: false,
       // The version is read on every request here: a write moves it already.

@@ -48,6 +48,16 @@ export class AccessCache extends Context.Service<AccessCache, {
   /** The organization's current access version; null when it has none yet (nothing is cached then). */
   readonly version: (realmId: RealmId) => Effect.Effect<number | null>
   /**
+   * The version as the database has it now, read whatever this process
+   * keeps; a kept version that differs is dropped, so the next requests
+   * read the organization again. For a refusal made from a kept read: a
+   * notice of another process's change may still be on its way (a client
+   * that created a channel through one worker and sends to it through
+   * another), and a refusal is checked against the database before it
+   * stands.
+   */
+  readonly verify: (realmId: RealmId) => Effect.Effect<number | null>
+  /**
    * The last read per organization, with the version it was read at, for
    * the `keptOrganizations` most recently used organizations: an evicted
    * one is read again by its next request.

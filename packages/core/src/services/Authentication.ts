@@ -81,6 +81,15 @@ export class Authentication extends Context.Service<Authentication, {
     ApiKeyGrant,
     DevAuthNotEnabled | AuthenticationFailed | UserDeactivated | RealmDeactivated | InvalidEmailAddress
   >
+  /**
+   * Whether a refusal of a request by `principal` may come from a kept read
+   * another process's change has made stale (its notice still on its way):
+   * the organization's access version in the database is no longer the
+   * read's. Then the request is to be authenticated again and answered
+   * afresh; a refused request wrote nothing. False for a principal without
+   * a kept read, and on one process (memory).
+   */
+  refusalIsStale(principal: Principal): Effect.Effect<boolean>
   /** The demo organization's only, as `devFetchApiKey`. */
   devListUsers(realmId: RealmId): Effect.Effect<{
     readonly direct_admins: ReadonlyArray<DevListedUser>
@@ -197,7 +206,12 @@ export class Authentication extends Context.Service<Authentication, {
         }
       })
 
-      return Authentication.of({ basic, fetchApiKey, devFetchApiKey, devListUsers })
+      const refusalIsStale = (principal: Principal): Effect.Effect<boolean> => {
+        const access = principal.access
+        if (Option.isNone(cache) || access === undefined) return Effect.succeed(false)
+        return Effect.map(cache.value.verify(principal.realm.id), (current) => current !== access.version)
+      }
+      return Authentication.of({ basic, fetchApiKey, devFetchApiKey, devListUsers, refusalIsStale })
     })
   )
 }

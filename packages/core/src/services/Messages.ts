@@ -701,7 +701,7 @@ const makeMessages = Effect.gen(function*() {
    */
   const checkVersion = (realmId: RealmId, version: number, seen: number | null | undefined) =>
     Effect.flatMap(
-      seen !== undefined || Option.isNone(accessCache) ? Effect.succeed(seen) : accessCache.value.version(realmId),
+      seen !== undefined || Option.isNone(accessCache) ? Effect.succeed(seen) : accessCache.value.verify(realmId),
       (current) => (current === version ? Effect.void : Effect.fail(new StaleAccess()))
     )
 

@@ -143,6 +143,12 @@ export const layerWith = (options: {
         })
       })
 
+    const verify = (realmId: RealmId): Effect.Effect<number | null> =>
+      Effect.map(read(realmId), (value) => {
+        if (known.has(realmId) && known.get(realmId) !== value) forget(realmId)
+        return value
+      })
+
     const changed = (realmId: RealmId | undefined): Effect.Effect<void> =>
       sql.afterCommit(Effect.sync(() => {
         forget(realmId)
@@ -177,7 +183,7 @@ export const layerWith = (options: {
     })
     // Where reading the version is a round trip (PostgreSQL), requests that
     // can check it in their own first statement defer it (see the port).
-    const cache = AccessCache.of({ version, entries, deferrable: Option.isSome(pg), changed })
+    const cache = AccessCache.of({ version, verify, entries, deferrable: Option.isSome(pg), changed })
     return Context.make(AccessCache, cache).pipe(Context.add(AccessNotices, notices))
   }))
 

@@ -36,7 +36,7 @@ import * as TestDatabase from "../../src/testing/TestDatabase.ts"
 import { makeOrg } from "../events/fixtures.ts"
 import { statementsOf } from "../support/Statements.ts"
 
-/** How many times the services asked for an organization's access version. */
+/** How many times the services asked for an organization's access version (kept or verified). */
 class VersionReads extends Context.Service<VersionReads, { count: number }>()("test/VersionReads") {}
 
 /** How many times the services listed an organization's groups (part of every read of its state, and of its system groups). */
@@ -58,7 +58,8 @@ const countingCache = Layer.effect(
   AccessCache,
   Effect.gen(function*() {
     const inner = yield* AccessCache
-    return AccessCache.of({ ...inner, version: counted(inner.version, yield* VersionReads) })
+    const reads = yield* VersionReads
+    return AccessCache.of({ ...inner, version: counted(inner.version, reads), verify: counted(inner.verify, reads) })
   })
 ).pipe(Layer.provide(SqlAccessCache.layer), Layer.provideMerge(Layer.sync(VersionReads, () => ({ count: 0 }))))
 
@@ -145,6 +146,42 @@ for (const [name, make] of Object.entries(backends)) {
           assert.strictEqual(after.result.full_name, "Renamed")
           assert.strictEqual(after.statements[0], `SELECT version FROM access_versions WHERE realm_id = ${org.realm.id}`)
           assert.deepStrictEqual((yield* statementsOf(request)).statements, [])
+        }))
+
+      it.effect("a refusal made from a kept read is checked against the database: a change whose notice has not come is seen", () =>
+        Effect.gen(function*() {
+          const org = yield* makeOrg
+          const auth = yield* Authentication
+          const users = yield* Users
+          const sql = yield* SqlClient.SqlClient
+          const member = org.member.user
+          const viewOther = (principal: Principal) =>
+            users.getById(principal, org.other.user.id, { clientGravatar: false, includeCustomProfileFields: false })
+          const notices = yield* AccessNotices
+          yield* notices.whenListening
+          // The notices of the organization's creation first (a sentinel notice comes after them).
+          const settled = yield* notices.nextNotice(RealmId.make(999_999))
+          yield* sql`SELECT pg_notify('teamchat_access', '999999')`
+          yield* settled
+          yield* Effect.flatMap(auth.basic(member.delivery_email, member.api_key), viewOther)
+          const kept = yield* statementsOf(auth.basic(member.delivery_email, member.api_key))
+          assert.deepStrictEqual(kept.statements, []) // from the kept read
+          assert.isFalse(yield* auth.refusalIsStale(kept.result))
+          // Another process's change whose notice is still on its way: written with the triggers off,
+          // the version moved by hand (no notice is sent).
+          yield* sql.withTransaction(Effect.gen(function*() {
+            yield* sql`SET LOCAL session_replication_role = replica`
+            yield* sql`UPDATE users SET full_name = 'Renamed elsewhere' WHERE id = ${org.other.user.id}`
+            yield* sql`UPDATE access_versions SET version = nextval('access_version_seq') WHERE realm_id = ${org.realm.id}`
+          }))
+          // Without a notice the kept read still answers...
+          const stale = yield* auth.basic(member.delivery_email, member.api_key)
+          assert.strictEqual((yield* viewOther(stale)).full_name, "Other")
+          // ...but a refusal made from it is found stale, and the next authentication reads afresh.
+          assert.isTrue(yield* auth.refusalIsStale(stale))
+          const fresh = yield* auth.basic(member.delivery_email, member.api_key)
+          assert.strictEqual((yield* viewOther(fresh)).full_name, "Renamed elsewhere")
+          assert.isFalse(yield* auth.refusalIsStale(fresh))
         }))
 
       it.effect("GET /user_groups and a group's member and subgroup reads answer from the read authentication found current", () =>

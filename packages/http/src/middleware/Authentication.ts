@@ -23,7 +23,8 @@
  * @since 0.1.0
  */
 import { Authentication as CoreAuthentication, Errors, LruMap, Organizations, Users } from "@teamchat/core"
-import type { Principal, ZulipError } from "@teamchat/core"
+import type { Principal } from "@teamchat/core"
+import { ZulipError } from "@teamchat/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -154,6 +155,23 @@ const makeAuthenticate = Effect.gen(function*() {
   }
 })
 
+/**
+ * `run` as `principal`; a refusal made from a kept read that another
+ * process's change has made stale (its notice not yet here) is answered
+ * afresh, as `again` authenticates (`CoreAuthentication.refusalIsStale`):
+ * a client that created a channel through one worker and sends to it through
+ * another is not told it does not exist. A refused request wrote nothing.
+ */
+const freshOnStaleRefusal = <A, E, R>(
+  core: CoreAuthentication.Authentication["Service"],
+  principal: Principal.Principal,
+  again: Effect.Effect<Principal.Principal, ZulipError.ZulipError, R>,
+  run: (principal: Principal.Principal) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E | ZulipError.ZulipError, R> =>
+  Effect.catchIf(run(principal), ZulipError.isZulipError, (refusal) =>
+    Effect.flatMap(core.refusalIsStale(principal), (stale) =>
+      stale ? Effect.flatMap(again, run) : Effect.fail(refusal)))
+
 /** The request log's cell for the current request's user, if requests are logged. */
 type LoggedUserCell = (typeof RequestLog.LoggedUser)["Service"]
 
@@ -164,7 +182,7 @@ export const layer: Layer.Layer<
   CoreAuthentication.Authentication | RateLimiter | Organizations.Organizations
 > = Layer.effect(
   Authentication,
-  Effect.map(makeAuthenticate, (authenticate) =>
+  Effect.map(Effect.all([makeAuthenticate, CoreAuthentication.Authentication]), ([authenticate, core]) =>
     Authentication.of({
       basic: (httpEffect, { endpoint }) =>
         Effect.contextWith((context: Context.Context<HttpServerRequest.HttpServerRequest>) => {
@@ -186,10 +204,13 @@ export const layer: Layer.Layer<
                   : Effect.provideService(httpEffect, CurrentPrincipal, principal)
             )
           }
-          return Effect.flatMap(
-            authenticate(context, credentials),
-            (principal) => Effect.provideService(httpEffect, CurrentPrincipal, principal)
-          )
+          return Effect.flatMap(authenticate(context, credentials), (principal) =>
+            freshOnStaleRefusal(
+              core,
+              principal,
+              authenticate(context, credentials, { again: true }),
+              (current) => Effect.provideService(httpEffect, CurrentPrincipal, current)
+            ))
         })
     }))
 )
@@ -203,6 +224,7 @@ export const layerOptional: Layer.Layer<
   OptionalAuthentication,
   Effect.gen(function*() {
     const authenticate = yield* makeAuthenticate
+    const core = yield* CoreAuthentication.Authentication
     const limiter = yield* RateLimiter
     const resolveRealm = yield* RealmResolution.make
     return OptionalAuthentication.of({
@@ -212,10 +234,13 @@ export const layerOptional: Layer.Layer<
           const credentials = parseAuthorization(request.headers.authorization)
           if (credentials !== undefined) {
             if (!isCredentials(credentials)) return Effect.fail(credentials)
-            return Effect.flatMap(
-              authenticate(context, credentials),
-              ({ realm, user }) => Effect.provideService(httpEffect, CurrentViewer, { realm, user })
-            )
+            return Effect.flatMap(authenticate(context, credentials), (principal) =>
+              freshOnStaleRefusal(
+                core,
+                principal,
+                authenticate(context, credentials, { again: true }),
+                ({ realm, user }) => Effect.provideService(httpEffect, CurrentViewer, { realm, user })
+              ))
           }
           return Effect.flatMap(resolveRealm(request), (realm): Effect.Effect<
             HttpServerResponse.HttpServerResponse,
