@@ -14,7 +14,7 @@
  *
  * @since 0.1.0
  */
-import { Draft, Errors } from "@teamchat/core"
+import { Draft, Errors, EventPayload } from "@teamchat/core"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
@@ -24,14 +24,7 @@ import * as Params from "../internal/Params.ts"
 import { Authentication } from "./Middleware.ts"
 
 /** A draft as the API shows it. @category schemas */
-export const ApiDraft = Schema.Struct({
-  id: Schema.Int,
-  type: Schema.Literals(["", "stream", "private"]),
-  to: Schema.Array(Schema.Int),
-  topic: Schema.String,
-  content: Schema.String,
-  timestamp: Schema.Int
-})
+export const ApiDraft = EventPayload.EventDraft
 
 /** A draft as a client sends it (Zulip's `DraftData`: no `id`, no other key). */
 const draftValue = Params.Value.struct({

@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import { EventPayload } from "@teamchat/core"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
@@ -15,17 +16,7 @@ import * as Params from "../internal/Params.ts"
 import { Authentication } from "./Middleware.ts"
 
 /** A field as GET /realm/profile_fields and register show it. @category schemas */
-export const ProfileField = Schema.Struct({
-  id: Schema.Int,
-  name: Schema.String,
-  type: Schema.Int,
-  hint: Schema.String,
-  field_data: Schema.String,
-  order: Schema.Int,
-  required: Schema.Boolean,
-  editable_by_user: Schema.Boolean,
-  display_in_profile_summary: Schema.optionalKey(Schema.Literal(true))
-})
+export const ProfileField = EventPayload.EventProfileField
 
 /** `field_data`: a JSON object, checked by the field's type in core. */
 const FieldData = Params.json(

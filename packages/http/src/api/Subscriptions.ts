@@ -17,29 +17,14 @@ import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
-import { Subscriptions } from "@teamchat/core"
+import { EventPayload, Subscriptions } from "@teamchat/core"
 import * as Envelope from "../internal/Envelope.ts"
 import * as Params from "../internal/Params.ts"
 import { Authentication } from "./Middleware.ts"
 import { IncludeSubscribers } from "./Events.ts"
-import { Channel } from "./Streams.ts"
 
-const { is_default: _isDefault, ...channelFields } = Channel.fields
-
-/** A subscription: the channel and the caller's properties. @category schemas */
-export const Subscription = Schema.Struct({
-  ...channelFields,
-  color: Schema.String,
-  pin_to_top: Schema.Boolean,
-  is_muted: Schema.Boolean,
-  in_home_view: Schema.Boolean,
-  desktop_notifications: Schema.NullOr(Schema.Boolean),
-  email_notifications: Schema.NullOr(Schema.Boolean),
-  push_notifications: Schema.NullOr(Schema.Boolean),
-  audible_notifications: Schema.NullOr(Schema.Boolean),
-  wildcard_mentions_notify: Schema.NullOr(Schema.Boolean),
-  subscribers: Schema.optionalKey(Schema.Array(Schema.Int))
-})
+/** A subscription: the channel and the caller's properties, as `subscription add` announces it. @category schemas */
+export const Subscription = EventPayload.EventSubscription
 
 const { MaxPrincipalsPerRequest, MaxPropertyChangesPerRequest, MaxSubscriptionPairsPerRequest, MaxSubscriptionsPerRequest } =
   Subscriptions

@@ -17,7 +17,7 @@
  *
  * @since 0.1.0
  */
-import { Errors, GroupSetting } from "@teamchat/core"
+import { Errors, EventPayload } from "@teamchat/core"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
@@ -27,23 +27,7 @@ import * as Params from "../internal/Params.ts"
 import { Authentication } from "./Middleware.ts"
 
 /** A user group as GET /user_groups lists it. @category schemas */
-export const UserGroup = Schema.Struct({
-  id: Schema.Int,
-  name: Schema.String,
-  description: Schema.String,
-  members: Schema.Array(Schema.Int),
-  direct_subgroup_ids: Schema.Array(Schema.Int),
-  creator_id: Schema.NullOr(Schema.Int),
-  date_created: Schema.NullOr(Schema.Int),
-  is_system_group: Schema.Boolean,
-  can_add_members_group: GroupSetting.GroupSettingValue,
-  can_join_group: GroupSetting.GroupSettingValue,
-  can_leave_group: GroupSetting.GroupSettingValue,
-  can_manage_group: GroupSetting.GroupSettingValue,
-  can_mention_group: GroupSetting.GroupSettingValue,
-  can_remove_members_group: GroupSetting.GroupSettingValue,
-  deactivated: Schema.Boolean
-})
+export const UserGroup = EventPayload.EventUserGroup
 
 const settingValue = Params.Value.oneOf(
   Params.Value.integer,

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { GroupSettingValue } from "../GroupSetting.ts"
+import { ChannelPermissionSettings } from "../Channel.ts"
 import { TopicsPolicy } from "../Realm.ts"
 
 /** A channel as `stream create` announces it (GET /streams' element without `is_default`). @category schemas */
@@ -28,16 +28,7 @@ export const EventChannel = Schema.Struct({
   first_message_id: Schema.NullOr(Schema.Int),
   folder_id: Schema.NullOr(Schema.Int),
   is_recently_active: Schema.Boolean,
-  can_add_subscribers_group: GroupSettingValue,
-  can_remove_subscribers_group: GroupSettingValue,
-  can_administer_channel_group: GroupSettingValue,
-  can_delete_any_message_group: GroupSettingValue,
-  can_delete_own_message_group: GroupSettingValue,
-  can_move_messages_out_of_channel_group: GroupSettingValue,
-  can_move_messages_within_channel_group: GroupSettingValue,
-  can_send_message_group: GroupSettingValue,
-  can_subscribe_group: GroupSettingValue,
-  can_resolve_topics_group: GroupSettingValue,
+  ...ChannelPermissionSettings.fields,
   subscriber_count: Schema.Int,
   stream_weekly_traffic: Schema.NullOr(Schema.Int)
 })

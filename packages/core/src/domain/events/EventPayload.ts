@@ -80,12 +80,17 @@ import {
 
 /**
  * The objects events carry that GET answers share (a channel of GET /streams,
- * a message of GET /messages, a user of GET /users): one schema each, which
+ * a subscription of GET /users/me/subscriptions, a message of GET /messages,
+ * a user of GET /users, a custom profile field, a user group, a draft): one
+ * schema each, which
  * the HTTP API's answers extend.
  */
-export { EventChannel } from "./ChannelEvents.ts"
+export { EventChannel, EventSubscription } from "./ChannelEvents.ts"
+export { EventDraft } from "./DraftEvents.ts"
 export { EventMessage } from "./MessageEvents.ts"
+export { EventProfileField } from "./RealmEvents.ts"
 export { EventProfileData, EventUser } from "./UserEvents.ts"
+export { EventUserGroup } from "./UserGroupEvents.ts"
 
 /** The events both forms share: every published event but `message`. */
 const shared = {
