@@ -251,6 +251,14 @@ export const layerRateLimitsPostgres = (
  *
  * @category errors
  */
+/**
+ * Pool settings of a PostgreSQL backend: its size (`maxConnections`) and how
+ * long a statement waits for a free connection (`acquireTimeout`).
+ *
+ * @category models
+ */
+export type PgPoolOptions = PgClientLayer.PgClientOptions
+
 export const isUnavailable = (defect: unknown): boolean => {
   if (!SqlErrors.isSqlError(defect)) return false
   const reason = defect.reason

@@ -20,6 +20,8 @@
  * | `LOG_FORMAT` (logfmt, json, pretty) | | logfmt: one line per entry |
  * | `PUSH_BOUNCER_URL` | | unset: no push service (POST /mobile_push/register fails with `PUSH_SERVICE_NOT_CONFIGURED`) |
  * | `MAX_BODY_BYTES` | | the HTTP adapter's default (4 MiB): larger request bodies get a 413 |
+ * | `DATABASE_POOL_SIZE` | | 10 connections per server process (PostgreSQL) |
+ * | `DATABASE_POOL_TIMEOUT_SECONDS` | | 10: a request waiting longer for a free connection gets a 503 with `Retry-After` |
  *
  * Each value, from a flag or a variable, is parsed by effect's `Config`:
  * `Config.Boolean`, `Config.LogLevel`, `Config.Literals`, and integers and URLs
@@ -31,9 +33,11 @@
  *
  * @since 0.1.0
  */
+import type { Persistence } from "@teamchat/core"
 import * as Config from "effect/Config"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
@@ -44,7 +48,14 @@ import { availableParallelism } from "node:os"
 /** Where the data lives. @category models */
 export type Database =
   | { readonly _tag: "Pglite"; readonly dataDir: string }
-  | { readonly _tag: "Postgres"; readonly url: string }
+  | {
+    readonly _tag: "Postgres"
+    readonly url: string
+    /** Connections per process (`DATABASE_POOL_SIZE`); undefined: core's default. */
+    readonly poolSize?: number | undefined
+    /** The longest wait for a free connection (`DATABASE_POOL_TIMEOUT_SECONDS`); undefined: core's default. */
+    readonly poolTimeoutSeconds?: number | undefined
+  }
   | { readonly _tag: "Memory" }
 
 /** @category models */
@@ -284,6 +295,16 @@ const settings = {
     expected: "a postgres:// or postgresql:// URL (e.g. postgres://user:password@localhost:5432/teamchat), or memory://"
   },
   dataDir: { name: "DATA_DIR", read: Config.String, expected: "a directory path" },
+  databasePoolSize: {
+    name: "DATABASE_POOL_SIZE",
+    read: integerBetween(2, 1000),
+    expected: "a whole number of connections per server process from 2 to 1000"
+  },
+  databasePoolTimeoutSeconds: {
+    name: "DATABASE_POOL_TIMEOUT_SECONDS",
+    read: integerBetween(1, 3600),
+    expected: "a whole number of seconds from 1 to 3600"
+  },
   maxBodyBytes: {
     name: "MAX_BODY_BYTES",
     read: integerBetween(1024, 1024 * 1024 * 1024),
@@ -354,7 +375,15 @@ export const database = Effect.fn("Config.database")(function*(overrides: Overri
     ? Option.none<string>()
     : yield* read(settings.databaseUrl, "--database-url", overrides.databaseUrl)
   if (Option.isSome(url)) {
-    return (memoryUrl.test(url.value) ? { _tag: "Memory" } : { _tag: "Postgres", url: url.value }) satisfies Database as Database
+    if (memoryUrl.test(url.value)) return { _tag: "Memory" } satisfies Database as Database
+    const poolSize = Option.getOrUndefined(yield* read(settings.databasePoolSize))
+    const poolTimeoutSeconds = Option.getOrUndefined(yield* read(settings.databasePoolTimeoutSeconds))
+    return {
+      _tag: "Postgres",
+      url: url.value,
+      ...(poolSize === undefined ? {} : { poolSize }),
+      ...(poolTimeoutSeconds === undefined ? {} : { poolTimeoutSeconds })
+    } satisfies Database as Database
   }
   const dir = yield* read(settings.dataDir, "--data-dir", overrides.dataDir)
   if (Option.isSome(dir) && dir.value.trim() === "") {
@@ -543,6 +572,17 @@ export const describeRateLimitStore = (store: RateLimitStore | undefined): strin
     : store._tag === "Postgres"
     ? "rate limits in PostgreSQL"
     : `rate limits in Redis at ${redactUrl(store.url)}${store.keyPrefix === undefined ? "" : ` under ${store.keyPrefix}`}`
+
+/**
+ * The pool options of a PostgreSQL database as configured (core's defaults
+ * for what is unset).
+ *
+ * @category config
+ */
+export const poolOptions = (database: Extract<Database, { readonly _tag: "Postgres" }>): Persistence.PgPoolOptions => ({
+  ...(database.poolSize === undefined ? {} : { maxConnections: database.poolSize }),
+  ...(database.poolTimeoutSeconds === undefined ? {} : { acquireTimeout: Duration.seconds(database.poolTimeoutSeconds) })
+})
 
 /** "PGlite at ./data", "PostgreSQL at postgres://user:***@host/db" or "in-memory database". @category display */
 export const describeDatabase = (database: Database): string =>

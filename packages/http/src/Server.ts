@@ -47,7 +47,7 @@ import type * as net from "node:net"
 import * as path from "node:path"
 import type { Database, ServerConfig } from "./Config.ts"
 import type * as Config from "./Config.ts"
-import { defaultExternalUrl, describeDatabase, describeRateLimitStore, redactUrl, resolveRateLimit } from "./Config.ts"
+import { defaultExternalUrl, describeDatabase, describeRateLimitStore, poolOptions, redactUrl, resolveRateLimit } from "./Config.ts"
 import { defaultHttpOptions, layerRoutes } from "./Http.ts"
 import * as PushBouncerClient from "./PushBouncerClient.ts"
 import type { HttpOptions } from "./Http.ts"
@@ -292,7 +292,7 @@ export const layerCore = (
           ? Persistence.layerPglite(path.join(database.dataDir, pgliteSubdirectory)).pipe(
             Layer.provide(Layer.effectDiscard(lockDataDir(database.dataDir)))
           )
-          : Persistence.layerPostgres(database.url)
+          : Persistence.layerPostgres(database.url, poolOptions(database))
       ),
       Layer.provide(secrets)
     )

@@ -40,7 +40,8 @@ const repoRoot = fileURLToPath(new URL("../../..", import.meta.url))
 
 const settings = [
   "PORT", "HOST", "DATABASE_URL", "DATA_DIR", "DEMO", "EXTERNAL_URL",
-  "RATE_LIMIT_REQUESTS", "RATE_LIMIT_WINDOW_SECONDS", "LOG_LEVEL", "LOG_FORMAT", "PUSH_BOUNCER_URL"
+  "RATE_LIMIT_REQUESTS", "RATE_LIMIT_WINDOW_SECONDS", "LOG_LEVEL", "LOG_FORMAT", "PUSH_BOUNCER_URL",
+  "DATABASE_POOL_SIZE", "DATABASE_POOL_TIMEOUT_SECONDS"
 ]
 const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !settings.includes(key)))
 
@@ -730,6 +731,28 @@ describe("Config", () => {
       assert.strictEqual(
         error.message,
         "invalid MAX_BODY_BYTES \"12\": expected a whole number of bytes from 1024 to 1073741824"
+      )
+    }))
+
+  it.effect("DATABASE_POOL_SIZE and DATABASE_POOL_TIMEOUT_SECONDS size the PostgreSQL pool and bound its wait", () =>
+    Effect.gen(function*() {
+      const postgres = { DATABASE_URL: "postgres://db/chat" }
+      const configured = yield* load({ ...postgres, DATABASE_POOL_SIZE: "25", DATABASE_POOL_TIMEOUT_SECONDS: "3" })
+      assert.deepStrictEqual(configured.database, { _tag: "Postgres", url: "postgres://db/chat", poolSize: 25, poolTimeoutSeconds: 3 })
+      if (configured.database._tag !== "Postgres") return
+      assert.deepStrictEqual(Config.poolOptions(configured.database), { maxConnections: 25, acquireTimeout: Duration.seconds(3) })
+      // Unset: the core's defaults (10 connections, 10 s).
+      const plain = (yield* load(postgres)).database
+      assert.deepStrictEqual(plain, { _tag: "Postgres", url: "postgres://db/chat" })
+      if (plain._tag === "Postgres") assert.deepStrictEqual(Config.poolOptions(plain), {})
+      const message = (env: Record<string, string>) => Effect.map(Effect.flip(load({ ...postgres, ...env })), (e) => e.message)
+      assert.strictEqual(
+        yield* message({ DATABASE_POOL_SIZE: "1" }),
+        "invalid DATABASE_POOL_SIZE \"1\": expected a whole number of connections per server process from 2 to 1000"
+      )
+      assert.strictEqual(
+        yield* message({ DATABASE_POOL_TIMEOUT_SECONDS: "0.5" }),
+        "invalid DATABASE_POOL_TIMEOUT_SECONDS \"0.5\": expected a whole number of seconds from 1 to 3600"
       )
     }))
 

@@ -33,7 +33,7 @@ const redisUrl = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379"
 const settings = [
   "PORT", "HOST", "DATABASE_URL", "DATA_DIR", "DEMO", "EXTERNAL_URL", "WORKERS", "RATE_LIMIT_REQUESTS",
   "RATE_LIMIT_WINDOW_SECONDS", "RATE_LIMIT_STORE", "REDIS_URL", "REDIS_KEY_PREFIX", "LOG_LEVEL",
-  "LOG_FORMAT"
+  "LOG_FORMAT", "DATABASE_POOL_SIZE", "DATABASE_POOL_TIMEOUT_SECONDS"
 ]
 const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !settings.includes(key)))
 

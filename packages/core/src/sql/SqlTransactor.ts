@@ -25,6 +25,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { isSqlError } from "effect/sql/SqlError"
 import type { SqlError } from "effect/sql/SqlError"
 import { runBeforeCommit, Transactor } from "../ports/Transactor.ts"
+import { isAcquireTimeout } from "./PgClientLayer.ts"
 
 /** Attempts of one transaction in all, the first included. */
 export const maxAttempts = 6
@@ -50,10 +51,13 @@ export const isConflict = (cause: Cause.Cause<unknown>): boolean =>
  */
 const sessionEnded: ReadonlySet<unknown> = new Set(["57P01", "57P02", "57P03"])
 
-/** Whether `cause` is a lost or refused connection. */
+/**
+ * Whether `cause` is a lost or refused connection. A checkout that found no
+ * free connection in time is not one: another attempt would only wait again.
+ */
 export const isConnectionLoss = (cause: Cause.Cause<unknown>): boolean =>
   sqlErrors(cause).some((error) =>
-    error.reason._tag === "ConnectionError" ||
+    (error.reason._tag === "ConnectionError" && !isAcquireTimeout(error)) ||
     sessionEnded.has((error.reason.cause as { readonly code?: unknown } | undefined)?.code)
   )
 

@@ -41,6 +41,8 @@ export const pgliteLayer = (): Layer.Layer<PgliteClient | SqlClient.SqlClient, S
 export const postgresLayer = (options: {
   /** Overrides `TEST_DATABASE_URL`. */
   readonly adminUrl?: string | undefined
+  /** The client's pool settings (effect's defaults when omitted). */
+  readonly pool?: PgClientLayer.PgClientOptions | undefined
 } = {}): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | TestDatabase, SqlError | Config.ConfigError> =>
   Layer.unwrap(Effect.gen(function*() {
     const admin = options.adminUrl ?? (yield* adminUrl)
@@ -56,7 +58,7 @@ export const postgresLayer = (options: {
       )
     )
     // provideMerge: the client closes before the database is dropped.
-    return PgClientLayer.layer(url).pipe(Layer.provideMerge(database))
+    return PgClientLayer.layer(url, options.pool).pipe(Layer.provideMerge(database))
   }))
 
 /** `adminUrl` with its database replaced by `name`. */
