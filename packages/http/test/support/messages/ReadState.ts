@@ -208,6 +208,12 @@ export const readStateTests = (it: Vitest.MethodsNonLive<Server>): void => {
       const lunch1 = yield* sent(iago, { type: "stream", to, topic: "Lunch", content: "1" })
       const other = yield* sent(iago, { type: "stream", to, topic: "other", content: "2" })
       const lunch2 = yield* sent(iago, { type: "stream", to, topic: "lunch", content: "3" })
+      // No message in the empty topic yet: refused under its stored name.
+      expectReply(
+        yield* post(reader.as, "/mark_topic_as_read", { stream_id: to, topic_name: "general chat" }),
+        400,
+        badRequest("No such topic ''")
+      )
       const general = yield* sent(iago, { type: "stream", to, topic: "", content: "4" })
       const queue = yield* register(reader.as, { event_types: flagEvents })
 
