@@ -72,6 +72,31 @@ export class InvalidAnchor extends ZulipError.make<InvalidAnchor>()("InvalidAnch
 }) {}
 
 /**
+ * POST /mark_topic_as_read for a topic in which the user has no message
+ * (the name as asked, `""` for the empty topic).
+ *
+ * @category flags
+ * @since 0.1.0
+ */
+export class NoSuchTopic extends ZulipError.make<NoSuchTopic>()("NoSuchTopic", {
+  code: "BAD_REQUEST",
+  params: { topic: Schema.String },
+  message: ({ topic }) => `No such topic '${topic}'`
+}) {}
+
+/**
+ * GET /messages/{id}/read_receipts in an organization with
+ * `enable_read_receipts` off.
+ *
+ * @category flags
+ * @since 0.1.0
+ */
+export class ReadReceiptsDisabled extends ZulipError.make<ReadReceiptsDisabled>()("ReadReceiptsDisabled", {
+  code: "BAD_REQUEST",
+  message: "Read receipts are disabled in this organization."
+}) {}
+
+/**
  * @category narrows
  * @since 0.1.0
  */
@@ -176,6 +201,8 @@ export const MessageErrors = [
   InvalidMessages,
   AnchorExcludedMidRange,
   InvalidAnchor,
+  NoSuchTopic,
+  ReadReceiptsDisabled,
   NarrowElementNotStringPair,
   NarrowOperandMissing,
   NarrowOperatorMissing,

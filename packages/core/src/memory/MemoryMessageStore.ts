@@ -10,7 +10,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { messageId } from "../domain/Ids.ts"
 import type { MessageId } from "../domain/Ids.ts"
+import { FlagBits } from "../domain/Message.ts"
 import type { Message } from "../domain/Message.ts"
+import { pgLower } from "../narrow/NarrowPredicate.ts"
 import { AccessCache, StaleAccess } from "../ports/AccessCache.ts"
 import { EventStore, withMessageId } from "../ports/EventStore.ts"
 import { MessageStore } from "../ports/MessageStore.ts"
@@ -71,6 +73,22 @@ export const layer: Layer.Layer<MessageStore, never, MemoryDatabase | Transactor
             }
           }
           return changed
+        }),
+      markRead: (user, within) =>
+        Effect.sync(() => {
+          const lowerTopic = within?.topic === undefined ? undefined : pgLower(within.topic)
+          const marked: Array<MessageId> = []
+          // Collected first: marking a row takes it out of the unread index being walked.
+          for (const id of Array.from(store.userRows(user).unread.ascending())) {
+            if (within !== undefined) {
+              const message = store.get(id)
+              if (message === undefined || message.channel_id !== within.channel_id) continue
+              if (lowerTopic !== undefined && pgLower(message.topic) !== lowerTopic) continue
+            }
+            store.setFlags(user, id, store.rowsOf(user)!.get(id)! | FlagBits.read)
+            marked.push(messageId(id))
+          }
+          return marked
         }),
       edit: (id, edit) =>
         Effect.sync(() => {

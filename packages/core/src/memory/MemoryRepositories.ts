@@ -275,6 +275,15 @@ export const userSettingsRepo = Layer.effect(
   MemoryDatabase.useSync((db) =>
     UserSettingsRepo.of({
       get: (user) => Effect.sync(() => db.tables.userSettings.get(user) ?? {}),
+      getMany: (users) =>
+        Effect.sync(() => {
+          const out = new Map<UserId, Readonly<Record<string, unknown>>>()
+          for (const user of users) {
+            const overrides = db.tables.userSettings.get(user)
+            if (overrides !== undefined) out.set(user, overrides)
+          }
+          return out
+        }),
       set: (user, overrides) => Effect.sync(() => void db.tables.userSettings.set(user, { ...overrides }))
     }))
 )
@@ -369,6 +378,16 @@ export const messageRepo = Layer.effect(
             ? indexes.starred
             : indexes.all
           return rowsWithFlags(user, ids.ascending(), mask, value)
+        }),
+      userHasTopic: (user, channel, topic) =>
+        Effect.sync(() => {
+          const rows = store.rowsOf(user)
+          if (rows === undefined) return false
+          for (const id of store.inTopic(channel, pgLower(topic)).ascending()) {
+            store.examined++
+            if (rows.has(id)) return true
+          }
+          return false
         }),
       topicMessageIds: (channel, topic, limit) =>
         Effect.sync(() => {

@@ -55,6 +55,12 @@ export interface MessageMove {
   readonly last_edit_time: number
 }
 
+/** Where `markRead` marks: a channel, or one topic of it. @category models */
+export interface ReadScope {
+  readonly channel_id: ChannelId
+  readonly topic?: string | undefined
+}
+
 /** @category services */
 export class MessageStore extends Context.Service<MessageStore, {
   /**
@@ -92,6 +98,12 @@ export class MessageStore extends Context.Service<MessageStore, {
    * returns the ids whose flags changed, ascending.
    */
   updateFlags(userId: UserId, ids: ReadonlyArray<MessageId>, mask: number, add: boolean): Effect.Effect<ReadonlyArray<MessageId>>
+  /**
+   * Marks read every unread row of the user, or only those of a channel, or
+   * of one of its topics (compared case-insensitively), in one statement
+   * whatever the backlog; returns the ids marked, ascending.
+   */
+  markRead(userId: UserId, within?: ReadScope): Effect.Effect<ReadonlyArray<MessageId>>
   /** Changes the given fields of one message; returns it as edited, undefined when there is none. */
   edit(id: MessageId, edit: MessageEdit): Effect.Effect<Message | undefined>
   /**

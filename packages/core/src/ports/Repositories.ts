@@ -138,6 +138,8 @@ export class SubscriptionRepo extends Context.Service<SubscriptionRepo, {
 export class UserSettingsRepo extends Context.Service<UserSettingsRepo, {
   /** The stored overrides; `{}` for a user who changed nothing. */
   get(userId: UserId): Effect.Effect<Readonly<Record<string, unknown>>>
+  /** The stored overrides of each of these users that has any, by user id. */
+  getMany(userIds: ReadonlyArray<UserId>): Effect.Effect<ReadonlyMap<UserId, Readonly<Record<string, unknown>>>>
   set(userId: UserId, overrides: Readonly<Record<string, unknown>>): Effect.Effect<void>
 }>()("teamchat/core/ports/UserSettingsRepo") {}
 
@@ -178,6 +180,8 @@ export class MessageRepo extends Context.Service<MessageRepo, {
     mask: number,
     value: number
   ): Effect.Effect<ReadonlyArray<{ readonly message: Message; readonly flags: number }>>
+  /** Whether the user has a row of a message in the channel topic (case-insensitive). */
+  userHasTopic(userId: UserId, channelId: ChannelId, topic: string): Effect.Effect<boolean>
   /** Ids of a channel topic (case-insensitive), newest first, at most `limit`. */
   topicMessageIds(channelId: ChannelId, topic: string, limit: number): Effect.Effect<ReadonlyArray<MessageId>>
   /** The oldest message id of a channel, null when it has none. */

@@ -1,17 +1,29 @@
 /**
  * Personal message flags: POST /messages/flags (by ids) and POST
  * /messages/flags/narrow (a range of a narrow), with `update_message_flags`
- * events to the user's queues.
+ * events to the user's queues; the deprecated POST /mark_all_as_read,
+ * /mark_stream_as_read and /mark_topic_as_read; and who has read a message
+ * (GET /messages/{id}/read_receipts).
  *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type { ChannelId, MessageId, UserId } from "../domain/Ids.ts"
-import { messageId } from "../domain/Ids.ts"
+import * as Option from "effect/Option"
+import type { UserId } from "../domain/Ids.ts"
+import { ChannelId, MessageId, messageId } from "../domain/Ids.ts"
 import type { Flag, Message } from "../domain/Message.ts"
-import { AllFlags, EditableFlags, flagBit, FlagBits, MentionBits, NonApiFlags } from "../domain/Message.ts"
+import {
+  AllFlags,
+  EditableFlags,
+  EmptyTopicDisplayName,
+  flagBit,
+  FlagBits,
+  MentionBits,
+  NonApiFlags
+} from "../domain/Message.ts"
+import { resolveSettings } from "../domain/UserSettings.ts"
 import * as Errors from "../errors/Errors.ts"
 import { Events } from "./events/Events.ts"
 import { Audience } from "../domain/Event.ts"
@@ -24,9 +36,9 @@ import { MessageSearch } from "../ports/MessageSearch.ts"
 import type { NarrowParseError, NarrowResolveError } from "../narrow/Narrow.ts"
 import { canReadFullHistory, hasContentAccess } from "../permissions/ChannelAccess.ts"
 import { MessageStore } from "../ports/MessageStore.ts"
-import { MessageRepo, RealmRepo, SubscriptionRepo } from "../ports/Repositories.ts"
+import { MessageRepo, RealmRepo, SubscriptionRepo, UserSettingsRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
-import { narrowRange } from "./internal/messageAccess.ts"
+import { accessibleMessage, narrowRange } from "./internal/messageAccess.ts"
 import type { Principal } from "../domain/Principal.ts"
 
 /** `add` or `remove`. @category models */
@@ -102,6 +114,9 @@ const messageDetails = (
 }
 
 /** @category errors */
+export type MarkReadError = Errors.InvalidChannelId | Errors.NoSuchTopic
+
+/** @category errors */
 export type FlagsError =
   | Errors.InvalidFlag
   | Errors.FlagNotEditable
@@ -120,6 +135,21 @@ export class MessageFlags extends Context.Service<MessageFlags, {
     principal: Principal,
     request: FlagsByNarrowRequest
   ): Effect.Effect<FlagsByNarrowResult, FlagsError | Errors.AnchorExcludedMidRange | NarrowParseError | NarrowResolveError>
+  /**
+   * POST /mark_all_as_read: every unread message of the user, in one
+   * statement, so `complete` is always true (Zulip stops batching at a time
+   * budget and answers false).
+   */
+  markAllAsRead(principal: Principal): Effect.Effect<{ readonly complete: boolean }>
+  /** POST /mark_stream_as_read. */
+  markChannelAsRead(principal: Principal, channelId: number): Effect.Effect<void, MarkReadError>
+  /** POST /mark_topic_as_read (`general chat` names the empty topic). */
+  markTopicAsRead(principal: Principal, channelId: number, topicName: string): Effect.Effect<void, MarkReadError>
+  /** GET /messages/{message_id}/read_receipts: ids of the users whose read may be shown, ascending. */
+  readReceipts(
+    principal: Principal,
+    messageId: number
+  ): Effect.Effect<{ readonly user_ids: ReadonlyArray<number> }, Errors.InvalidMessages | Errors.ReadReceiptsDisabled>
 }>()("teamchat/core/services/MessageFlags") {
   static readonly layer = Layer.effect(
     MessageFlags,
@@ -132,6 +162,7 @@ export class MessageFlags extends Context.Service<MessageFlags, {
       const realms = yield* RealmRepo
       const events = yield* Events
       const tx = yield* Transactor
+      const userSettings = yield* UserSettingsRepo
 
       const contextOf = Effect.fnUntraced(function*(principal: Principal) {
         const realm = (yield* realms.findById(principal.realm.id)) ?? principal.realm
@@ -270,7 +301,83 @@ export class MessageFlags extends Context.Service<MessageFlags, {
         }))
       })
 
-      return MessageFlags.of({ update, updateByNarrow })
+      const publishRead = (principal: Principal, messages: ReadonlyArray<MessageId>, all: boolean) =>
+        events.publish(
+          principal.realm.id,
+          { type: "update_message_flags", op: "add", operation: "add", flag: "read", messages, all },
+          Audience.users([principal.user.id])
+        )
+
+      const markAllAsRead = Effect.fn("MessageFlags.markAllAsRead")(function*(principal: Principal) {
+        yield* tx.withTransaction(Effect.gen(function*() {
+          yield* store.markRead(principal.user.id)
+          // Zulip announces it whether or not anything was unread, without the ids.
+          yield* publishRead(principal, [], true)
+        }))
+        return { complete: true }
+      })
+
+      /** The channel if the user may read it (Zulip's `access_stream_by_id`), else "Invalid channel ID". */
+      const readableChannel = Effect.fnUntraced(function*(ctx: AccessContext, principal: Principal, channelId: number) {
+        const channel = Option.getOrUndefined(
+          Option.flatMapNullishOr(ChannelId.makeOption(channelId), (id) => ctx.channelsById.get(id))
+        )
+        if (channel === undefined || !hasContentAccess(accessInput(ctx, principal.user, channel))) {
+          return yield* new Errors.InvalidChannelId()
+        }
+        return channel
+      })
+
+      const markWithin = (principal: Principal, channelId: number, topicName: string | undefined) =>
+        tx.withTransaction(Effect.gen(function*() {
+          const ctx = yield* contextOf(principal)
+          const channel = yield* readableChannel(ctx, principal, channelId)
+          let topic: string | undefined
+          if (topicName !== undefined) {
+            topic = topicName === EmptyTopicDisplayName ? "" : topicName
+            if (!(yield* messages.userHasTopic(principal.user.id, channel.id, topic))) {
+              return yield* new Errors.NoSuchTopic({ topic })
+            }
+          }
+          const marked = yield* store.markRead(principal.user.id, { channel_id: channel.id, topic })
+          if (marked.length > 0) yield* publishRead(principal, marked, false)
+        }))
+
+      const markChannelAsRead = Effect.fn("MessageFlags.markChannelAsRead")(function*(principal: Principal, channelId: number) {
+        yield* markWithin(principal, channelId, undefined)
+      })
+
+      const markTopicAsRead = Effect.fn("MessageFlags.markTopicAsRead")(
+        function*(principal: Principal, channelId: number, topicName: string) {
+          yield* markWithin(principal, channelId, topicName)
+        }
+      )
+
+      const readReceipts = Effect.fn("MessageFlags.readReceipts")(function*(principal: Principal, id: number) {
+        const realm = (yield* realms.findById(principal.realm.id)) ?? principal.realm
+        const ctx = yield* loadAccess(realm)
+        const found = yield* Option.match(MessageId.makeOption(id), {
+          onNone: () => Effect.succeed(undefined),
+          onSome: (mid) => accessibleMessage(messages, ctx, principal.user, mid)
+        })
+        if (found === undefined) return yield* new Errors.InvalidMessages()
+        if (!realm.settings.enable_read_receipts) return yield* new Errors.ReadReceiptsDisabled()
+        // Active readers other than the sender (bots too; the requester too).
+        const readers = (yield* messages.recipients(found.message.id))
+          .filter((row) =>
+            (row.flags & FlagBits.read) !== 0 &&
+            row.user_id !== found.message.sender_id &&
+            ctx.state.usersById.get(row.user_id)?.is_active === true
+          )
+          .map((row) => row.user_id)
+        const overrides = yield* userSettings.getMany(readers)
+        const user_ids = readers
+          .filter((user) => resolveSettings(overrides.get(user) ?? {}).send_read_receipts !== false)
+          .sort((a, b) => a - b)
+        return { user_ids }
+      })
+
+      return MessageFlags.of({ update, updateByNarrow, markAllAsRead, markChannelAsRead, markTopicAsRead, readReceipts })
     })
   )
 }

@@ -132,6 +132,16 @@ export const layer: Layer.Layer<MessageRepo, never, SqlClient.SqlClient> = Layer
           ORDER BY m.id`
         return rows.map((row) => ({ message: decodeMessage(row), flags: int(row.um_flags) }))
       }, Effect.orDie),
+      userHasTopic: Effect.fn("MessageRepo.userHasTopic")(
+        function*(user: UserId, channel: ChannelId, topic: string) {
+          const rows = yield* sql`
+            SELECT 1 FROM user_messages um JOIN messages m ON m.id = um.message_id
+            WHERE um.user_id = ${user} AND m.channel_id = ${channel} AND lower(m.topic) = lower(${topic})
+            LIMIT 1`
+          return rows.length > 0
+        },
+        Effect.orDie
+      ),
       topicMessageIds: Effect.fn("MessageRepo.topicMessageIds")(
         function*(channel: ChannelId, topic: string, limit: number) {
           const rows = yield* sql<{ id: unknown }>`

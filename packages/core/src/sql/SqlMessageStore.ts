@@ -14,10 +14,11 @@ import * as SqlClient from "effect/sql/SqlClient"
 import type { NewLoggedEvent } from "../domain/Event.ts"
 import { fromRow } from "../domain/Ids.ts"
 import type { MessageId, RealmId, UserId } from "../domain/Ids.ts"
+import { FlagBits } from "../domain/Message.ts"
 import type { Message, UserMessage } from "../domain/Message.ts"
 import { StaleAccess } from "../ports/AccessCache.ts"
 import { MessageStore } from "../ports/MessageStore.ts"
-import type { MessageEdit, MessageMove, NewMessage, Recipient } from "../ports/MessageStore.ts"
+import type { MessageEdit, MessageMove, NewMessage, ReadScope, Recipient } from "../ports/MessageStore.ts"
 import type { Insert } from "../ports/Repositories.ts"
 import { int } from "./internal/Columns.ts"
 import type { Row } from "./internal/Columns.ts"
@@ -165,6 +166,24 @@ export const layer: Layer.Layer<MessageStore, never, SqlClient.SqlClient | SqlEv
         },
         Effect.orDie
       ),
+      // One UPDATE over the unread index, joined to the messages only for a
+      // channel or topic: the whole backlog in one statement.
+      markRead: Effect.fn("MessageStore.markRead")(function*(user: UserId, within?: ReadScope) {
+        const read = FlagBits.read
+        const rows = within === undefined
+          ? yield* sql<{ message_id: unknown }>`
+              UPDATE user_messages SET flags = flags | ${read}::integer
+              WHERE user_id = ${user} AND (flags & ${read}::integer) = 0
+              RETURNING message_id`
+          : yield* sql<{ message_id: unknown }>`
+              UPDATE user_messages um SET flags = um.flags | ${read}::integer
+              FROM messages m
+              WHERE um.user_id = ${user} AND (um.flags & ${read}::integer) = 0
+                AND m.id = um.message_id AND m.channel_id = ${within.channel_id}
+                ${within.topic === undefined ? sql`` : sql`AND lower(m.topic) = lower(${within.topic})`}
+              RETURNING um.message_id`
+        return rows.map((r) => fromRow.messageId(int(r.message_id))).sort((a, b) => a - b)
+      }, Effect.orDie),
       // The search vector is a generated column: it follows the new topic and content.
       edit: Effect.fn("MessageStore.edit")(function*(id: MessageId, edit: MessageEdit) {
         const changes = Object.fromEntries(Object.entries(edit).filter(([, value]) => value !== undefined))

@@ -15,7 +15,7 @@ import { messageId } from "../../src/domain/Ids.ts"
 import { FlagBits } from "../../src/domain/Message.ts"
 import type { Principal } from "../../src/domain/Principal.ts"
 import { MessageStore } from "../../src/ports/MessageStore.ts"
-import { MessageRepo } from "../../src/ports/Repositories.ts"
+import { MessageRepo, UserSettingsRepo } from "../../src/ports/Repositories.ts"
 import { Transactor } from "../../src/ports/Transactor.ts"
 import { Channels } from "../../src/services/Channels.ts"
 import { Messages } from "../../src/services/Messages.ts"
@@ -235,6 +235,78 @@ for (const backend of ["memory", "PGlite", "PostgreSQL"] as const) {
           assert.deepStrictEqual(yield* repo.recipients(m2), rows.filter((r) => r.user_id !== org.member.user.id))
           assert.deepStrictEqual(yield* repo.userMessages(org.member.user.id, [m2]), [])
           assert.deepStrictEqual(idsOf(yield* fetchNarrow(org.owner, inTopic(channel.id, "t"))), [m2])
+        }))
+
+      it.effect("markRead: a user's unread rows of a topic (any case), of a channel, or all; other flags, users and channels untouched; a rollback undoes it", () =>
+        Effect.gen(function*() {
+          const org = yield* makeOrg
+          const store = yield* MessageStore
+          const repo = yield* MessageRepo
+          const tx = yield* Transactor
+          const first = yield* channelWith(org, [])
+          const second = yield* channelWith(org, [])
+          const insert = (channel: ChannelId, topic: string, memberFlags: number) =>
+            Effect.map(
+              store.insert(channelMessage(org.realm.id, org.owner.user.id, channel, topic, topic), [
+                { user_id: org.owner.user.id, flags: 0 },
+                { user_id: org.member.user.id, flags: memberFlags }
+              ]),
+              (m) => m.id
+            )
+          const lunch = yield* insert(first.channel.id, "Lunch", FlagBits.starred)
+          const lunchLower = yield* insert(first.channel.id, "lunch", 0)
+          const readAlready = yield* insert(first.channel.id, "LUNCH", FlagBits.read)
+          const other = yield* insert(first.channel.id, "other", 0)
+          const elsewhere = yield* insert(second.channel.id, "lunch", 0)
+          const flagsOf = Effect.map(
+            repo.userMessages(org.member.user.id, [lunch, lunchLower, readAlready, other, elsewhere]),
+            (rows) => rows.map((r) => r.flags)
+          )
+          const unread = (user: Principal) => Effect.map(repo.listByFlags(user.user.id, FlagBits.read, 0), (rows) => rows.length)
+
+          assert.isTrue(yield* repo.userHasTopic(org.member.user.id, first.channel.id, "LUNCH"))
+          assert.isFalse(yield* repo.userHasTopic(org.member.user.id, first.channel.id, "lunch "))
+          assert.isFalse(yield* repo.userHasTopic(org.guest.user.id, first.channel.id, "lunch"))
+          assert.isFalse(yield* repo.userHasTopic(org.member.user.id, first.channel.id, "never"))
+
+          // Rolled back: nothing changes.
+          const before = yield* flagsOf
+          yield* Effect.flip(tx.withTransaction(Effect.andThen(
+            store.markRead(org.member.user.id),
+            Effect.fail("rolled back" as const)
+          )))
+          assert.deepStrictEqual(yield* flagsOf, before)
+
+          const r = FlagBits.read
+          assert.deepStrictEqual(
+            yield* store.markRead(org.member.user.id, { channel_id: first.channel.id, topic: "lUnCh" }),
+            [lunch, lunchLower]
+          )
+          assert.deepStrictEqual(yield* flagsOf, [FlagBits.starred | r, r, r, 0, 0])
+          assert.deepStrictEqual(yield* store.markRead(org.member.user.id, { channel_id: first.channel.id, topic: "lunch" }), [])
+          assert.deepStrictEqual(yield* store.markRead(org.member.user.id, { channel_id: first.channel.id }), [other])
+          assert.deepStrictEqual(yield* flagsOf, [FlagBits.starred | r, r, r, r, 0])
+          const ownerUnread = yield* unread(org.owner)
+          assert.deepStrictEqual(yield* store.markRead(org.member.user.id), [elsewhere])
+          assert.deepStrictEqual(yield* flagsOf, [FlagBits.starred | r, r, r, r, r])
+          assert.deepStrictEqual(yield* store.markRead(org.member.user.id), [])
+          // The owner's rows are theirs.
+          assert.strictEqual(yield* unread(org.owner), ownerUnread)
+          assert.isAbove(ownerUnread, 0)
+        }))
+
+      it.effect("UserSettingsRepo.getMany: the stored overrides of the users that have any", () =>
+        Effect.gen(function*() {
+          const org = yield* makeOrg
+          const settings = yield* UserSettingsRepo
+          yield* settings.set(org.member.user.id, { send_read_receipts: false })
+          yield* settings.set(org.other.user.id, {})
+          const found = yield* settings.getMany([org.owner.user.id, org.member.user.id, org.other.user.id])
+          assert.deepStrictEqual(
+            [...found.entries()].sort(([a], [b]) => a - b),
+            [[org.member.user.id, { send_read_receipts: false }], [org.other.user.id, {}]]
+          )
+          assert.deepStrictEqual([...(yield* settings.getMany([])).entries()], [])
         }))
 
       it.effect("insertMany: N messages with their flags in a number of statements that does not grow with N", () =>

@@ -14,7 +14,12 @@ import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type { Principal } from "../../src/domain/Principal.ts"
 import { AlertWords, MaxAlertWordsPerRequest, MaxAlertWordsPerUser } from "../../src/services/AlertWords.ts"
+import { FlagBits } from "../../src/domain/Message.ts"
+import { MessageStore } from "../../src/ports/MessageStore.ts"
+import { MessageRepo } from "../../src/ports/Repositories.ts"
 import { Channels } from "../../src/services/Channels.ts"
+import { MessageFlags } from "../../src/services/MessageFlags.ts"
+import { channelMessage } from "../persistence/MessagesFixtures.ts"
 import { MaxPrincipalsPerRequest, MaxSubscriptionsPerRequest, Subscriptions } from "../../src/services/Subscriptions.ts"
 import { backends, makeOrg, unique } from "../events/fixtures.ts"
 import { statementsOf } from "../support/Statements.ts"
@@ -93,6 +98,39 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
           assert.strictEqual(many.statements.length, few.statements.length, many.statements.join("\n"))
           // Subscribed again: nothing to add.
           assert.deepStrictEqual(yield* channels.subscribe(second.id, [org.member.user.id]), [])
+        }))
+
+      it.effect("POST /mark_topic_as_read, /mark_stream_as_read and /mark_all_as_read of a backlog", () =>
+        Effect.gen(function*() {
+          const org = yield* makeOrg
+          const channels = yield* Channels
+          const flags = yield* MessageFlags
+          const repo = yield* MessageRepo
+          const store = yield* MessageStore
+          const channel = yield* channels.create(org.realm.id, { name: unique("backlog") })
+          yield* channels.subscribe(channel.id, [org.owner.user.id, org.member.user.id, org.other.user.id])
+          /** `n` unread messages in the topic for the user. */
+          const backlog = (who: Principal, n: number, topic: string) =>
+            store.insertMany(Array.from({ length: n }, (_, i) => ({
+              message: channelMessage(org.realm.id, org.owner.user.id, channel.id, topic, `m${i}`),
+              recipients: [{ user_id: who.user.id, flags: 0 }]
+            })))
+          const unread = (who: Principal) => Effect.map(repo.listByFlags(who.user.id, FlagBits.read, 0), (rows) => rows.length)
+          yield* flags.markChannelAsRead(org.owner, channel.id) // warms what is read once
+          const rounds: ReadonlyArray<readonly [string, (who: Principal) => Effect.Effect<unknown, unknown>]> = [
+            ["topic", (who) => flags.markTopicAsRead(who, channel.id, "LUNCH")],
+            ["channel", (who) => flags.markChannelAsRead(who, channel.id)],
+            ["all", (who) => flags.markAllAsRead(who)]
+          ]
+          for (const [name, mark] of rounds) {
+            yield* backlog(org.member, 2, "lunch")
+            yield* backlog(org.other, 2000, "Lunch")
+            const few = yield* statementsOf(mark(org.member))
+            const many = yield* statementsOf(mark(org.other))
+            assert.strictEqual(yield* unread(org.member), 0, name)
+            assert.strictEqual(yield* unread(org.other), 0, name)
+            assert.strictEqual(many.statements.length, few.statements.length, `${name}:\n${many.statements.join("\n")}`)
+          }
         }))
     })
   })

@@ -7,6 +7,9 @@
  * - GET /messages/{message_id} reads one message;
  * - POST /messages/flags and /messages/flags/narrow change read, starred
  *   and collapsed;
+ * - POST /mark_all_as_read, /mark_stream_as_read and /mark_topic_as_read
+ *   (deprecated, still served) mark the user's unread messages read;
+ * - GET /messages/{message_id}/read_receipts lists who has read a message;
  * - POST /streams/{stream_id}/delete_topic deletes a topic (administrators).
  *
  * Values that are not plain strings arrive as JSON text; `to`, `anchor` and
@@ -119,6 +122,24 @@ export class MessagesApi extends HttpApiGroup.make("messages")
         ignored_because_not_subscribed_channels: Schema.optionalKey(Schema.Array(Schema.Int))
       })
     }).annotate(OpenApi.Summary, "Update personal message flags for a narrow"),
+    HttpApiEndpoint.post("markAllAsRead", "/mark_all_as_read", {
+      success: Envelope.Success({ complete: Schema.Boolean })
+    }).annotate(OpenApi.Summary, "Mark all messages as read").annotate(OpenApi.Deprecated, true),
+    HttpApiEndpoint.post("markStreamAsRead", "/mark_stream_as_read", {
+      query: { stream_id: Params.JsonInteger.annotate({ description: "The channel's id." }) },
+      success: Envelope.Success({})
+    }).annotate(OpenApi.Summary, "Mark messages in a channel as read").annotate(OpenApi.Deprecated, true),
+    HttpApiEndpoint.post("markTopicAsRead", "/mark_topic_as_read", {
+      query: {
+        stream_id: Params.JsonInteger.annotate({ description: "The channel's id." }),
+        topic_name: Schema.String.annotate({ description: "The topic; `general chat` names the empty topic." })
+      },
+      success: Envelope.Success({})
+    }).annotate(OpenApi.Summary, "Mark messages in a topic as read").annotate(OpenApi.Deprecated, true),
+    HttpApiEndpoint.get("readReceipts", "/messages/:message_id/read_receipts", {
+      params: { message_id: Params.PathId(() => new Errors.InvalidMessages(), "The message's id.") },
+      success: Envelope.Success({ user_ids: Schema.Array(Schema.Int) })
+    }).annotate(OpenApi.Summary, "Get a message's read receipts"),
     HttpApiEndpoint.post("deleteTopic", "/streams/:stream_id/delete_topic", {
       params: { stream_id: Params.PathId(() => new Errors.InvalidChannelId(), "The channel's id.") },
       query: { topic_name: Schema.String },

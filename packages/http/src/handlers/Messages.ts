@@ -1,6 +1,7 @@
 /**
- * POST/GET /messages, GET /messages/{id}, POST /messages/flags[/narrow] and
- * POST /streams/{stream_id}/delete_topic.
+ * POST/GET /messages, GET /messages/{id}, POST /messages/flags[/narrow],
+ * POST /mark_all_as_read, /mark_stream_as_read, /mark_topic_as_read, GET
+ * /messages/{id}/read_receipts and POST /streams/{stream_id}/delete_topic.
  *
  * @since 0.1.0
  */
@@ -188,6 +189,19 @@ export const layer = HttpApiBuilder.group(
             flag: query.flag
           })
         }).pipe(Envelope.wrap),
+      markAllAsRead: () => Effect.flatMap(CurrentPrincipal, (principal) => flags.markAllAsRead(principal)).pipe(Envelope.wrap),
+      markStreamAsRead: ({ query }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => flags.markChannelAsRead(principal, query.stream_id)).pipe(
+          Effect.as({}),
+          Envelope.wrap
+        ),
+      markTopicAsRead: ({ query }) =>
+        Effect.flatMap(
+          CurrentPrincipal,
+          (principal) => flags.markTopicAsRead(principal, query.stream_id, query.topic_name)
+        ).pipe(Effect.as({}), Envelope.wrap),
+      readReceipts: ({ params }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => flags.readReceipts(principal, params.message_id)).pipe(Envelope.wrap),
       deleteTopic: ({ params, query }) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal

@@ -92,6 +92,43 @@ const integers: ReadonlyArray<Row> = [
   },
   { name: "GET /messages/{id} not digits", method: "GET", path: "/api/v1/messages/1.5", status: 404, body: noRoute },
   {
+    name: "GET /messages/{id}/read_receipts beyond any id",
+    method: "GET",
+    path: "/api/v1/messages/9007199254740993/read_receipts",
+    status: 400,
+    body: badRequest("Invalid message(s)")
+  },
+  {
+    name: "GET /messages/{id}/read_receipts not digits",
+    method: "GET",
+    path: "/api/v1/messages/1e3/read_receipts",
+    status: 404,
+    body: noRoute
+  },
+  ...([
+    ["1.5", "stream_id is not an integer"],
+    ["1e3", "stream_id is not an integer"],
+    ["9007199254740993", "stream_id is too large"],
+    ["-9223372036854775808", "stream_id is too small"]
+  ] as const).flatMap(([id, msg]): ReadonlyArray<Row> => [
+    {
+      name: `POST /mark_stream_as_read stream_id=${id}`,
+      method: "POST",
+      path: "/api/v1/mark_stream_as_read",
+      options: { form: { stream_id: id } },
+      status: 400,
+      body: badRequest(msg)
+    },
+    {
+      name: `POST /mark_topic_as_read stream_id=${id}`,
+      method: "POST",
+      path: "/api/v1/mark_topic_as_read",
+      options: { form: { stream_id: id, topic_name: "x" } },
+      status: 400,
+      body: badRequest(msg)
+    }
+  ]),
+  {
     name: "PATCH /scheduled_messages/{id} beyond any id",
     method: "PATCH",
     path: "/api/v1/scheduled_messages/9223372036854775808",
@@ -238,6 +275,14 @@ const characters: ReadonlyArray<Row> = [
     options: { query: { queue_id: "a\u0000b" } },
     status: 400,
     body: nul("queue_id")
+  },
+  {
+    name: "POST /mark_topic_as_read topic_name with NUL",
+    method: "POST",
+    path: "/api/v1/mark_topic_as_read",
+    options: { form: { stream_id: "1", topic_name: "a\u0000" } },
+    status: 400,
+    body: nul("topic_name")
   },
   {
     name: "POST /streams/{id}/delete_topic topic_name with NUL",

@@ -1,7 +1,9 @@
 /**
  * Messages over the wire, written once and run on every core backend:
  * POST /messages, GET /messages, GET /messages/{id}, POST /messages/flags,
- * POST /messages/flags/narrow, POST /streams/{stream_id}/delete_topic, the
+ * POST /messages/flags/narrow, POST /streams/{stream_id}/delete_topic, POST
+ * /mark_all_as_read, /mark_stream_as_read, /mark_topic_as_read, GET
+ * /messages/{message_id}/read_receipts, the
  * message-dependent parts of POST /register and GET /users/me, and the
  * `message`, `update_message_flags`, `delete_message` and `stream` events.
  *
@@ -22,6 +24,7 @@ import { eventsTests } from "./messages/Events.ts"
 import { flagsTests } from "./messages/Flags.ts"
 import { flagsNarrowTests } from "./messages/FlagsNarrow.ts"
 import { listTests } from "./messages/List.ts"
+import { readStateTests } from "./messages/ReadState.ts"
 import { registerTests } from "./messages/Register.ts"
 import { sendTests } from "./messages/Send.ts"
 
@@ -36,5 +39,6 @@ export const messagesContract = (backend: Backend) =>
       registerTests(it)
       eventsTests(it)
       deleteTopicTests(it)
+      readStateTests(it)
     })
   })

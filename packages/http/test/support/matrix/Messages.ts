@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect"
 import type { ChannelKind } from "./Channel.ts"
 import { channelKinds, kindScenario, rowChannel } from "./Channel.ts"
 import type { Expected, Row } from "./Table.ts"
-import { administratorRequired, allRoles, authenticated, ok, refused, refusedWith } from "./Table.ts"
+import { administratorRequired, allRoles, authenticated, ok, refused, refusedWith, success } from "./Table.ts"
 
 /** Whether a role reads the messages of a channel of this kind. */
 const reads = (kind: ChannelKind, role: string) =>
@@ -31,6 +31,8 @@ const byRole = (kind: ChannelKind, yes: Expected, no: Expected) =>
 const channelNarrow = (id: number) => JSON.stringify([{ operator: "channel", operand: id }])
 
 const invalidMessages = refused("Invalid message(s)")
+
+const invalidChannel = refused("Invalid channel ID")
 
 const notAuthorizedToSend = refusedWith((_f, _a, call) => `Not authorized to send to channel '${call.made!.name}'`)
 
@@ -129,5 +131,45 @@ export const messagesRows: ReadonlyArray<Row> = [
       owner: kind === "private" ? refused("Invalid channel ID") : ok(() => ({ complete: true })),
       admin: kind === "private" ? refused("Invalid channel ID") : ok(() => ({ complete: true }))
     })
+  })),
+  // Every account may mark its own messages read; it changes only its own rows.
+  {
+    operation: "POST /mark_all_as_read",
+    request: () => Effect.succeed({}),
+    expect: authenticated(allRoles(success({ complete: true })))
+  },
+  // Zulip's access_stream_by_id: content access, so not a private channel one is not in (administrators
+  // included), nor, for a guest, a public one it is not in.
+  ...perKind((kind) => ({
+    operation: "POST /mark_stream_as_read",
+    scenario: kindScenario[kind],
+    request: (fixture) =>
+      Effect.map(rowChannel(fixture, "mark channel read", kind), (channel) => ({ form: { stream_id: String(channel.id) } })),
+    expect: byRole(kind, success(), invalidChannel)
+  })),
+  // Channel access first; then the topic must hold a message the caller received.
+  ...perKind((kind) => ({
+    operation: "POST /mark_topic_as_read",
+    scenario: kindScenario[kind],
+    request: (fixture) =>
+      Effect.map(rowChannel(fixture, "mark topic read", kind), (channel) => ({
+        form: { stream_id: String(channel.id), topic_name: channel.topic },
+        made: { topic: channel.topic }
+      })),
+    expect: byRole(
+      kind,
+      kind === "subscribed" ? success() : refusedWith((_f, _a, call) => `No such topic '${call.made!.topic}'`),
+      invalidChannel
+    )
+  })),
+  // Message access as GET /messages/{id}; nobody but its sender (never listed) has read the row's message.
+  ...perKind((kind) => ({
+    operation: "GET /messages/{message_id}/read_receipts",
+    scenario: `of a message ${kindScenario[kind]}`,
+    request: (fixture) =>
+      Effect.map(rowChannel(fixture, "read receipts", kind), (channel) => ({
+        path: `/messages/${channel.messageId}/read_receipts`
+      })),
+    expect: byRole(kind, success({ user_ids: [] }), invalidMessages)
   }))
 ]
