@@ -155,6 +155,7 @@ export class Register extends Context.Service<Register, {
         if (want("drafts")) state.drafts = yield* drafts.registerState(principal)
         // The user's topic policies, read once for `user_topics`, `muted_topics` and the unread counts.
         const topicPolicies = yield* muting.listTopics(user.id)
+        // Zulip 6.0: the legacy list only when the state fetched is everything or leaves out `user_topic`.
         if (want("muted_topics") && !(options.eventTypes?.includes("user_topic") ?? false)) {
           state.muted_topics = mutedTopicsList(ctx, topicPolicies)
         }
@@ -268,7 +269,8 @@ export class Register extends Context.Service<Register, {
             includeSubscribers: queue.options.include_subscribers !== "false",
             slimPresence: queue.options.slim_presence,
             presenceHistoryLimitDays: params.presence_history_limit_days,
-            eventTypes: queue.options.event_types
+            // The types whose state is fetched (Zulip's `event_types` of `fetch_initial_state_data`).
+            eventTypes: fetch
           },
           server
         )
@@ -295,6 +297,7 @@ export interface InitialStateOptions {
   readonly slimPresence: boolean
   /** How many days back `presences` reach; absent: 14. */
   readonly presenceHistoryLimitDays?: number | undefined
+  /** The types whose state is fetched (`fetch_event_types`, else `event_types`); null: every type. */
   readonly eventTypes: ReadonlyArray<string> | null
 }
 
