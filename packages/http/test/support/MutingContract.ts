@@ -259,7 +259,25 @@ export const mutingContract = (backend: Backend) =>
             }))
           assert.strictEqual(restored.status, 200, restored.text)
           assert.strictEqual((yield* unreadState).count, before.count + 3)
-          assert.strictEqual(ids["u-plain"]! > 0, true)
+
+          // Marking unread says which messages count again: not those of a muted topic.
+          const queue = yield* register(prospero, { event_types: JSON.stringify(["update_message_flags"]) })
+          const both = [ids["u-plain"]!, ids["u-muted"]!]
+          expectReply(yield* flags(prospero, { messages: JSON.stringify(both), op: "add", flag: "read" }), 200, success({ messages: both }))
+          expectReply(yield* flags(prospero, { messages: JSON.stringify(both), op: "remove", flag: "read" }), 200, success({ messages: both }))
+          const details = (t: string, unmuted: boolean) => ({ type: "stream", stream_id: verona.id, topic: t, unmuted_stream_msg: unmuted })
+          assert.deepStrictEqual(bare(yield* queue.drain), [
+            { type: "update_message_flags", op: "add", operation: "add", flag: "read", messages: both, all: false },
+            {
+              type: "update_message_flags",
+              op: "remove",
+              operation: "remove",
+              flag: "read",
+              messages: both,
+              all: false,
+              message_details: { [both[0]!]: details("u-plain", true), [both[1]!]: details("u-muted", false) }
+            }
+          ])
         }))
 
       it.effect("muting a user: their unread messages are marked read (update_message_flags), then muted_users; register's list", () =>
