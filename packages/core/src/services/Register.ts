@@ -154,7 +154,9 @@ export class Register extends Context.Service<Register, {
         }
         if (want("drafts")) state.drafts = yield* drafts.registerState(principal)
         // The user's topic policies, read once for `user_topics`, `muted_topics` and the unread counts.
-        const topicPolicies = yield* muting.listTopics(user.id)
+        const topicPolicies = want("muted_topics") || want("user_topic") || (want("message") && want("update_message_flags"))
+          ? yield* muting.listTopics(user.id)
+          : []
         // Zulip 6.0: the legacy list only when the state fetched is everything or leaves out `user_topic`.
         if (want("muted_topics") && !(options.eventTypes?.includes("user_topic") ?? false)) {
           state.muted_topics = mutedTopicsList(ctx, topicPolicies)
