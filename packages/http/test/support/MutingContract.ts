@@ -11,6 +11,10 @@
  * file changes, and moves the shared clock on to know its timestamps.
  */
 import { assert, describe, layer } from "@effect/vitest"
+import { realmId } from "@teamchat/core/domain/Ids"
+import { RealmRepo } from "@teamchat/core/ports/Repositories"
+import { Organizations } from "@teamchat/core/services/Organizations"
+import { Users } from "@teamchat/core/services/Users"
 import * as Effect from "effect/Effect"
 import type { Backend, Credentials } from "./Harness.ts"
 import { demoLayer, layerServer, Server } from "./Harness.ts"
@@ -327,6 +331,41 @@ export const mutingContract = (backend: Backend) =>
           // Unmuting does not mark anything unread again.
           const after = (yield* state(cordelia, { fetch_event_types: JSON.stringify(["message", "update_message_flags"]) })).unread_msgs
           assert.notInclude([...after.pms, ...after.huddles].flatMap((c: any) => c.unread_message_ids), direct)
+        }))
+
+      it.effect("muted users: a deactivated user may be muted; a guest may not mute someone they cannot see", () =>
+        Effect.gen(function*() {
+          const server = yield* Server
+          const newMember = (email: string) =>
+            server.core(Users.use((users) => users.create(realmId(1), { email, full_name: email.split("@")[0]!, role: 400 })))
+          const gone = yield* newMember("muting-gone@zulip.com")
+          const loner = yield* newMember("muting-loner@zulip.com")
+          yield* server.core(Users.use((users) => users.deactivate(gone.id)))
+          const guest = yield* as("guest")
+          const t = yield* tick
+          expectReply(yield* mute(guest, gone.id), 200, success())
+          assert.deepStrictEqual(
+            (yield* state(guest, { fetch_event_types: JSON.stringify(["muted_users"]) })).muted_users,
+            [{ id: gone.id, timestamp: t }]
+          )
+          expectReply(yield* unmute(guest, gone.id), 200, success())
+          /** Who may see every user: the members (a guest then sees only people sharing a channel), or everyone. */
+          const setAccess = (group: "role:members" | "role:everyone") =>
+            server.core(Effect.gen(function*() {
+              const groups = yield* (yield* Organizations).systemGroups(loner.realm_id)
+              const realms = yield* RealmRepo
+              const realm = (yield* realms.findById(loner.realm_id))!
+              yield* realms.update({ ...realm, settings: { ...realm.settings, can_access_all_users_group: groups[group] } })
+            }))
+          yield* setAccess("role:members")
+          expectReply(yield* mute(guest, loner.id), 400, badRequest("Insufficient permission"))
+          expectReply(yield* unmute(guest, loner.id), 400, badRequest("Insufficient permission"))
+          // Oneself is refused before anyone is looked up.
+          expectReply(yield* mute(guest, guest.userId), 400, badRequest("Cannot mute self"))
+          yield* setAccess("role:everyone")
+          expectReply(yield* mute(guest, loner.id), 200, success())
+          expectReply(yield* unmute(guest, loner.id), 200, success())
+          assert.deepStrictEqual((yield* state(guest, { fetch_event_types: JSON.stringify(["muted_users"]) })).muted_users, [])
         }))
 
       it.effect("muted users: Zulip's refusals, and nothing written by them", () =>
