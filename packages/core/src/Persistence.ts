@@ -20,6 +20,7 @@ import * as MemoryEventStore from "./memory/MemoryEventStore.ts"
 import * as MemoryMessageStore from "./memory/MemoryMessageStore.ts"
 import * as MemoryInvitationRepo from "./memory/MemoryInvitationRepo.ts"
 import * as MemoryMessageSearch from "./memory/MemoryMessageSearch.ts"
+import * as MemoryMutingRepo from "./memory/MemoryMutingRepo.ts"
 import * as MemoryPresenceRepo from "./memory/MemoryPresenceRepo.ts"
 import * as MemoryPushDeviceRepo from "./memory/MemoryPushDeviceRepo.ts"
 import * as MemoryRepositories from "./memory/MemoryRepositories.ts"
@@ -35,6 +36,7 @@ import type { EventStore } from "./ports/EventStore.ts"
 import type { InvitationRepo } from "./ports/InvitationRepo.ts"
 import type { MessageSearch } from "./ports/MessageSearch.ts"
 import type { MessageStore } from "./ports/MessageStore.ts"
+import type { MutingRepo } from "./ports/MutingRepo.ts"
 import type { PresenceRepo } from "./ports/PresenceRepo.ts"
 import type { RateLimitStore } from "./ports/RateLimitStore.ts"
 import * as RedisRateLimitStore from "./redis/RedisRateLimitStore.ts"
@@ -66,6 +68,7 @@ import * as SqlEventStore from "./sql/SqlEventStore.ts"
 import * as SqlInvitationRepo from "./sql/SqlInvitationRepo.ts"
 import * as SqlMessageSearch from "./sql/SqlMessageSearch.ts"
 import * as SqlMessageStore from "./sql/SqlMessageStore.ts"
+import * as SqlMutingRepo from "./sql/SqlMutingRepo.ts"
 import * as SqlPresenceRepo from "./sql/SqlPresenceRepo.ts"
 import * as SqlRateLimitStore from "./sql/SqlRateLimitStore.ts"
 import * as SqlPushDeviceRepo from "./sql/SqlPushDeviceRepo.ts"
@@ -98,6 +101,7 @@ export type Persistence =
   | MessageStore
   | MessageSearch
   | UserStatusRepo
+  | MutingRepo
   | PresenceRepo
   | DraftRepo
   | SavedSnippetRepo
@@ -124,6 +128,7 @@ export const layerMemoryTables: Layer.Layer<Persistence, never, MemoryDatabase> 
     MemoryProfileFieldRepo.layer,
     MemoryMessageSearch.layer,
     MemoryUserStatusRepo.layer,
+    MemoryMutingRepo.layer,
     MemoryPresenceRepo.layer,
     MemoryDraftRepo.layer,
     MemorySavedSnippetRepo.layer,
@@ -160,6 +165,7 @@ export const layerSql: Layer.Layer<Persistence | AccessNotices, MigrationError |
     SqlProfileFieldRepo.layer,
     SqlMessageSearch.layer,
     SqlUserStatusRepo.layer,
+    SqlMutingRepo.layer,
     SqlPresenceRepo.layer,
     SqlDraftRepo.layer,
     SqlSavedSnippetRepo.layer,

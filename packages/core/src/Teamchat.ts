@@ -22,6 +22,7 @@ import { Invitations } from "./services/Invitations.ts"
 import { KeyGenerator } from "./services/KeyGenerator.ts"
 import { MessageFlags } from "./services/MessageFlags.ts"
 import { Messages } from "./services/Messages.ts"
+import { Muting } from "./services/Muting.ts"
 import { NotificationBot } from "./services/NotificationBot.ts"
 import { Organizations } from "./services/Organizations.ts"
 import { PasswordHasher } from "./services/PasswordHasher.ts"
@@ -51,6 +52,7 @@ export type Services =
   | Register
   | Messages
   | MessageFlags
+  | Muting
   | Topics
   | ScheduledMessages
   | ScheduledDelivery
@@ -90,7 +92,7 @@ export const layerServices = Layer.mergeAll(
 ).pipe(
   // Register reads scheduled messages and message state.
   Layer.provideMerge(
-    Layer.mergeAll(layerMessaging, MessageFlags.layer, Topics.layer, UserStatus.layer, Drafts.layer, SavedSnippets.layer, PushDevices.layer)
+    Layer.mergeAll(layerMessaging, MessageFlags.layer, Muting.layer, Topics.layer, UserStatus.layer, Drafts.layer, SavedSnippets.layer, PushDevices.layer)
   ),
   Layer.provideMerge(Layer.mergeAll(Authentication.layer, Channels.layer, UserSettings.layer, EventQueues.layer, UserGroups.layer)),
   Layer.provideMerge(Layer.mergeAll(Organizations.layer, Presence.layer)),

@@ -29,6 +29,8 @@ export * as Invitation from "./domain/Invitation.ts"
 /** The bounded map (least recently used out) every in-process cache is kept in; the bounds: docs/memory.md. */
 export * as LruMap from "./domain/LruMap.ts"
 export * as Message from "./domain/Message.ts"
+/** Topic policies and muted users as stored, and the unread rule (the service is `Muting`). */
+export * as MutingRecord from "./domain/Muting.ts"
 /** The one password rule (Zulip's minimum length), for every place a password is set. */
 export * as Password from "./domain/Password.ts"
 /** Presence times, the ping rules and the wire forms (the service is `Presence`). */
@@ -73,6 +75,8 @@ export * as KeyGenerator from "./services/KeyGenerator.ts"
 export * as MessageFlags from "./services/MessageFlags.ts"
 /** Sending and reading messages; also `Anchor` (where a read starts) and `ApiMessage` (a message as a reader sees it). */
 export * as Messages from "./services/Messages.ts"
+/** Topic policies (POST /user_topics) and muted users. */
+export * as Muting from "./services/Muting.ts"
 export * as NotificationBot from "./services/NotificationBot.ts"
 export * as Organizations from "./services/Organizations.ts"
 export * as PasswordHasher from "./services/PasswordHasher.ts"
@@ -101,6 +105,7 @@ export * as AccessCache from "./ports/AccessCache.ts"
 export * as AuditLogRepo from "./ports/AuditLogRepo.ts"
 export * as EventStore from "./ports/EventStore.ts"
 export * as MessageStore from "./ports/MessageStore.ts"
+export * as MutingRepo from "./ports/MutingRepo.ts"
 export * as RateLimitStore from "./ports/RateLimitStore.ts"
 export * as Repositories from "./ports/Repositories.ts"
 export * as ScheduledMessageRepo from "./ports/ScheduledMessageRepo.ts"

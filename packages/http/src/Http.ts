@@ -62,6 +62,7 @@ import * as StreamsHandlers from "./handlers/Streams.ts"
 import * as SubscriptionsHandlers from "./handlers/Subscriptions.ts"
 import * as UsersHandlers from "./handlers/Users.ts"
 import * as UserStatusHandlers from "./handlers/UserStatus.ts"
+import * as MutingHandlers from "./handlers/Muting.ts"
 import * as PresenceHandlers from "./handlers/Presence.ts"
 import * as DraftsHandlers from "./handlers/Drafts.ts"
 import * as SavedSnippetsHandlers from "./handlers/SavedSnippets.ts"
@@ -110,6 +111,7 @@ const handlers = Layer.mergeAll(
   AuthHandlers.layerDev,
   UsersHandlers.layer,
   UserStatusHandlers.layer,
+  MutingHandlers.layer,
   PresenceHandlers.layer,
   DraftsHandlers.layer,
   SavedSnippetsHandlers.layer,

@@ -375,5 +375,61 @@ describe("concurrent writes on PostgreSQL with two workers", () => {
           .map((e: any) => e.person.is_active)
         assert.deepStrictEqual(activity, Array.from({ length: rounds / 2 }, () => [false, true]).flat())
       }))
+    it.effect("a user muted or unmuted 8 times at once: one success, Zulip's refusal for the others, one event", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const [muter, target] = yield* freshMembers("muting", 2)
+        const queue = yield* registerQueue(muter!, ["muted_users", "update_message_flags"])
+        const refusal = (msg: string) => ({ result: "error", msg, code: "BAD_REQUEST" })
+        for (let round = 0; round < rounds / 2; round++) {
+          // Something of the target's for the mute to mark read.
+          const dm = yield* server.fetch("POST", "/api/v1/messages", {
+            as: target!,
+            form: { type: "direct", to: JSON.stringify([muter!.userId]), content: `round ${round}` }
+          })
+          assert.strictEqual(dm.status, 200, dm.text)
+          const mutes = yield* atOnce(Array.from({ length: 8 }, () =>
+            server.fetch("POST", `/api/v1/users/me/muted_users/${target!.userId}`, { as: muter! })))
+          noServerError(mutes)
+          assert.strictEqual(mutes.filter((r) => r.status === 200).length, 1, mutes.map((r) => r.text).join("\n"))
+          for (const reply of mutes.filter((r) => r.status !== 200)) assert.deepStrictEqual(reply.json, refusal("User already muted"))
+          const unmutes = yield* atOnce(Array.from({ length: 8 }, () =>
+            server.fetch("DELETE", `/api/v1/users/me/muted_users/${target!.userId}`, { as: muter! })))
+          noServerError(unmutes)
+          assert.strictEqual(unmutes.filter((r) => r.status === 200).length, 1, unmutes.map((r) => r.text).join("\n"))
+          for (const reply of unmutes.filter((r) => r.status !== 200)) assert.deepStrictEqual(reply.json, refusal("User is not muted"))
+        }
+        const events = yield* queuedEvents(muter!, queue)
+        assert.deepStrictEqual(
+          events.map((e: any) => e.type === "muted_users" ? e.muted_users.map((m: any) => m.id) : `read ${e.messages.length}`),
+          Array.from({ length: rounds / 2 }, () => ["read 1", [target!.userId], []]).flat()
+        )
+      }))
+
+    it.effect("a topic policy set 8 times at once: every request succeeds, one row, one user_topic event", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const [who] = yield* freshMembers("topics", 1)
+        const streams = yield* server.fetch("GET", "/api/v1/streams", { as: who! })
+        const verona = streams.json.streams.find((s: any) => s.name === "Verona").stream_id as number
+        const queue = yield* registerQueue(who!, ["user_topic"])
+        for (let round = 0; round < rounds / 2; round++) {
+          const policy = String((round % 3) + 1)
+          const replies = yield* atOnce(Array.from({ length: 8 }, (_, i) =>
+            server.fetch("POST", "/api/v1/user_topics", {
+              as: who!,
+              form: { stream_id: String(verona), topic: i % 2 === 0 ? "Raced" : "RACED", visibility_policy: policy }
+            })))
+          noServerError(replies)
+          for (const reply of replies) assert.deepStrictEqual(reply.json, { result: "success", msg: "" }, reply.text)
+        }
+        const events = yield* queuedEvents(who!, queue)
+        assert.deepStrictEqual(events.map((e: any) => e.visibility_policy), [1, 2, 3, 1, 2])
+        const state = yield* server.fetch("POST", "/api/v1/register", {
+          as: who!,
+          form: { fetch_event_types: JSON.stringify(["user_topic"]) }
+        })
+        assert.deepStrictEqual(state.json.user_topics.map((t: any) => [t.topic_name.toLowerCase(), t.visibility_policy]), [["raced", 2]])
+      }))
   })
 })

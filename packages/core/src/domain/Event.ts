@@ -291,6 +291,9 @@ export const accepts = (options: QueueOptions, event: Pick<LoggedEvent, "type" |
       return messageMatchesNarrow(options.narrow, payload)
     case "typing":
       return payload.message_type !== "stream" || caps.stream_typing_notifications
+    case "muted_topics":
+      // Zulip 6.0: a queue that asked for `user_topic` gets it instead.
+      return options.event_types === null || !options.event_types.includes("user_topic")
     case "user_group":
       if (payload.op === "remove") return !caps.include_deactivated_groups
       if (payload.op === "update" && "deactivated" in payload.data) return caps.include_deactivated_groups
@@ -364,6 +367,9 @@ const presentMessage = (
 export const present = (options: QueueOptions, event: LoggedEvent, queueId?: string): ClientEvent => {
   const payload = event.payload
   if (payload.type === "message") return presentMessage(options, payload, event.id, queueId)
+  if (payload.type === "user_topic" && payload.topic_name === "" && !options.client_capabilities.empty_topic_name) {
+    return { ...payload, topic_name: EmptyTopicDisplayName, id: event.id }
+  }
   if (payload.type === "subscription" && payload.op === "add" && options.include_subscribers === "false") {
     return {
       ...payload,

@@ -201,6 +201,47 @@ export class NewEmailDeactivated extends ZulipError.make<NewEmailDeactivated>()(
 }) {}
 
 /**
+ * POST /users/me/muted_users/{id} with one's own id.
+ *
+ * @category users
+ * @since 0.1.0
+ */
+export class CannotMuteSelf extends ZulipError.make<CannotMuteSelf>()("CannotMuteSelf", {
+  code: "BAD_REQUEST",
+  message: "Cannot mute self"
+}) {}
+
+/**
+ * @category users
+ * @since 0.1.0
+ */
+export class UserAlreadyMuted extends ZulipError.make<UserAlreadyMuted>()("UserAlreadyMuted", {
+  code: "BAD_REQUEST",
+  message: "User already muted"
+}) {}
+
+/**
+ * @category users
+ * @since 0.1.0
+ */
+export class UserNotMuted extends ZulipError.make<UserNotMuted>()("UserNotMuted", {
+  code: "BAD_REQUEST",
+  message: "User is not muted"
+}) {}
+
+/**
+ * POST /user_topics with a `visibility_policy` other than 0-3 (Zulip's
+ * typed-endpoint text for a value outside its list).
+ *
+ * @category users
+ * @since 0.1.0
+ */
+export class InvalidVisibilityPolicy extends ZulipError.make<InvalidVisibilityPolicy>()("InvalidVisibilityPolicy", {
+  code: "BAD_REQUEST",
+  message: "Invalid visibility_policy: Value error, Not in the list of possible values"
+}) {}
+
+/**
  * Every error class of this file, in the catalogue's order.
  *
  * @category catalogue
@@ -224,5 +265,9 @@ export const UserErrors = [
   InvalidNewEmail,
   NewEmailInUse,
   NewEmailReserved,
-  NewEmailDeactivated
+  NewEmailDeactivated,
+  CannotMuteSelf,
+  UserAlreadyMuted,
+  UserNotMuted,
+  InvalidVisibilityPolicy
 ] as const

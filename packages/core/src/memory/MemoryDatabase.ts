@@ -23,6 +23,7 @@ import type { SavedSnippet } from "../domain/SavedSnippet.ts"
 import type { ScheduledMessage } from "../domain/ScheduledMessage.ts"
 import type { User } from "../domain/User.ts"
 import type { UserGroup } from "../domain/UserGroup.ts"
+import type { MutedUser, UserTopic } from "../domain/Muting.ts"
 import type { UserStatus } from "../domain/UserStatus.ts"
 
 /** @category models */
@@ -52,6 +53,10 @@ export interface MemoryTables {
   userStatuses: Map<number, UserStatus>
   /** Presence rows by user id. */
   presence: Map<number, Presence>
+  /** Topic policies per user id, keyed by channel id and lower-cased topic (each inner map replaced on write). */
+  userTopics: Map<number, ReadonlyMap<string, UserTopic>>
+  /** Muted users per user id, by muted user id (each inner map replaced on write). */
+  mutedUsers: Map<number, ReadonlyMap<number, MutedUser>>
   /** The last presence update id per organization (a row, rolled back with its transaction). */
   presenceSequences: Map<number, number>
   profileFields: Map<number, CustomProfileField>
@@ -101,6 +106,8 @@ const emptyTables = (journal: Journal): MemoryTables => ({
   scheduledMessages: new JournaledMap(journal),
   userStatuses: new JournaledMap(journal),
   presence: new JournaledMap(journal),
+  userTopics: new JournaledMap(journal),
+  mutedUsers: new JournaledMap(journal),
   presenceSequences: new JournaledMap(journal),
   profileFields: new JournaledMap(journal),
   profileFieldValues: new JournaledMap(journal),

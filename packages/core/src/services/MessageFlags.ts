@@ -36,6 +36,9 @@ import { MessageSearch } from "../ports/MessageSearch.ts"
 import type { NarrowParseError, NarrowResolveError } from "../narrow/Narrow.ts"
 import { canReadFullHistory, hasContentAccess } from "../permissions/ChannelAccess.ts"
 import { MessageStore } from "../ports/MessageStore.ts"
+import { MutingRepo } from "../ports/MutingRepo.ts"
+import { isMutedTopic, topicKey } from "../domain/Muting.ts"
+import type { VisibilityPolicy } from "../domain/Muting.ts"
 import { MessageRepo, RealmRepo, SubscriptionRepo, UserSettingsRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import { accessibleMessage, narrowRange } from "./internal/messageAccess.ts"
@@ -94,9 +97,15 @@ export const checkFlagRequest = (
   return Effect.succeed({ op, flag: flag as Flag })
 }
 
-/** What an `update_message_flags` remove-read event says of each message, so clients can restore unread counts. */
+/**
+ * What an `update_message_flags` remove-read event says of each message, so
+ * clients can restore unread counts: `unmuted_stream_msg` is whether it
+ * counts (Zulip's `is_row_muted`: muted topics, and muted channels unless
+ * the topic is unmuted or followed).
+ */
 const messageDetails = (
   mutedChannels: ReadonlySet<ChannelId>,
+  topicPolicies: ReadonlyMap<string, VisibilityPolicy>,
   userId: UserId,
   message: Message,
   flags: number
@@ -108,7 +117,10 @@ const messageDetails = (
       type: "stream",
       stream_id: message.channel_id!,
       topic: message.topic,
-      unmuted_stream_msg: !mutedChannels.has(message.channel_id!),
+      unmuted_stream_msg: !isMutedTopic(
+        mutedChannels.has(message.channel_id!),
+        topicPolicies.get(topicKey(message.channel_id!, message.topic))
+      ),
       ...mentioned
     }
 }
@@ -159,6 +171,7 @@ export class MessageFlags extends Context.Service<MessageFlags, {
       const store = yield* MessageStore
       const search = yield* MessageSearch
       const subscriptions = yield* SubscriptionRepo
+      const muting = yield* MutingRepo
       const realms = yield* RealmRepo
       const events = yield* Events
       const tx = yield* Transactor
@@ -222,8 +235,12 @@ export class MessageFlags extends Context.Service<MessageFlags, {
           const flagsById = new Map((yield* messages.userMessages(user.id, changed)).map((r) => [r.message_id as number, r.flags]))
           const muted = new Set<ChannelId>()
           for (const sub of yield* subscriptions.listByUser(user.id)) if (sub.properties.is_muted) muted.add(sub.channel_id)
+          const policies = new Map<string, VisibilityPolicy>()
+          for (const row of yield* muting.listTopics(user.id)) policies.set(topicKey(row.channel_id, row.topic_name), row.visibility_policy)
           details = {}
-          for (const id of changed) details[String(id)] = messageDetails(muted, user.id, byId.get(id)!, flagsById.get(id) ?? 0)
+          for (const id of changed) {
+            details[String(id)] = messageDetails(muted, policies, user.id, byId.get(id)!, flagsById.get(id) ?? 0)
+          }
           return { changed, ignored, details }
         }
         const changed = yield* store.updateFlags(user.id, targets, bit, op === "add")

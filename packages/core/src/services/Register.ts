@@ -37,6 +37,9 @@ import { activeSubscriberIds } from "./events/subscriptionEvents.ts"
 import { hasGroupPermission } from "../permissions/GroupMembership.ts"
 import { messageState } from "./internal/messageState.ts"
 import { AlertWordRepo, MessageRepo, SubscriptionRepo } from "../ports/Repositories.ts"
+import { MutingRepo } from "../ports/MutingRepo.ts"
+import { EmptyTopicDisplayName } from "../domain/Message.ts"
+import { mutedTopicsList } from "./Muting.ts"
 import { Drafts } from "./Drafts.ts"
 import { SavedSnippets } from "./SavedSnippets.ts"
 import { ScheduledMessages } from "./ScheduledMessages.ts"
@@ -124,6 +127,7 @@ export class Register extends Context.Service<Register, {
       const drafts = yield* Drafts
       const savedSnippets = yield* SavedSnippets
       const pushDevices = yield* PushDevices
+      const muting = yield* MutingRepo
 
       const initialState = Effect.fn("Register.initialState")(function*(
         principal: Principal,
@@ -149,8 +153,17 @@ export class Register extends Context.Service<Register, {
           state.custom_profile_field_types = CustomProfileFieldTypes
         }
         if (want("drafts")) state.drafts = yield* drafts.registerState(principal)
-        if (want("muted_topics") && !(options.eventTypes?.includes("user_topic") ?? false)) state.muted_topics = []
-        if (want("muted_users")) state.muted_users = []
+        // The user's topic policies, read once for `user_topics`, `muted_topics` and the unread counts.
+        const topicPolicies = want("muted_topics") || want("user_topic") || (want("message") && want("update_message_flags"))
+          ? yield* muting.listTopics(user.id)
+          : []
+        // Zulip 6.0: the legacy list only when the state fetched is everything or leaves out `user_topic`.
+        if (want("muted_topics") && !(options.eventTypes?.includes("user_topic") ?? false)) {
+          state.muted_topics = mutedTopicsList(ctx, topicPolicies)
+        }
+        if (want("muted_users")) {
+          state.muted_users = (yield* muting.listMuted(user.id)).map((row) => ({ id: row.muted_user_id, timestamp: row.date_muted }))
+        }
         if (want("presence")) {
           Object.assign(
             state,
@@ -205,7 +218,8 @@ export class Register extends Context.Service<Register, {
           user.id,
           ownSubscriptions,
           want,
-          caps.empty_topic_name
+          caps.empty_topic_name,
+          topicPolicies
         ))
         if (want("user_settings")) state.user_settings = yield* settings.get(user)
         if (!caps.user_settings_object) {
@@ -221,7 +235,16 @@ export class Register extends Context.Service<Register, {
           }
         }
         if (want("user_status")) state.user_status = yield* statuses.registerState(principal)
-        if (want("user_topic")) state.user_topics = []
+        if (want("user_topic")) {
+          state.user_topics = topicPolicies
+            .filter((row) => ctx.channelsById.get(row.channel_id)?.is_archived === false)
+            .map((row) => ({
+              stream_id: row.channel_id,
+              topic_name: row.topic_name === "" && !caps.empty_topic_name ? EmptyTopicDisplayName : row.topic_name,
+              last_updated: row.last_updated,
+              visibility_policy: row.visibility_policy
+            }))
+        }
         if (want("video_calls")) state.has_zoom_token = false
         if (want("giphy")) state.giphy_api_key = ""
         if (want("channel_folders")) state.channel_folders = []
@@ -248,7 +271,8 @@ export class Register extends Context.Service<Register, {
             includeSubscribers: queue.options.include_subscribers !== "false",
             slimPresence: queue.options.slim_presence,
             presenceHistoryLimitDays: params.presence_history_limit_days,
-            eventTypes: queue.options.event_types
+            // The types whose state is fetched (Zulip's `event_types` of `fetch_initial_state_data`).
+            eventTypes: fetch
           },
           server
         )
@@ -275,6 +299,7 @@ export interface InitialStateOptions {
   readonly slimPresence: boolean
   /** How many days back `presences` reach; absent: 14. */
   readonly presenceHistoryLimitDays?: number | undefined
+  /** The types whose state is fetched (`fetch_event_types`, else `event_types`); null: every type. */
   readonly eventTypes: ReadonlyArray<string> | null
 }
 

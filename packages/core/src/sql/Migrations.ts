@@ -594,6 +594,32 @@ const accessChangeNoticesEverywhere = Effect.gen(function*() {
 })
 
 /**
+ * Personal visibility settings: topic policies (POST /user_topics; unique
+ * per user and channel by `lower(topic_name)`, which the policy write's
+ * `ON CONFLICT` names) and muted users (POST /users/me/muted_users/{id};
+ * the primary key makes a second mute a conflict, never a second row).
+ */
+const muting = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`
+    CREATE TABLE user_topics (
+      user_id BIGINT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+      channel_id BIGINT NOT NULL REFERENCES channels (id) ON DELETE CASCADE,
+      topic_name TEXT NOT NULL,
+      visibility_policy SMALLINT NOT NULL,
+      last_updated BIGINT NOT NULL
+    )`
+  yield* sql`CREATE UNIQUE INDEX user_topics_topic_idx ON user_topics (user_id, channel_id, lower(topic_name))`
+  yield* sql`
+    CREATE TABLE muted_users (
+      user_id BIGINT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+      muted_user_id BIGINT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+      date_muted BIGINT NOT NULL,
+      PRIMARY KEY (user_id, muted_user_id)
+    )`
+})
+
+/**
  * Every migration, keyed `<id>_<name>`; the Migrator runs the pending ones in
  * id order inside one transaction.
  *
@@ -617,7 +643,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0015_rate_limits": rateLimits,
   "0016_audit_log": auditLog,
   "0017_demo_organization": demoOrganization,
-  "0018_access_change_notices_everywhere": accessChangeNoticesEverywhere
+  "0018_access_change_notices_everywhere": accessChangeNoticesEverywhere,
+  "0020_muting": muting
 }
 
 /** @category migrations */

@@ -310,6 +310,24 @@ describe("event schemas", () => {
     assert.isTrue(refused(checkPublished, { type: "no_such_type" }))
   })
 
+  it("user_topic, muted_topics, muted_users", () => {
+    const topic = { type: "user_topic", stream_id: 7, topic_name: "castle", last_updated: 1_767_225_600, visibility_policy: 1 }
+    checks(topic, [
+      ["a policy outside 0-3", { ...topic, visibility_policy: 4 }],
+      ["a fractional time", { ...topic, last_updated: 1.5 }],
+      ["the legacy key topic", { ...topic, topic_name: undefined, topic: "castle" }]
+    ])
+    checks({ type: "user_topic", stream_id: 7, topic_name: "", last_updated: 1_767_225_600, visibility_policy: 0 }, [])
+    checks({ type: "muted_topics", muted_topics: [["Denmark", "castle", 1_767_225_600]] }, [
+      ["a pair without its time", { type: "muted_topics", muted_topics: [["Denmark", "castle"]] }],
+      ["a channel id for its name", { type: "muted_topics", muted_topics: [[7, "castle", 1_767_225_600]] }]
+    ])
+    checks({ type: "muted_users", muted_users: [{ id: 10, timestamp: 1_767_225_600 }] }, [
+      ["ids alone", { type: "muted_users", muted_users: [10] }],
+      ["an extra field", { type: "muted_users", muted_users: [{ id: 10, timestamp: 1, date_muted: 1 }] }]
+    ])
+  })
+
   it("EventTypes names every type once, sorted", () => {
     assert.deepStrictEqual(EventTypes, [...new Set(EventTypes)].sort())
     assert.includeMembers([...EventTypes], ["message", "update_message", "delete_message", "reaction", "typing", "heartbeat"])

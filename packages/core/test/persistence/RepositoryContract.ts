@@ -18,6 +18,7 @@ import { channelsTests } from "./contract/Channels.ts"
 import { draftsTests } from "./contract/Drafts.ts"
 import { groupsTests } from "./contract/Groups.ts"
 import { idsTests } from "./contract/Ids.ts"
+import { mutingTests } from "./contract/Muting.ts"
 import { realmsTests } from "./contract/Realms.ts"
 import { subscriptionsTests } from "./contract/Subscriptions.ts"
 import { transactorTests } from "./contract/Transactor.ts"
@@ -43,6 +44,7 @@ export const repositoryContract = (
       channelsTests(it)
       subscriptionsTests(it)
       draftsTests(it)
+      mutingTests(it)
       auditLogTests(it)
     })
 

@@ -18,6 +18,7 @@ import { AuthApi, DevApi } from "./Auth.ts"
 import { DraftsApi } from "./Drafts.ts"
 import { EventSchemas, EventsApi } from "./Events.ts"
 import { MessagesApi } from "./Messages.ts"
+import { MutingApi } from "./Muting.ts"
 import { ProfileFieldsApi } from "./ProfileFields.ts"
 import { SavedSnippetsApi } from "./SavedSnippets.ts"
 import { ScheduledMessagesApi } from "./ScheduledMessages.ts"
@@ -54,6 +55,7 @@ const common = HttpApi.make("teamchat")
   .add(UserGroupsApi)
   .add(ProfileFieldsApi)
   .add(MessagesApi)
+  .add(MutingApi)
   .add(DraftsApi)
   .add(SavedSnippetsApi)
   .add(InvitationsApi)

@@ -175,6 +175,36 @@ const integers: ReadonlyArray<Row> = [
     status: 404,
     body: noRoute
   },
+  ...([
+    [{ stream_id: "9007199254740993", topic: "t", visibility_policy: "1" }, "stream_id is too large"],
+    [{ stream_id: "-9223372036854775808", topic: "t", visibility_policy: "1" }, "stream_id is too small"],
+    [{ stream_id: "1.0", topic: "t", visibility_policy: "1" }, "stream_id is not an integer"],
+    [{ stream_id: "1", topic: "t", visibility_policy: "1e0" }, "visibility_policy is not an integer"],
+    [{ stream_id: "1", topic: "t", visibility_policy: "18446744073709551617" }, "visibility_policy is too large"]
+  ] as const).map(([form, msg]): Row => ({
+    name: `POST /user_topics ${JSON.stringify(form)}`,
+    method: "POST",
+    path: "/api/v1/user_topics",
+    options: { form },
+    status: 400,
+    body: badRequest(msg)
+  })),
+  ...(["POST", "DELETE"] as const).flatMap((method): ReadonlyArray<Row> => [
+    {
+      name: `${method} /users/me/muted_users/{id} beyond any id`,
+      method,
+      path: "/api/v1/users/me/muted_users/9223372036854775808",
+      status: 400,
+      body: badRequest("No such user")
+    },
+    {
+      name: `${method} /users/me/muted_users/{id} not digits`,
+      method,
+      path: "/api/v1/users/me/muted_users/1e3",
+      status: 404,
+      body: noRoute
+    }
+  ]),
   {
     name: "GET /users/{id} beyond any id",
     method: "GET",
@@ -283,6 +313,14 @@ const characters: ReadonlyArray<Row> = [
     options: { form: { stream_id: "1", topic_name: "a\u0000" } },
     status: 400,
     body: nul("topic_name")
+  },
+  {
+    name: "POST /user_topics topic with NUL",
+    method: "POST",
+    path: "/api/v1/user_topics",
+    options: { form: { stream_id: "1", topic: "a\u0000b", visibility_policy: "1" } },
+    status: 400,
+    body: nul("topic")
   },
   {
     name: "POST /streams/{id}/delete_topic topic_name with NUL",

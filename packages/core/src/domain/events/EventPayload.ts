@@ -52,6 +52,7 @@ import {
   UpdateMessageFlagsAddEvent,
   UpdateMessageFlagsRemoveEvent
 } from "./MessageEvents.ts"
+import { MutedTopicsEvent, MutedUsersEvent, UserTopicEvent } from "./MutingEvents.ts"
 import { CustomProfileFieldsEvent, HeartbeatEvent, InvitesChangedEvent } from "./RealmEvents.ts"
 import {
   AlertWordsEvent,
@@ -141,7 +142,10 @@ const shared = {
   ScheduledMessagesUpdateEvent,
   ScheduledMessagesRemoveEvent,
   CustomProfileFieldsEvent,
-  InvitesChangedEvent
+  InvitesChangedEvent,
+  UserTopicEvent,
+  MutedTopicsEvent,
+  MutedUsersEvent
 } as const
 
 type Shared = typeof shared[keyof typeof shared]

@@ -9,6 +9,8 @@ import * as Effect from "effect/Effect"
 import type { ChannelId, UserId } from "../../domain/Ids.ts"
 import type { Message } from "../../domain/Message.ts"
 import { FlagBits, MentionBits } from "../../domain/Message.ts"
+import { isMutedTopic, topicKey } from "../../domain/Muting.ts"
+import type { UserTopic, VisibilityPolicy } from "../../domain/Muting.ts"
 import type { Subscription } from "../../domain/Channel.ts"
 import type { MessageRepo } from "../../ports/Repositories.ts"
 import { displayTopic } from "../../views/MessageView.ts"
@@ -36,19 +38,26 @@ export interface UnreadMessages {
   readonly old_unreads_missing: boolean
 }
 
+/** Only a personal mention counts in a muted topic; wildcard mentions there do not (Zulip's `aggregate_unread_data`). */
+const PersonalMentionBits = FlagBits.mentioned | FlagBits.group_mentioned
+
 /**
  * Groups unread rows the way clients expect. Channel messages count only in
- * channels the user is subscribed to; muted channels are listed but not
- * counted.
+ * channels the user is subscribed to; messages in muted topics, and in
+ * muted channels unless their topic is unmuted or followed, are listed but
+ * not counted (Zulip's `is_row_muted`).
  */
 export const aggregateUnreads = (
   userId: UserId,
   rows: ReadonlyArray<{ readonly message: Message; readonly flags: number }>,
   subscriptions: ReadonlyArray<Subscription>,
-  allowEmptyTopicName: boolean
+  allowEmptyTopicName: boolean,
+  topicPolicies: ReadonlyArray<UserTopic> = []
 ): UnreadMessages => {
   const active = new Map<ChannelId, Subscription>()
   for (const sub of subscriptions) if (sub.active) active.set(sub.channel_id, sub)
+  const policies = new Map<string, VisibilityPolicy>()
+  for (const row of topicPolicies) policies.set(topicKey(row.channel_id, row.topic_name), row.visibility_policy)
   const recent = rows.length > MaxUnreadMessages ? rows.slice(rows.length - MaxUnreadMessages) : rows
   const pms = new Map<number, Array<number>>()
   const streams = new Map<string, { stream_id: number; topic: string; unread_message_ids: Array<number> }>()
@@ -70,7 +79,10 @@ export const aggregateUnreads = (
         })
       }
       entry.unread_message_ids.push(message.id)
-      if (!sub.properties.is_muted) count++
+      const muted = isMutedTopic(sub.properties.is_muted, policies.get(topicKey(message.channel_id!, message.topic)))
+      if (!muted) count++
+      if ((flags & (muted ? PersonalMentionBits : MentionBits)) !== 0) mentions.push(message.id)
+      continue
     } else if (message.dm_user_ids.length <= 2) {
       const other = message.dm_user_ids.find((id) => id !== userId) ?? userId
       let list = pms.get(other)
@@ -105,7 +117,9 @@ export const messageState = Effect.fnUntraced(function*(
   subscriptions: ReadonlyArray<Subscription>,
   want: (type: string) => boolean,
   /** The client's `empty_topic_name` capability: without it the empty topic reads "general chat". */
-  allowEmptyTopicName: boolean
+  allowEmptyTopicName: boolean,
+  /** The user's topic policies, for the unread count. */
+  topicPolicies: ReadonlyArray<UserTopic> = []
 ) {
   const state: Record<string, unknown> = {}
   if (want("message")) state.max_message_id = yield* repo.maxUserMessageId(userId)
@@ -114,7 +128,8 @@ export const messageState = Effect.fnUntraced(function*(
       userId,
       yield* repo.listByFlags(userId, FlagBits.read, 0),
       subscriptions,
-      allowEmptyTopicName
+      allowEmptyTopicName,
+      topicPolicies
     )
   }
   if (want("starred_messages")) {

@@ -7,6 +7,7 @@ import { draftsRows, savedSnippetsRows } from "./Drafts.ts"
 import { eventsRows } from "./Events.ts"
 import { invitationsRows } from "./Invitations.ts"
 import { messagesRows } from "./Messages.ts"
+import { mutingRows } from "./Muting.ts"
 import { profileFieldsRows } from "./ProfileFields.ts"
 import { presenceRows } from "./Presence.ts"
 import { pushDevicesRows } from "./PushDevices.ts"
@@ -29,6 +30,7 @@ export const matrix: ReadonlyArray<Row> = [
   ...eventsRows,
   ...settingsRows,
   ...messagesRows,
+  ...mutingRows,
   ...scheduledMessagesRows,
   ...draftsRows,
   ...savedSnippetsRows,

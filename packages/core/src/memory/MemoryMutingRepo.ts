@@ -1,0 +1,91 @@
+/**
+ * Topic policies and muted users in memory: one map per user, replaced on
+ * every write (the journal undoes a write by putting the old map back).
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { messageId } from "../domain/Ids.ts"
+import type { ChannelId, MessageId, UserId } from "../domain/Ids.ts"
+import type { UserTopic } from "../domain/Muting.ts"
+import { pgLower } from "../narrow/NarrowPredicate.ts"
+import { MutingRepo } from "../ports/MutingRepo.ts"
+import { MemoryDatabase } from "./MemoryDatabase.ts"
+
+/** Lower-cased as SQL's `lower(topic_name)`, so both backends match the same topics. */
+const keyOf = (channelId: number, topic: string): string => `${channelId}\u0000${pgLower(topic)}`
+
+const byChannelAndTopic = (a: UserTopic, b: UserTopic): number => {
+  if (a.channel_id !== b.channel_id) return a.channel_id - b.channel_id
+  const x = pgLower(a.topic_name)
+  const y = pgLower(b.topic_name)
+  return x < y ? -1 : x > y ? 1 : 0
+}
+
+/** @category layers */
+export const layer: Layer.Layer<MutingRepo, never, MemoryDatabase> = Layer.effect(
+  MutingRepo,
+  MemoryDatabase.useSync((db) => {
+    const topics = db.tables.userTopics
+    const muted = db.tables.mutedUsers
+    return MutingRepo.of({
+      setTopicPolicy: (row) =>
+        Effect.sync(() => {
+          const mine = topics.get(row.user_id) ?? new Map<string, UserTopic>()
+          const key = keyOf(row.channel_id, row.topic_name)
+          const current = mine.get(key)
+          if (current !== undefined && current.visibility_policy === row.visibility_policy) return false
+          const next = new Map(mine)
+          next.set(
+            key,
+            current === undefined ? row : { ...current, visibility_policy: row.visibility_policy, last_updated: row.last_updated }
+          )
+          topics.set(row.user_id, next)
+          return true
+        }),
+      clearTopicPolicy: (userId: UserId, channelId: ChannelId, topic: string) =>
+        Effect.sync(() => {
+          const mine = topics.get(userId)
+          const key = keyOf(channelId, topic)
+          if (mine === undefined || !mine.has(key)) return false
+          const next = new Map(mine)
+          next.delete(key)
+          topics.set(userId, next)
+          return true
+        }),
+      listTopics: (userId) => Effect.sync(() => [...(topics.get(userId)?.values() ?? [])].sort(byChannelAndTopic)),
+      mute: (row) =>
+        Effect.sync(() => {
+          const mine = muted.get(row.user_id) ?? new Map()
+          if (mine.has(row.muted_user_id)) return false
+          muted.set(row.user_id, new Map(mine).set(row.muted_user_id, row))
+          return true
+        }),
+      unmute: (userId, mutedUserId) =>
+        Effect.sync(() => {
+          const mine = muted.get(userId)
+          if (mine === undefined || !mine.has(mutedUserId)) return false
+          const next = new Map(mine)
+          next.delete(mutedUserId)
+          muted.set(userId, next)
+          return true
+        }),
+      listMuted: (userId) =>
+        Effect.sync(() => [...(muted.get(userId)?.values() ?? [])].sort((a, b) => a.muted_user_id - b.muted_user_id)),
+      unreadFrom: (userId, senderId) =>
+        Effect.sync(() => {
+          // Walk the smaller of the user's unread rows and the sender's messages.
+          const unread = db.tables.messages.userRows(userId).unread
+          const sent = db.tables.messages.sentBy(senderId)
+          const ids: Array<MessageId> = []
+          if (unread.size <= sent.size) {
+            for (const id of unread.ascending()) if (db.tables.messages.get(id)?.sender_id === senderId) ids.push(messageId(id))
+          } else {
+            for (const id of sent.ascending()) if (unread.has(id)) ids.push(messageId(id))
+          }
+          return ids
+        })
+    })
+  })
+)

@@ -1,0 +1,36 @@
+/**
+ * A user's topic policies and muted users (port). Implemented by
+ * `memory/MemoryMutingRepo.ts` and `sql/SqlMutingRepo.ts`.
+ *
+ * The writes answer whether they changed anything, decided by the write
+ * itself (a conflict-aware insert, a delete that counts), so two identical
+ * requests at once on PostgreSQL see one change between them.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type { ChannelId, MessageId, UserId } from "../domain/Ids.ts"
+import type { MutedUser, UserTopic } from "../domain/Muting.ts"
+
+/** @category services */
+export class MutingRepo extends Context.Service<MutingRepo, {
+  /**
+   * Sets the policy of a topic (matched case-insensitively; a new row keeps
+   * `topic_name` as given, an existing one its first spelling). False when
+   * the topic already had this policy (nothing written).
+   */
+  setTopicPolicy(row: UserTopic): Effect.Effect<boolean>
+  /** Removes a topic's policy; false when it had none. */
+  clearTopicPolicy(userId: UserId, channelId: ChannelId, topic: string): Effect.Effect<boolean>
+  /** The user's topic policies, by channel id then lower-cased topic. */
+  listTopics(userId: UserId): Effect.Effect<ReadonlyArray<UserTopic>>
+  /** Mutes; false when already muted (nothing written). */
+  mute(row: MutedUser): Effect.Effect<boolean>
+  /** Unmutes; false when not muted. */
+  unmute(userId: UserId, mutedUserId: UserId): Effect.Effect<boolean>
+  /** The users the user muted, by muted user id. */
+  listMuted(userId: UserId): Effect.Effect<ReadonlyArray<MutedUser>>
+  /** The ids of the user's unread messages sent by `senderId`, ascending. */
+  unreadFrom(userId: UserId, senderId: UserId): Effect.Effect<ReadonlyArray<MessageId>>
+}>()("teamchat/core/ports/MutingRepo") {}

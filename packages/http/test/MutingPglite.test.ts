@@ -1,0 +1,3 @@
+import { mutingContract } from "./support/MutingContract.ts"
+
+mutingContract("PGlite")
