@@ -35,7 +35,7 @@ describe("pythonJson", () => {
 describe("checkWidgetData", () => {
   const poll = (data: string, author = false) => checkWidgetData("poll", parseSubmessageContent(data)!.value, author)
   const todo = (data: string, author = false) => checkWidgetData("todo", parseSubmessageContent(data)!.value, author)
-  const cases: ReadonlyArray<readonly [string, string | undefined]> = [
+  const cases: ReadonlyArray<readonly [string | undefined, string | undefined]> = [
     [poll('{"type":"vote","key":"58,1","vote":1}'), undefined],
     [poll('{"type":"vote","key":"58,1","vote":-1}'), undefined],
     // Python's bool is an int: true is 1.
