@@ -1,9 +1,11 @@
 /**
  * Messages over the wire, written once and run on every core backend:
  * POST /messages, GET /messages, GET /messages/{id}, POST /messages/flags,
- * POST /messages/flags/narrow, POST /streams/{stream_id}/delete_topic, the
+ * POST /messages/flags/narrow, POST /streams/{stream_id}/delete_topic,
+ * POST /submessage (and widget messages), the
  * message-dependent parts of POST /register and GET /users/me, and the
- * `message`, `update_message_flags`, `delete_message` and `stream` events.
+ * `message`, `update_message_flags`, `delete_message`, `submessage` and
+ * `stream` events.
  *
  * Bodies are compared whole with Zulip's. One server per backend is shared
  * by the tests, so every test uses its own topics (or its own channel) and
@@ -24,6 +26,7 @@ import { flagsNarrowTests } from "./messages/FlagsNarrow.ts"
 import { listTests } from "./messages/List.ts"
 import { registerTests } from "./messages/Register.ts"
 import { sendTests } from "./messages/Send.ts"
+import { submessageTests } from "./messages/Submessages.ts"
 
 export const messagesContract = (backend: Backend) =>
   describe(`messages over HTTP on ${backend}`, () => {
@@ -36,5 +39,6 @@ export const messagesContract = (backend: Backend) =>
       registerTests(it)
       eventsTests(it)
       deleteTopicTests(it)
+      submessageTests(it)
     })
   })
