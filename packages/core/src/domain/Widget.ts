@@ -128,17 +128,24 @@ class JsonFloat {
   }
 }
 
+const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
 /**
  * Parses a submessage's content as JSON; undefined when it is not JSON.
  * Numbers written with a fraction or exponent stay floats (Python's view),
- * so that `1.0` is not taken for the integer 1.
+ * so that `1.0` is not taken for the integer 1; a lone surrogate (`"\ud800"`)
+ * is not JSON, as for Python.
  *
  * @category parsing
  */
 export const parseSubmessageContent = (content: string): { readonly value: unknown } | undefined => {
   try {
     return {
-      value: JSON.parse(content, function(_key, value, context?: { readonly source?: string }) {
+      value: JSON.parse(content, function(key, value, context?: { readonly source?: string }) {
+        // Python's JSON parser refuses escaped lone surrogates, in keys and in strings.
+        if (loneSurrogate.test(key) || (typeof value === "string" && loneSurrogate.test(value))) {
+          throw new SyntaxError("lone surrogate")
+        }
         return typeof value === "number" && context?.source !== undefined && /[.eE]/.test(context.source)
           ? new JsonFloat(value)
           : value

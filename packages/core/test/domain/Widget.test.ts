@@ -73,7 +73,10 @@ describe("checkWidgetData", () => {
 
 describe("parseSubmessageContent and widgetTypeOf", () => {
   it("refuses what is not JSON", () => {
-    for (const text of ["", "{", "vote", "{'a': 1}", "NaN"]) assert.strictEqual(parseSubmessageContent(text), undefined, text)
+    for (const text of ["", "{", "vote", "{'a': 1}", "NaN", '"\\ud800"', '{"\\udc00": 1}', '["a\\udbffb"]']) {
+      assert.strictEqual(parseSubmessageContent(text), undefined, text)
+    }
+    assert.deepStrictEqual(parseSubmessageContent('"\\ud83c\\udf55"'), { value: "\ud83c\udf55" })
   })
   const sub = (id: number, msg_type: string, content: string) => ({
     id: submessageId(id),

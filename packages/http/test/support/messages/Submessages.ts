@@ -154,6 +154,7 @@ export const submessageTests = (it: Vitest.MethodsNonLive<Server>): void => {
         [cordelia, plain, vote("k", 1), "You cannot attach a submessage to this message."],
         [cordelia, poll, "{not json", "Invalid json for submessage"],
         [cordelia, poll, "", "Invalid json for submessage"],
+        [cordelia, poll, `{"type": "vote", "key": "\\ud800", "vote": 1}`, "Invalid json for submessage"],
         [cordelia, poll, JSON.stringify({ type: "question", question: "Mine?" }), "You can't edit a question unless you are the author."],
         [cordelia, poll, JSON.stringify({ type: "vote", key: "k", vote: 3 }), "Invalid poll data[\"vote\"]"],
         [cordelia, poll, `{"type": "vote", "key": "k", "vote": 1.0}`, "poll data[\"vote\"] is not an integer"],
