@@ -32,6 +32,7 @@ import { PushDevices } from "./services/PushDevices.ts"
 import { ScheduledDelivery } from "./services/ScheduledDelivery.ts"
 import { ScheduledMessages } from "./services/ScheduledMessages.ts"
 import { Subscriptions } from "./services/Subscriptions.ts"
+import { Submessages } from "./services/Submessages.ts"
 import { Topics } from "./services/Topics.ts"
 import { Users } from "./services/Users.ts"
 import { UserGroups } from "./services/UserGroups.ts"
@@ -54,6 +55,7 @@ export type Services =
   | MessageFlags
   | Muting
   | Topics
+  | Submessages
   | ScheduledMessages
   | ScheduledDelivery
   | NotificationBot
@@ -92,7 +94,7 @@ export const layerServices = Layer.mergeAll(
 ).pipe(
   // Register reads scheduled messages and message state.
   Layer.provideMerge(
-    Layer.mergeAll(layerMessaging, MessageFlags.layer, Muting.layer, Topics.layer, UserStatus.layer, Drafts.layer, SavedSnippets.layer, PushDevices.layer)
+    Layer.mergeAll(layerMessaging, MessageFlags.layer, Muting.layer, Topics.layer, Submessages.layer, UserStatus.layer, Drafts.layer, SavedSnippets.layer, PushDevices.layer)
   ),
   Layer.provideMerge(Layer.mergeAll(Authentication.layer, Channels.layer, UserSettings.layer, EventQueues.layer, UserGroups.layer)),
   Layer.provideMerge(Layer.mergeAll(Organizations.layer, Presence.layer)),

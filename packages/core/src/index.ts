@@ -45,6 +45,8 @@ export * as SavedSnippet from "./domain/SavedSnippet.ts"
 export * as ScheduledMessage from "./domain/ScheduledMessage.ts"
 export * as User from "./domain/User.ts"
 export * as UserGroup from "./domain/UserGroup.ts"
+/** Widget messages (polls, to-do lists) and their submessages. */
+export * as Widget from "./domain/Widget.ts"
 /** The status record and its API view (the service is `UserStatus`). */
 export * as Status from "./domain/UserStatus.ts"
 /** Settings' names, types and defaults (the service is `UserSettings`). */
@@ -87,6 +89,7 @@ export * as Register from "./services/Register.ts"
 export * as SavedSnippets from "./services/SavedSnippets.ts"
 export * as ScheduledDelivery from "./services/ScheduledDelivery.ts"
 export * as ScheduledMessages from "./services/ScheduledMessages.ts"
+export * as Submessages from "./services/Submessages.ts"
 export * as Subscriptions from "./services/Subscriptions.ts"
 export * as Topics from "./services/Topics.ts"
 export * as UserGroups from "./services/UserGroups.ts"

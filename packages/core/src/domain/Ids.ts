@@ -43,6 +43,11 @@ export const MessageId = PositiveSafeInt.pipe(Schema.brand("MessageId"))
 /** @category ids */
 export type MessageId = typeof MessageId.Type
 
+/** A widget's submessage (polls, to-do lists). @category ids */
+export const SubmessageId = PositiveSafeInt.pipe(Schema.brand("SubmessageId"))
+/** @category ids */
+export type SubmessageId = typeof SubmessageId.Type
+
 /** @category ids */
 export const FolderId = PositiveSafeInt.pipe(Schema.brand("FolderId"))
 /** @category ids */
@@ -95,6 +100,8 @@ export const channelId: (n: number) => ChannelId = checked("ChannelId", ChannelI
 /** @category constructors */
 export const messageId: (n: number) => MessageId = checked("MessageId", MessageId)
 /** @category constructors */
+export const submessageId: (n: number) => SubmessageId = checked("SubmessageId", SubmessageId)
+/** @category constructors */
 export const folderId: (n: number) => FolderId = checked("FolderId", FolderId)
 /** @category constructors */
 export const scheduledMessageId: (n: number) => ScheduledMessageId = checked("ScheduledMessageId", ScheduledMessageId)
@@ -126,6 +133,7 @@ export const fromRow = {
   groupId: (n: number): GroupId => n as GroupId,
   channelId: (n: number): ChannelId => n as ChannelId,
   messageId: (n: number): MessageId => n as MessageId,
+  submessageId: (n: number): SubmessageId => n as SubmessageId,
   folderId: (n: number): FolderId => n as FolderId,
   scheduledMessageId: (n: number): ScheduledMessageId => n as ScheduledMessageId,
   profileFieldId: (n: number): ProfileFieldId => n as ProfileFieldId,

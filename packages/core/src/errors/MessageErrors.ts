@@ -1,5 +1,5 @@
 /**
- * Errors of messages: flags, anchors and narrows.
+ * Errors of messages: flags, anchors, narrows and submessages.
  *
  * @since 0.1.0
  */
@@ -189,6 +189,29 @@ export class InvalidNarrowCombination extends ZulipError.make<InvalidNarrowCombi
 }) {}
 
 /**
+ * POST /submessage whose `content` is not JSON.
+ *
+ * @category submessages
+ * @since 0.1.0
+ */
+export class InvalidSubmessageJson extends ZulipError.make<InvalidSubmessageJson>()("InvalidSubmessageJson", {
+  code: "BAD_REQUEST",
+  message: "Invalid json for submessage"
+}) {}
+
+/**
+ * POST /submessage by someone other than the message's sender on a message
+ * its sender has attached no submessage to (e.g. no widget).
+ *
+ * @category submessages
+ * @since 0.1.0
+ */
+export class SubmessageNotAllowed extends ZulipError.make<SubmessageNotAllowed>()("SubmessageNotAllowed", {
+  code: "BAD_REQUEST",
+  message: "You cannot attach a submessage to this message."
+}) {}
+
+/**
  * Every error class of this file, in the catalogue's order.
  *
  * @category catalogue
@@ -208,5 +231,7 @@ export const MessageErrors = [
   NarrowOperatorMissing,
   NarrowDictOrListRequired,
   BadNarrow,
-  InvalidNarrowCombination
+  InvalidNarrowCombination,
+  InvalidSubmessageJson,
+  SubmessageNotAllowed
 ] as const

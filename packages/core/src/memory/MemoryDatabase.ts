@@ -25,6 +25,7 @@ import type { User } from "../domain/User.ts"
 import type { UserGroup } from "../domain/UserGroup.ts"
 import type { MutedUser, UserTopic } from "../domain/Muting.ts"
 import type { UserStatus } from "../domain/UserStatus.ts"
+import type { Submessage } from "../domain/Widget.ts"
 
 /** @category models */
 export interface MemoryTables {
@@ -48,6 +49,8 @@ export interface MemoryTables {
    * stay in step (see `internal/MessageTables.ts`).
    */
   messages: MessageTables
+  /** Each message's submessages, ascending by id (SQL's `submessages`). */
+  submessages: Map<number, ReadonlyArray<Submessage>>
   scheduledMessages: Map<number, ScheduledMessage>
   /** Status rows by user id. */
   userStatuses: Map<number, UserStatus>
@@ -82,6 +85,7 @@ export interface MemoryTables {
     | "groups"
     | "channels"
     | "messages"
+    | "submessages"
     | "scheduledMessages"
     | "profileFields"
     | "drafts"
@@ -103,6 +107,7 @@ const emptyTables = (journal: Journal): MemoryTables => ({
   userSettings: new JournaledMap(journal),
   alertWords: new JournaledMap(journal),
   messages: new MessageTables(journal),
+  submessages: new JournaledMap(journal),
   scheduledMessages: new JournaledMap(journal),
   userStatuses: new JournaledMap(journal),
   presence: new JournaledMap(journal),
@@ -123,6 +128,7 @@ const emptyTables = (journal: Journal): MemoryTables => ({
     groups: 0,
     channels: 0,
     messages: 0,
+    submessages: 0,
     scheduledMessages: 0,
     profileFields: 0,
     drafts: 0,

@@ -8,7 +8,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { messageId } from "../domain/Ids.ts"
+import { messageId, submessageId } from "../domain/Ids.ts"
 import type { MessageId } from "../domain/Ids.ts"
 import { FlagBits } from "../domain/Message.ts"
 import type { Message } from "../domain/Message.ts"
@@ -33,6 +33,7 @@ export const layer: Layer.Layer<MessageStore, never, MemoryDatabase | Transactor
     const log = yield* EventStore
     const access = yield* AccessCache
     const store = db.tables.messages
+    const submessages = db.tables.submessages
     const insert = (row: Insert<Message>, recipients: ReadonlyArray<Recipient>): Message => {
       const message: Message = { ...row, id: messageId(db.nextId("messages")) }
       store.insert(message, recipients)
@@ -116,6 +117,7 @@ export const layer: Layer.Layer<MessageStore, never, MemoryDatabase | Transactor
           for (const id of ascendingIds(ids)) {
             if (store.get(id) === undefined) continue
             store.delete(id)
+            submessages.delete(id)
             deleted.push(messageId(id))
           }
           return deleted
@@ -123,7 +125,19 @@ export const layer: Layer.Layer<MessageStore, never, MemoryDatabase | Transactor
       deleteUserMessages: (ids, userIds) =>
         Effect.sync(() => {
           for (const id of ids) for (const user of userIds) store.deleteRow(user, id)
-        })
+        }),
+      // Transactions run one at a time in memory: nothing can delete it meanwhile.
+      lockMessage: (id) => Effect.sync(() => store.get(id) !== undefined),
+      addSubmessage: (row) =>
+        Effect.sync(() => {
+          const submessage = { ...row, id: submessageId(db.nextId("submessages")) }
+          submessages.set(row.message_id, [...(submessages.get(row.message_id) ?? []), submessage])
+          return submessage
+        }),
+      submessages: (ids) =>
+        Effect.sync(() =>
+          ascendingIds(ids).flatMap((id) => submessages.get(id) ?? []).sort((a, b) => a.id - b.id)
+        )
     })
   })
 )

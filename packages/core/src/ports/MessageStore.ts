@@ -1,7 +1,8 @@
 /**
  * Every write to the messages and their per-user rows (`user_messages`,
  * with the flags) goes through this port: sends, scheduled deliveries,
- * imports, flag changes, edits, moves and deletions. Reads stay with
+ * imports, flag changes, edits, moves and deletions, and the messages'
+ * submessages (widgets' data), which it also reads. Other reads stay with
  * `MessageRepo` and `MessageSearch`; the event log stays with `EventStore`,
  * which a send writes to in the same atomic unit as its message.
  *
@@ -17,6 +18,7 @@ import type * as Effect from "effect/Effect"
 import type { NewLoggedEvent } from "../domain/Event.ts"
 import type { ChannelId, MessageId, RealmId, UserId } from "../domain/Ids.ts"
 import type { Message, UserMessage } from "../domain/Message.ts"
+import type { Submessage } from "../domain/Widget.ts"
 import type { StaleAccess } from "./AccessCache.ts"
 import type { Insert } from "./Repositories.ts"
 
@@ -113,8 +115,18 @@ export class MessageStore extends Context.Service<MessageStore, {
    * `deleteUserMessages`).
    */
   move(ids: ReadonlyArray<MessageId>, to: MessageMove): Effect.Effect<ReadonlyArray<MessageId>>
-  /** Deletes the messages among `ids` and all their rows; returns the ids deleted, ascending. */
+  /** Deletes the messages among `ids` and all their rows and submessages; returns the ids deleted, ascending. */
   delete(ids: ReadonlyArray<MessageId>): Effect.Effect<ReadonlyArray<MessageId>>
   /** Deletes the rows of these users for these messages (users who lost access after a move). */
   deleteUserMessages(ids: ReadonlyArray<MessageId>, userIds: ReadonlyArray<UserId>): Effect.Effect<void>
+  /**
+   * Locks the message against deletion until the transaction ends (SQL: a
+   * key-share row lock), so that a submessage written after checking it
+   * always has its message; false when there is no such message.
+   */
+  lockMessage(id: MessageId): Effect.Effect<boolean>
+  /** Inserts a submessage; its id is the next of the table's, so ids ascend in insertion order. */
+  addSubmessage(submessage: Insert<Submessage>): Effect.Effect<Submessage>
+  /** The submessages of these messages, ascending by id. */
+  submessages(ids: ReadonlyArray<MessageId>): Effect.Effect<ReadonlyArray<Submessage>>
 }>()("teamchat/core/ports/MessageStore") {}

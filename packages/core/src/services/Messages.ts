@@ -41,6 +41,8 @@ import { Transactor } from "../ports/Transactor.ts"
 import { AccessCache, StaleAccess } from "../ports/AccessCache.ts"
 import type { Insert } from "../ports/Repositories.ts"
 import { gravatarNullable, searchMatches, toApiMessage } from "../views/MessageView.ts"
+import { widgetContent, WidgetMsgType } from "../domain/Widget.ts"
+import type { Submessage } from "../domain/Widget.ts"
 import { lexemes } from "../narrow/NarrowPredicate.ts"
 import type { ApiMessage, MessageViewContext } from "../views/MessageView.ts"
 import type { Anchor } from "../ports/MessageSearch.ts"
@@ -496,7 +498,12 @@ const makeMessages = Effect.gen(function*() {
   })
 
   type Item = { readonly validated: ValidatedMessage; readonly request: SendRequest; readonly options: SendOptions | undefined }
-  type Prepared = { readonly flags: Map<UserId, number>; readonly row: Insert<Message> }
+  type Prepared = {
+    readonly flags: Map<UserId, number>
+    readonly row: Insert<Message>
+    /** The content of the widget submessage the message makes (`/poll`, `/todo`), if any. */
+    readonly widget: string | undefined
+  }
 
   /** Renders each message and works out its recipients' flags: everything a write needs but the id. */
   const prepare = Effect.fnUntraced(function*(ctx: AccessContext, items: ReadonlyArray<Item>) {
@@ -514,6 +521,7 @@ const makeMessages = Effect.gen(function*() {
       }
       prepared.push({
         flags: recipientFlags(ctx, validated, rendered, words, topicParticipants),
+        widget: widgetContent(validated.content),
         row: {
           realm_id: ctx.state.realm.id,
           sender_id: sender.id,
@@ -538,9 +546,21 @@ const makeMessages = Effect.gen(function*() {
   const recipientRows = (flags: Map<UserId, number>) => Array.from(flags, ([user_id, f]) => ({ user_id, flags: f }))
 
   /** A message's `message` events: one per distinct flags value, to the users with those flags. */
-  const publicationsOf = (view: MessageViewContext, message: Message, item: Item, flags: Map<UserId, number>) => {
+  const publicationsOf = (
+    view: MessageViewContext,
+    message: Message,
+    item: Item,
+    flags: Map<UserId, number>,
+    submessages: ReadonlyArray<Submessage> = []
+  ) => {
     const { request, validated } = item
-    const api = toApiMessage(message, view, { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true })
+    const api = toApiMessage(
+      message,
+      view,
+      { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true },
+      undefined,
+      submessages
+    )
     const byFlags = new Map<number, Array<UserId>>()
     for (const [id, f] of flags) {
       let list = byFlags.get(f)
@@ -570,6 +590,21 @@ const makeMessages = Effect.gen(function*() {
   const write = Effect.fnUntraced(function*(ctx: AccessContext, items: ReadonlyArray<Item>) {
     const prepared = yield* prepare(ctx, items)
     const inserted = yield* store.insertMany(prepared.map((p) => ({ message: p.row, recipients: recipientRows(p.flags) })))
+    // A widget's first submessage is written with its message, from its sender.
+    const widgets: Array<ReadonlyArray<Submessage>> = []
+    for (const [i, message] of inserted.entries()) {
+      const widget = prepared[i]!.widget
+      widgets.push(
+        widget === undefined ? [] : [
+          yield* store.addSubmessage({
+            message_id: message.id,
+            sender_id: message.sender_id,
+            msg_type: WidgetMsgType,
+            content: widget
+          })
+        ]
+      )
+    }
     // Zulip records a channel's first message without an event.
     const firsts = new Map<ChannelId, Message>()
     for (const message of inserted) {
@@ -582,7 +617,9 @@ const makeMessages = Effect.gen(function*() {
       }
     }
     const view = viewContext(ctx)
-    const publications = inserted.flatMap((message, i) => publicationsOf(view, message, items[i]!, prepared[i]!.flags))
+    const publications = inserted.flatMap((message, i) =>
+      publicationsOf(view, message, items[i]!, prepared[i]!.flags, widgets[i])
+    )
     yield* events.publishAll(ctx.state.realm.id, publications)
     return inserted
   })
@@ -610,8 +647,9 @@ const makeMessages = Effect.gen(function*() {
     return { ...row, id } satisfies Message
   })
 
-  /** Whether `writeOne` does all `write` would. */
+  /** Whether `writeOne` does all `write` would (a widget's submessage needs the message's id first). */
   const writesAlone = (ctx: AccessContext, validated: ValidatedMessage): boolean => {
+    if (widgetContent(validated.content) !== undefined) return false
     if (validated.destination._tag === "direct") return true
     return ctx.channelsById.get(validated.destination.channel.id)?.first_message_id !== null
   }
@@ -705,6 +743,18 @@ const makeMessages = Effect.gen(function*() {
       (current) => (current === version ? Effect.void : Effect.fail(new StaleAccess()))
     )
 
+  /** The submessages of these messages, by message, each message's ascending by id. */
+  const submessagesByMessage = (ids: ReadonlyArray<MessageId>) =>
+    Effect.map(store.submessages(ids), (all) => {
+      const byMessage = new Map<MessageId, Array<Submessage>>()
+      for (const s of all) {
+        let list = byMessage.get(s.message_id)
+        if (list === undefined) byMessage.set(s.message_id, list = [])
+        list.push(s)
+      }
+      return byMessage
+    })
+
   const fetchRange = Effect.fn("Messages.fetch")(function*(
     principal: Principal,
     request: FetchRequest,
@@ -746,6 +796,7 @@ const makeMessages = Effect.gen(function*() {
       clientGravatar: request.client_gravatar,
       allowEmptyTopicName: request.allow_empty_topic_name
     }
+    const submessages = yield* submessagesByMessage(range.messages.map((row) => row.message.id))
     return {
       anchor: range.anchor,
       found_anchor: range.found_anchor,
@@ -753,7 +804,7 @@ const makeMessages = Effect.gen(function*() {
       found_newest: range.found_newest,
       history_limited: false,
       messages: range.messages.map((row) => {
-        const view = toApiMessage(row.message, viewContext(ctx), options, row.flags)
+        const view = toApiMessage(row.message, viewContext(ctx), options, row.flags, submessages.get(row.message.id))
         return searchWords === undefined ? view : { ...view, ...searchMatches(row.message, searchWords) }
       })
     } satisfies FetchResult
@@ -784,7 +835,7 @@ const makeMessages = Effect.gen(function*() {
         applyMarkdown: options.apply_markdown,
         clientGravatar: false,
         allowEmptyTopicName: options.allow_empty_topic_name
-      }, flags),
+      }, flags, yield* store.submessages([message.id])),
       raw_content: message.content
     }
   })

@@ -13,6 +13,7 @@ import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { NewLoggedEvent } from "../domain/Event.ts"
 import { fromRow } from "../domain/Ids.ts"
+import type { Submessage } from "../domain/Widget.ts"
 import type { MessageId, RealmId, UserId } from "../domain/Ids.ts"
 import { FlagBits } from "../domain/Message.ts"
 import type { Message, UserMessage } from "../domain/Message.ts"
@@ -119,6 +120,14 @@ export const layer: Layer.Layer<MessageStore, never, SqlClient.SqlClient | SqlEv
       Effect.orDie
     )
 
+    const decodeSubmessage = (row: Row): Submessage => ({
+      id: fromRow.submessageId(int(row.id)),
+      message_id: fromRow.messageId(int(row.message_id)),
+      sender_id: fromRow.userId(int(row.sender_id)),
+      msg_type: String(row.msg_type),
+      content: String(row.content)
+    })
+
     const ascendingIds = (rows: ReadonlyArray<{ readonly id: unknown }>) =>
       rows.map((r) => fromRow.messageId(int(r.id))).sort((a, b) => a - b)
 
@@ -211,7 +220,26 @@ export const layer: Layer.Layer<MessageStore, never, SqlClient.SqlClient | SqlEv
           yield* sql`DELETE FROM user_messages WHERE ${inIds(sql, "message_id", ids)} AND ${inIds(sql, "user_id", userIds)}`
         },
         Effect.orDie
-      )
+      ),
+      // KEY SHARE: a deletion waits for the transaction; other submessages and edits do not.
+      lockMessage: Effect.fn("MessageStore.lockMessage")(function*(id: MessageId) {
+        const rows = yield* sql`SELECT id FROM messages WHERE id = ${id} FOR KEY SHARE`
+        return rows.length > 0
+      }, Effect.orDie),
+      addSubmessage: Effect.fn("MessageStore.addSubmessage")(function*(row: Insert<Submessage>) {
+        const [inserted] = yield* sql<Row>`
+          INSERT INTO submessages (message_id, sender_id, msg_type, content)
+          VALUES (${row.message_id}, ${row.sender_id}, ${row.msg_type}, ${row.content})
+          RETURNING id, message_id, sender_id, msg_type, content`
+        return decodeSubmessage(inserted!)
+      }, Effect.orDie),
+      submessages: Effect.fn("MessageStore.submessages")(function*(ids: ReadonlyArray<MessageId>) {
+        if (ids.length === 0) return []
+        const rows = yield* sql<Row>`
+          SELECT id, message_id, sender_id, msg_type, content FROM submessages
+          WHERE ${inIds(sql, "message_id", ids)} ORDER BY id`
+        return rows.map(decodeSubmessage)
+      }, Effect.orDie)
     })
   })
 )

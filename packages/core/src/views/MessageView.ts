@@ -14,6 +14,7 @@ import { EmptyTopicDisplayName, flagNames } from "../domain/Message.ts"
 import type { Realm } from "../domain/Realm.ts"
 import { EmailVisibilities } from "../domain/Role.ts"
 import type { User } from "../domain/User.ts"
+import type { Submessage as StoredSubmessage } from "../domain/Widget.ts"
 import { escapeHtml } from "../markdown/Description.ts"
 import { avatarUrl } from "./UserView.ts"
 
@@ -101,6 +102,15 @@ export const displayRecipients = (
     }
   })
 
+/** A submessage as message objects list it. @category views */
+export const apiSubmessage = (s: StoredSubmessage): typeof Submessage.Type => ({
+  id: s.id,
+  message_id: s.message_id,
+  sender_id: s.sender_id,
+  msg_type: s.msg_type,
+  content: s.content
+})
+
 /** The topic as a client sees it. @category views */
 export const displayTopic = (topic: string, allowEmptyTopicName: boolean): string =>
   topic === "" && !allowEmptyTopicName ? EmptyTopicDisplayName : topic
@@ -115,7 +125,9 @@ export const toApiMessage = (
   message: Message,
   context: MessageViewContext,
   options: MessageViewOptions,
-  flags?: number
+  flags?: number,
+  /** The message's submessages, ascending by id. */
+  submessages: ReadonlyArray<StoredSubmessage> = []
 ): ApiMessage => {
   const sender = context.usersById.get(message.sender_id)
   const channel = message.channel_id === null ? undefined : context.channelsById.get(message.channel_id)
@@ -139,7 +151,7 @@ export const toApiMessage = (
     recipient_id: recipientId(message),
     subject: message.type === "stream" ? displayTopic(message.topic, options.allowEmptyTopicName) : "",
     topic_links: [],
-    submessages: [],
+    submessages: submessages.map(apiSubmessage),
     timestamp: message.date_sent,
     type: message.type
   }

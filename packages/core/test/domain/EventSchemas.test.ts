@@ -140,6 +140,22 @@ describe("event schemas", () => {
     ])
   })
 
+  it("submessage", () => {
+    const event = {
+      type: "submessage",
+      msg_type: "widget",
+      message_id: 970461,
+      submessage_id: 4737,
+      sender_id: 58,
+      content: "{\"type\":\"vote\",\"key\":\"58,1\",\"vote\":1}"
+    }
+    checks(event, [
+      ["no submessage id", { ...event, submessage_id: undefined }],
+      ["content as an object", { ...event, content: { type: "vote" } }],
+      ["an extra field", { ...event, op: "add" }]
+    ])
+  })
+
   it("delete_message, update_message, reaction, typing (for the editing to come)", () => {
     const bulk = { type: "delete_message", message_ids: [1, 2], message_type: "stream", stream_id: 7, topic: "castle" }
     checks(bulk, [["both id forms", { ...bulk, message_id: 1 }], ["an unknown message type", { ...bulk, message_type: "dm" }]])

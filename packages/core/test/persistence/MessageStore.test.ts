@@ -309,6 +309,77 @@ for (const backend of ["memory", "PGlite", "PostgreSQL"] as const) {
           assert.deepStrictEqual([...(yield* settings.getMany([])).entries()], [])
         }))
 
+      it.effect("submessages: ascending ids, read per message in id order, rolled back with their transaction, deleted with their message", () =>
+        Effect.gen(function*() {
+          const org = yield* makeOrg
+          const store = yield* MessageStore
+          const tx = yield* Transactor
+          const { ids } = yield* channelWith(org, [{ topic: "s", content: "one" }, { topic: "s", content: "two" }])
+          const [m1, m2] = ids as [MessageId, MessageId]
+          const add = (message_id: MessageId, content: string) =>
+            store.addSubmessage({ message_id, sender_id: org.member.user.id, msg_type: "widget", content })
+          const a = yield* add(m2, "a")
+          const b = yield* add(m1, "b")
+          const c = yield* add(m2, "c")
+          assert.isTrue(a.id < b.id && b.id < c.id)
+          assert.deepStrictEqual(c, { id: c.id, message_id: m2, sender_id: org.member.user.id, msg_type: "widget", content: "c" })
+          assert.deepStrictEqual(yield* store.submessages([m2, m1]), [a, b, c])
+          assert.deepStrictEqual(yield* store.submessages([m2]), [a, c])
+          assert.deepStrictEqual(yield* store.submessages([]), [])
+          assert.isTrue(yield* tx.withTransaction(store.lockMessage(m1)))
+          assert.isFalse(yield* tx.withTransaction(store.lockMessage(messageId(999_999_999))))
+
+          yield* Effect.flip(tx.withTransaction(Effect.andThen(add(m1, "rolled back"), Effect.fail("rolled back" as const))))
+          assert.deepStrictEqual(yield* store.submessages([m1]), [b])
+          // Deleted with their message, also when the deletion is rolled back and then done.
+          yield* Effect.flip(tx.withTransaction(Effect.andThen(store.delete([m2]), Effect.fail("rolled back" as const))))
+          assert.deepStrictEqual(yield* store.submessages([m1, m2]), [a, b, c])
+          yield* store.delete([m2])
+          assert.deepStrictEqual(yield* store.submessages([m1, m2]), [b])
+          assert.isFalse(yield* tx.withTransaction(store.lockMessage(m2)))
+        }))
+
+      it.effect("a /poll or /todo send writes its widget submessage with the message on every send path; GET /messages shows it", () =>
+        Effect.gen(function*() {
+          const org = yield* makeOrg
+          const store = yield* MessageStore
+          const messages = yield* Messages
+          const { channel, ids: [plain, poll] } = yield* channelWith(org, [
+            { topic: "w", content: "no widget" },
+            { topic: "w", content: "/poll Lunch?\nPizza\n- Sushi" }
+          ])
+          const direct = (yield* messages.send(org.member, { type: "direct", to: [org.owner.user.id], content: "/todo Chores\nDishes: tonight" })).id
+          const batch = yield* messages.sendMany([
+            { principal: org.owner, request: { type: "stream", to: channel.id, topic: "w", content: "/poll" } },
+            { principal: org.owner, request: { type: "stream", to: channel.id, topic: "w", content: "/polling" } }
+          ])
+          const [batchPoll, batchPlain] = batch.map((r) => {
+            assert.isTrue(r._tag === "Success")
+            return (r as { readonly success: { readonly id: MessageId } }).success.id
+          }) as [MessageId, MessageId]
+          const widget = (message_id: MessageId, sender: Principal, content: string) => ({ message_id, sender_id: sender.user.id, msg_type: "widget", content })
+          const stored = yield* store.submessages([plain!, poll!, direct, batchPoll, batchPlain])
+          assert.deepStrictEqual(stored.map(({ id: _id, ...rest }) => rest), [
+            widget(poll!, org.owner, '{"widget_type": "poll", "extra_data": {"question": "Lunch?", "options": ["Pizza", "Sushi"]}}'),
+            widget(direct, org.member, '{"widget_type": "todo", "extra_data": {"task_list_title": "Chores", "tasks": [{"task": "Dishes", "desc": "tonight"}]}}'),
+            widget(batchPoll, org.owner, '{"widget_type": "poll", "extra_data": {"question": "", "options": []}}')
+          ])
+          const page = yield* messages.fetch(org.owner, {
+            anchor: { _tag: "newest" },
+            include_anchor: true,
+            num_before: 10,
+            num_after: 0,
+            narrow: inTopic(channel.id, "w"),
+            apply_markdown: false,
+            client_gravatar: false,
+            allow_empty_topic_name: true
+          })
+          const shown = page.messages.map((m) => [m.id, m.submessages] as const)
+          assert.deepStrictEqual(shown, [[plain!, []], [poll!, [stored[0]!]], [batchPoll, [stored[2]!]], [batchPlain, []]])
+          const one = yield* messages.getById(org.member, direct, { apply_markdown: false, allow_empty_topic_name: true })
+          assert.deepStrictEqual(one.message.submessages, [stored[1]!])
+        }))
+
       it.effect("insertMany: N messages with their flags in a number of statements that does not grow with N", () =>
         Effect.gen(function*() {
           const org = yield* makeOrg

@@ -10,7 +10,8 @@
  * - POST /mark_all_as_read, /mark_stream_as_read and /mark_topic_as_read
  *   (deprecated, still served) mark the user's unread messages read;
  * - GET /messages/{message_id}/read_receipts lists who has read a message;
- * - POST /streams/{stream_id}/delete_topic deletes a topic (administrators).
+ * - POST /streams/{stream_id}/delete_topic deletes a topic (administrators);
+ * - POST /submessage attaches data to a message (a widget's votes and tasks).
  *
  * Values that are not plain strings arrive as JSON text; `to`, `anchor` and
  * `narrow` keep their raw form here and the core reads them, so its errors
@@ -144,7 +145,15 @@ export class MessagesApi extends HttpApiGroup.make("messages")
       params: { stream_id: Params.PathId(() => new Errors.InvalidChannelId(), "The channel's id.") },
       query: { topic_name: Schema.String },
       success: Envelope.Success({ complete: Schema.Boolean })
-    }).annotate(OpenApi.Summary, "Delete a topic")
+    }).annotate(OpenApi.Summary, "Delete a topic"),
+    HttpApiEndpoint.post("submessage", "/submessage", {
+      query: {
+        message_id: Params.JsonInteger.annotate({ description: "The message's id." }),
+        msg_type: Schema.String.annotate({ description: "`widget` for a widget's data." }),
+        content: Schema.String.annotate({ description: "JSON text, stored and sent on as given." })
+      },
+      success: Envelope.Success({})
+    }).annotate(OpenApi.Summary, "Add a submessage")
   )
   .middleware(Authentication)
 {}

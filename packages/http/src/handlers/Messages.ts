@@ -1,11 +1,12 @@
 /**
  * POST/GET /messages, GET /messages/{id}, POST /messages/flags[/narrow],
  * POST /mark_all_as_read, /mark_stream_as_read, /mark_topic_as_read, GET
- * /messages/{id}/read_receipts and POST /streams/{stream_id}/delete_topic.
+ * /messages/{id}/read_receipts, POST /streams/{stream_id}/delete_topic and
+ * POST /submessage.
  *
  * @since 0.1.0
  */
-import { Errors, MessageFlags, Messages, Topics } from "@teamchat/core"
+import { Errors, MessageFlags, Messages, Submessages, Topics } from "@teamchat/core"
 import type { Principal, ZulipError } from "@teamchat/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -137,6 +138,7 @@ export const layer = HttpApiBuilder.group(
     const messages = yield* Messages.Messages
     const flags = yield* MessageFlags.MessageFlags
     const topics = yield* Topics.Topics
+    const submessages = yield* Submessages.Submessages
     // A page of messages is up to 5,000 of them: sent without HttpApi's
     // generic encoder when it certainly encodes to itself (Envelope.respond).
     const respondList = Envelope.respond(Api.groups.messages.endpoints.list)
@@ -206,6 +208,12 @@ export const layer = HttpApiBuilder.group(
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
           return yield* topics.deleteTopic(principal, params.stream_id, query.topic_name)
+        }).pipe(Envelope.wrap),
+      submessage: ({ query }) =>
+        Effect.gen(function*() {
+          const principal = yield* CurrentPrincipal
+          yield* submessages.add(principal, query)
+          return {}
         }).pipe(Envelope.wrap)
     })
   })

@@ -323,6 +323,38 @@ const characters: ReadonlyArray<Row> = [
     body: nul("topic")
   },
   {
+    name: "POST /submessage message_id beyond any id",
+    method: "POST",
+    path: "/api/v1/submessage",
+    options: { form: { message_id: "9007199254740993", msg_type: "widget", content: "{}" } },
+    status: 400,
+    body: badRequest("message_id is too large")
+  },
+  {
+    name: "POST /submessage message_id a fraction",
+    method: "POST",
+    path: "/api/v1/submessage",
+    options: { form: { message_id: "1.5", msg_type: "widget", content: "{}" } },
+    status: 400,
+    body: badRequest("message_id is not an integer")
+  },
+  {
+    name: "POST /submessage content with NUL",
+    method: "POST",
+    path: "/api/v1/submessage",
+    options: { form: { message_id: "1", msg_type: "widget", content: "{\"a\": \"\u0000\"}" } },
+    status: 400,
+    body: nul("content")
+  },
+  {
+    name: "POST /submessage msg_type with NUL",
+    method: "POST",
+    path: "/api/v1/submessage",
+    options: { form: { message_id: "1", msg_type: "wid\u0000get", content: "{}" } },
+    status: 400,
+    body: nul("msg_type")
+  },
+  {
     name: "POST /streams/{id}/delete_topic topic_name with NUL",
     method: "POST",
     path: "/api/v1/streams/1/delete_topic",

@@ -3,9 +3,11 @@
  * POST /messages, GET /messages, GET /messages/{id}, POST /messages/flags,
  * POST /messages/flags/narrow, POST /streams/{stream_id}/delete_topic, POST
  * /mark_all_as_read, /mark_stream_as_read, /mark_topic_as_read, GET
- * /messages/{message_id}/read_receipts, the
+ * /messages/{message_id}/read_receipts, POST /submessage (and widget
+ * messages), the
  * message-dependent parts of POST /register and GET /users/me, and the
- * `message`, `update_message_flags`, `delete_message` and `stream` events.
+ * `message`, `update_message_flags`, `delete_message`, `submessage` and
+ * `stream` events.
  *
  * Bodies are compared whole with Zulip's. One server per backend is shared
  * by the tests, so every test uses its own topics (or its own channel) and
@@ -27,6 +29,7 @@ import { listTests } from "./messages/List.ts"
 import { readStateTests } from "./messages/ReadState.ts"
 import { registerTests } from "./messages/Register.ts"
 import { sendTests } from "./messages/Send.ts"
+import { submessageTests } from "./messages/Submessages.ts"
 
 export const messagesContract = (backend: Backend) =>
   describe(`messages over HTTP on ${backend}`, () => {
@@ -40,5 +43,6 @@ export const messagesContract = (backend: Backend) =>
       eventsTests(it)
       deleteTopicTests(it)
       readStateTests(it)
+      submessageTests(it)
     })
   })

@@ -224,6 +224,17 @@ export const ReactionRemoveEvent = Schema.Struct({
   ...reactionFields
 })
 
+/** A submessage was attached to a message (a widget's vote, option, task, ...). @category schemas */
+export const SubmessageEvent = Schema.Struct({
+  type: Schema.Literal("submessage"),
+  msg_type: Schema.String,
+  message_id: Schema.Int,
+  submessage_id: Schema.Int,
+  sender_id: Schema.Int,
+  /** As the sender sent it. */
+  content: Schema.String
+})
+
 const TypingUser = Schema.Struct({ user_id: Schema.Int, email: Schema.String })
 
 const typingEvents = <Op extends "start" | "stop">(op: Op) =>

@@ -171,5 +171,25 @@ export const messagesRows: ReadonlyArray<Row> = [
         path: `/messages/${channel.messageId}/read_receipts`
       })),
     expect: byRole(kind, success({ user_ids: [] }), invalidMessages)
+  })),
+  ...perKind((kind) => ({
+    operation: "POST /submessage",
+    scenario: `a vote on a poll ${kindScenario[kind]}`,
+    // A poll of its own per case, by the owner (subscribed) or the bystander: every reader may vote.
+    request: (fixture) =>
+      Effect.gen(function*() {
+        const channel = yield* rowChannel(fixture, "submessage", kind)
+        const poll = yield* fixture.call(kind === "subscribed" ? "owner" : "bystander", "POST", "/messages", {
+          form: { type: "stream", to: String(channel.id), topic: fixture.unique("poll"), content: "/poll Q\nA" }
+        })
+        return {
+          form: {
+            message_id: String(poll.id),
+            msg_type: "widget",
+            content: JSON.stringify({ type: "vote", key: "canned,0", vote: 1 })
+          }
+        }
+      }),
+    expect: byRole(kind, ok(() => ({})), invalidMessages)
   }))
 ]
