@@ -16,6 +16,7 @@ import type { Channel, Subscription } from "../domain/Channel.ts"
 import type { CustomProfileField, ProfileFieldValue } from "../domain/CustomProfileField.ts"
 import type { Draft } from "../domain/Draft.ts"
 import type { Invitation } from "../domain/Invitation.ts"
+import type { Reaction } from "../domain/Message.ts"
 import type { Presence } from "../domain/Presence.ts"
 import type { PushDevice } from "../domain/PushDevice.ts"
 import type { Realm } from "../domain/Realm.ts"
@@ -47,6 +48,8 @@ export interface MemoryTables {
    * stay in step (see `internal/MessageTables.ts`).
    */
   messages: MessageTables
+  /** Reactions by message id, in the order they were added (SQL orders them by their id). */
+  reactions: Map<number, ReadonlyArray<Reaction>>
   scheduledMessages: Map<number, ScheduledMessage>
   /** Status rows by user id. */
   userStatuses: Map<number, UserStatus>
@@ -98,6 +101,7 @@ const emptyTables = (journal: Journal): MemoryTables => ({
   userSettings: new JournaledMap(journal),
   alertWords: new JournaledMap(journal),
   messages: new MessageTables(journal),
+  reactions: new JournaledMap(journal),
   scheduledMessages: new JournaledMap(journal),
   userStatuses: new JournaledMap(journal),
   presence: new JournaledMap(journal),

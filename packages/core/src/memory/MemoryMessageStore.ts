@@ -14,7 +14,7 @@ import type { Message } from "../domain/Message.ts"
 import { AccessCache, StaleAccess } from "../ports/AccessCache.ts"
 import { EventStore, withMessageId } from "../ports/EventStore.ts"
 import { MessageStore } from "../ports/MessageStore.ts"
-import type { Recipient } from "../ports/MessageStore.ts"
+import type { ReactionKey, Recipient } from "../ports/MessageStore.ts"
 import type { Insert } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import { MemoryDatabase } from "./MemoryDatabase.ts"
@@ -31,6 +31,9 @@ export const layer: Layer.Layer<MessageStore, never, MemoryDatabase | Transactor
     const log = yield* EventStore
     const access = yield* AccessCache
     const store = db.tables.messages
+    const reactions = db.tables.reactions
+    const sameEmoji = (a: ReactionKey) => (b: ReactionKey) =>
+      a.user_id === b.user_id && a.emoji_code === b.emoji_code && a.reaction_type === b.reaction_type
     const insert = (row: Insert<Message>, recipients: ReadonlyArray<Recipient>): Message => {
       const message: Message = { ...row, id: messageId(db.nextId("messages")) }
       store.insert(message, recipients)
@@ -98,6 +101,7 @@ export const layer: Layer.Layer<MessageStore, never, MemoryDatabase | Transactor
           for (const id of ascendingIds(ids)) {
             if (store.get(id) === undefined) continue
             store.delete(id)
+            reactions.delete(id)
             deleted.push(messageId(id))
           }
           return deleted
@@ -105,6 +109,23 @@ export const layer: Layer.Layer<MessageStore, never, MemoryDatabase | Transactor
       deleteUserMessages: (ids, userIds) =>
         Effect.sync(() => {
           for (const id of ids) for (const user of userIds) store.deleteRow(user, id)
+        }),
+      addReaction: (reaction) =>
+        Effect.sync(() => {
+          const existing = reactions.get(reaction.message_id) ?? []
+          if (existing.some(sameEmoji(reaction))) return false
+          reactions.set(reaction.message_id, [...existing, reaction])
+          return true
+        }),
+      removeReaction: (key) =>
+        Effect.sync(() => {
+          const existing = reactions.get(key.message_id) ?? []
+          const found = existing.find(sameEmoji(key))
+          if (found === undefined) return undefined
+          const rest = existing.filter((r) => r !== found)
+          if (rest.length === 0) reactions.delete(key.message_id)
+          else reactions.set(key.message_id, rest)
+          return found
         })
     })
   })

@@ -16,7 +16,7 @@ import type { Channel } from "../domain/Channel.ts"
 import { messageId, MessageId } from "../domain/Ids.ts"
 import type { ChannelId, UserId } from "../domain/Ids.ts"
 import type { RealmId } from "../domain/Ids.ts"
-import type { Message } from "../domain/Message.ts"
+import type { Message, Reaction } from "../domain/Message.ts"
 import {
   dmParticipants,
   EmptyTopicDisplayName,
@@ -705,6 +705,18 @@ const makeMessages = Effect.gen(function*() {
       (current) => (current === version ? Effect.void : Effect.fail(new StaleAccess()))
     )
 
+  /** The reactions of a page of messages, by message id (no statement for an empty page). */
+  const reactionsOf = (ids: ReadonlyArray<MessageId>) =>
+    ids.length === 0 ? Effect.succeed(new Map<MessageId, Array<Reaction>>()) : Effect.map(messages.reactions(ids), (all) => {
+      const byId = new Map<MessageId, Array<Reaction>>()
+      for (const reaction of all) {
+        const list = byId.get(reaction.message_id)
+        if (list === undefined) byId.set(reaction.message_id, [reaction])
+        else list.push(reaction)
+      }
+      return byId
+    })
+
   const fetchRange = Effect.fn("Messages.fetch")(function*(
     principal: Principal,
     request: FetchRequest,
@@ -739,6 +751,7 @@ const makeMessages = Effect.gen(function*() {
       Effect.catch((error) => Effect.andThen(checkVersion(principal.realm.id, unchecked.version, undefined), Effect.fail(error))),
       Effect.tap(({ range }) => checkVersion(principal.realm.id, unchecked.version, range.accessVersion))
     )
+    const reactionsById = yield* reactionsOf(range.messages.map((row) => row.message.id))
     const search_ = narrow.terms.find((t) => t._tag === "Search")
     const searchWords = search_ === undefined ? undefined : lexemes(search_.query)
     const options = {
@@ -753,7 +766,7 @@ const makeMessages = Effect.gen(function*() {
       found_newest: range.found_newest,
       history_limited: false,
       messages: range.messages.map((row) => {
-        const view = toApiMessage(row.message, viewContext(ctx), options, row.flags)
+        const view = toApiMessage(row.message, viewContext(ctx), options, row.flags, reactionsById.get(row.message.id))
         return searchWords === undefined ? view : { ...view, ...searchMatches(row.message, searchWords) }
       })
     } satisfies FetchResult
@@ -784,7 +797,7 @@ const makeMessages = Effect.gen(function*() {
         applyMarkdown: options.apply_markdown,
         clientGravatar: false,
         allowEmptyTopicName: options.allow_empty_topic_name
-      }, flags),
+      }, flags, yield* messages.reactions([message.id])),
       raw_content: message.content
     }
   })

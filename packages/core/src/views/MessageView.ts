@@ -8,7 +8,7 @@
  */
 import type { Channel } from "../domain/Channel.ts"
 import type { ChannelId, UserId } from "../domain/Ids.ts"
-import type { Message } from "../domain/Message.ts"
+import type { Message, Reaction } from "../domain/Message.ts"
 import type { MessageReaction, Submessage, TopicLink } from "../domain/events/MessageEvents.ts"
 import { EmptyTopicDisplayName, flagNames } from "../domain/Message.ts"
 import type { Realm } from "../domain/Realm.ts"
@@ -107,7 +107,8 @@ export const displayTopic = (topic: string, allowEmptyTopicName: boolean): strin
 
 /**
  * A message as the API returns it; `flags` (a stored flag set) is added when
- * given (GET /messages; `message` events carry flags beside the message).
+ * given (GET /messages; `message` events carry flags beside the message);
+ * `reactions` are the message's, in the order they were added.
  *
  * @category views
  */
@@ -115,7 +116,8 @@ export const toApiMessage = (
   message: Message,
   context: MessageViewContext,
   options: MessageViewOptions,
-  flags?: number
+  flags?: number,
+  reactions: ReadonlyArray<Reaction> = []
 ): ApiMessage => {
   const sender = context.usersById.get(message.sender_id)
   const channel = message.channel_id === null ? undefined : context.channelsById.get(message.channel_id)
@@ -135,7 +137,12 @@ export const toApiMessage = (
     content_type: options.applyMarkdown ? "text/html" : "text/x-markdown",
     display_recipient: message.type === "stream" ? (channel?.name ?? "") : displayRecipients(message, context.usersById),
     is_me_message: isMeMessage(message.content),
-    reactions: [],
+    reactions: reactions.map((r) => ({
+      emoji_name: r.emoji_name,
+      emoji_code: r.emoji_code,
+      reaction_type: r.reaction_type,
+      user_id: r.user_id
+    })),
     recipient_id: recipientId(message),
     subject: message.type === "stream" ? displayTopic(message.topic, options.allowEmptyTopicName) : "",
     topic_links: [],

@@ -1,12 +1,14 @@
 /**
- * The `messages` group: sending and reading messages, personal flags, and
- * deleting a topic.
+ * The `messages` group: sending and reading messages, personal flags, emoji
+ * reactions, and deleting a topic.
  *
  * - POST /messages sends a channel or direct message;
  * - GET /messages reads a range of a narrow around an anchor;
  * - GET /messages/{message_id} reads one message;
  * - POST /messages/flags and /messages/flags/narrow change read, starred
  *   and collapsed;
+ * - POST and DELETE /messages/{message_id}/reactions add and remove one's
+ *   emoji reaction;
  * - POST /streams/{stream_id}/delete_topic deletes a topic (administrators).
  *
  * Values that are not plain strings arrive as JSON text; `to`, `anchor` and
@@ -53,6 +55,18 @@ const rangeQuery = {
   num_after: NonNegative,
   narrow: Schema.optionalKey(Schema.String.annotate({
     description: "JSON list of narrow terms: `[operator, operand]` pairs or `{operator, operand, negated}` objects."
+  }))
+}
+
+const messageId = { message_id: Params.PathId(() => new Errors.InvalidMessages(), "The message's id.") }
+
+/** An emoji's code and namespace, as a reaction names it. */
+const emojiIdentity = {
+  emoji_code: Schema.optionalKey(Schema.String.annotate({
+    description: "The emoji's code within its `reaction_type` namespace (a Unicode codepoint sequence, `zulip`, a custom emoji's id)."
+  })),
+  reaction_type: Schema.optionalKey(Schema.String.annotate({
+    description: "`unicode_emoji`, `realm_emoji` or `zulip_extra_emoji`."
   }))
 }
 
@@ -119,6 +133,22 @@ export class MessagesApi extends HttpApiGroup.make("messages")
         ignored_because_not_subscribed_channels: Schema.optionalKey(Schema.Array(Schema.Int))
       })
     }).annotate(OpenApi.Summary, "Update personal message flags for a narrow"),
+    HttpApiEndpoint.post("addReaction", "/messages/:message_id/reactions", {
+      params: messageId,
+      query: {
+        emoji_name: Schema.String.annotate({ description: "The emoji's name (e.g. `octopus`); its code and type are looked up from it when not given." }),
+        ...emojiIdentity
+      },
+      success: Envelope.Success({})
+    }).annotate(OpenApi.Summary, "Add an emoji reaction"),
+    HttpApiEndpoint.delete("removeReaction", "/messages/:message_id/reactions", {
+      params: messageId,
+      query: {
+        emoji_name: Schema.optionalKey(Schema.String.annotate({ description: "The emoji's name; its code is looked up from it when not given." })),
+        ...emojiIdentity
+      },
+      success: Envelope.Success({})
+    }).annotate(OpenApi.Summary, "Remove an emoji reaction"),
     HttpApiEndpoint.post("deleteTopic", "/streams/:stream_id/delete_topic", {
       params: { stream_id: Params.PathId(() => new Errors.InvalidChannelId(), "The channel's id.") },
       query: { topic_name: Schema.String },

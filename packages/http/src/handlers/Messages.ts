@@ -1,10 +1,11 @@
 /**
  * POST/GET /messages, GET /messages/{id}, POST /messages/flags[/narrow] and
+ * POST and DELETE /messages/{message_id}/reactions, and
  * POST /streams/{stream_id}/delete_topic.
  *
  * @since 0.1.0
  */
-import { Errors, MessageFlags, Messages, Topics } from "@teamchat/core"
+import { Errors, MessageFlags, Messages, Reactions, Topics } from "@teamchat/core"
 import type { Principal, ZulipError } from "@teamchat/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -136,6 +137,7 @@ export const layer = HttpApiBuilder.group(
     const messages = yield* Messages.Messages
     const flags = yield* MessageFlags.MessageFlags
     const topics = yield* Topics.Topics
+    const reactions = yield* Reactions.Reactions
     // A page of messages is up to 5,000 of them: sent without HttpApi's
     // generic encoder when it certainly encodes to itself (Envelope.respond).
     const respondList = Envelope.respond(Api.groups.messages.endpoints.list)
@@ -188,6 +190,16 @@ export const layer = HttpApiBuilder.group(
             flag: query.flag
           })
         }).pipe(Envelope.wrap),
+      addReaction: ({ params, query }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => reactions.add(principal, params.message_id, query)).pipe(
+          Effect.as({}),
+          Envelope.wrap
+        ),
+      removeReaction: ({ params, query }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => reactions.remove(principal, params.message_id, query)).pipe(
+          Effect.as({}),
+          Envelope.wrap
+        ),
       deleteTopic: ({ params, query }) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal

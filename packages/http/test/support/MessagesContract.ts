@@ -1,9 +1,10 @@
 /**
  * Messages over the wire, written once and run on every core backend:
  * POST /messages, GET /messages, GET /messages/{id}, POST /messages/flags,
- * POST /messages/flags/narrow, POST /streams/{stream_id}/delete_topic, the
- * message-dependent parts of POST /register and GET /users/me, and the
- * `message`, `update_message_flags`, `delete_message` and `stream` events.
+ * POST /messages/flags/narrow, POST /streams/{stream_id}/delete_topic,
+ * POST and DELETE /messages/{message_id}/reactions, the message-dependent
+ * parts of POST /register and GET /users/me, and the `message`,
+ * `update_message_flags`, `delete_message`, `reaction` and `stream` events.
  *
  * Bodies are compared whole with Zulip's. One server per backend is shared
  * by the tests, so every test uses its own topics (or its own channel) and
@@ -22,6 +23,7 @@ import { eventsTests } from "./messages/Events.ts"
 import { flagsTests } from "./messages/Flags.ts"
 import { flagsNarrowTests } from "./messages/FlagsNarrow.ts"
 import { listTests } from "./messages/List.ts"
+import { reactionsTests } from "./messages/Reactions.ts"
 import { registerTests } from "./messages/Register.ts"
 import { sendTests } from "./messages/Send.ts"
 
@@ -36,5 +38,6 @@ export const messagesContract = (backend: Backend) =>
       registerTests(it)
       eventsTests(it)
       deleteTopicTests(it)
+      reactionsTests(it)
     })
   })
