@@ -14,6 +14,7 @@ import path from "node:path"
 import type { ChannelId, MessageId } from "../../src/domain/Ids.ts"
 import { messageId } from "../../src/domain/Ids.ts"
 import { FlagBits } from "../../src/domain/Message.ts"
+import type { Reaction } from "../../src/domain/Message.ts"
 import type { Principal } from "../../src/domain/Principal.ts"
 import { MessageStore } from "../../src/ports/MessageStore.ts"
 import { MessageRepo } from "../../src/ports/Repositories.ts"
@@ -287,7 +288,7 @@ for (const backend of ["memory", "PGlite", "PostgreSQL"] as const) {
             client_gravatar: false,
             allow_empty_topic_name: true
           }).pipe(Effect.orDie)
-          const shown = ({ message_id: _m, ...rest }: { readonly message_id: MessageId }) => rest
+          const shown = ({ message_id: _m, ...rest }: Reaction) => rest
           assert.deepStrictEqual(page.messages.map((m) => m.reactions), [
             [memberOctopus, ownerOctopus, memberTada, zulip].map(shown),
             [onSecond].map(shown)
