@@ -92,6 +92,22 @@ const integers: ReadonlyArray<Row> = [
   },
   { name: "GET /messages/{id} not digits", method: "GET", path: "/api/v1/messages/1.5", status: 404, body: noRoute },
   {
+    name: "POST /messages/{id}/reactions beyond any id",
+    method: "POST",
+    path: "/api/v1/messages/9007199254740993/reactions",
+    options: { form: { emoji_name: "octopus" } },
+    status: 400,
+    body: badRequest("Invalid message(s)")
+  },
+  {
+    name: "DELETE /messages/{id}/reactions not digits",
+    method: "DELETE",
+    path: "/api/v1/messages/-1/reactions",
+    options: { form: { emoji_name: "octopus" } },
+    status: 404,
+    body: noRoute
+  },
+  {
     name: "PATCH /scheduled_messages/{id} beyond any id",
     method: "PATCH",
     path: "/api/v1/scheduled_messages/9223372036854775808",
@@ -238,6 +254,22 @@ const characters: ReadonlyArray<Row> = [
     options: { query: { queue_id: "a\u0000b" } },
     status: 400,
     body: nul("queue_id")
+  },
+  {
+    name: "POST /messages/{id}/reactions emoji_name with NUL",
+    method: "POST",
+    path: "/api/v1/messages/1/reactions",
+    options: { form: { emoji_name: "octo\u0000pus" } },
+    status: 400,
+    body: nul("emoji_name")
+  },
+  {
+    name: "DELETE /messages/{id}/reactions emoji_code and reaction_type with NUL",
+    method: "DELETE",
+    path: "/api/v1/messages/1/reactions",
+    options: { form: { emoji_code: "1f419\u0000", reaction_type: "unicode_emoji" } },
+    status: 400,
+    body: nul("emoji_code")
   },
   {
     name: "POST /streams/{id}/delete_topic topic_name with NUL",
