@@ -33,6 +33,7 @@ import { ScheduledDelivery } from "./services/ScheduledDelivery.ts"
 import { ScheduledMessages } from "./services/ScheduledMessages.ts"
 import { Subscriptions } from "./services/Subscriptions.ts"
 import { Submessages } from "./services/Submessages.ts"
+import { Reactions } from "./services/Reactions.ts"
 import { Topics } from "./services/Topics.ts"
 import { Users } from "./services/Users.ts"
 import { UserGroups } from "./services/UserGroups.ts"
@@ -54,6 +55,7 @@ export type Services =
   | Messages
   | MessageFlags
   | Muting
+  | Reactions
   | Topics
   | Submessages
   | ScheduledMessages
@@ -94,7 +96,7 @@ export const layerServices = Layer.mergeAll(
 ).pipe(
   // Register reads scheduled messages and message state.
   Layer.provideMerge(
-    Layer.mergeAll(layerMessaging, MessageFlags.layer, Muting.layer, Topics.layer, Submessages.layer, UserStatus.layer, Drafts.layer, SavedSnippets.layer, PushDevices.layer)
+    Layer.mergeAll(layerMessaging, MessageFlags.layer, Muting.layer, Reactions.layer, Topics.layer, Submessages.layer, UserStatus.layer, Drafts.layer, SavedSnippets.layer, PushDevices.layer)
   ),
   Layer.provideMerge(Layer.mergeAll(Authentication.layer, Channels.layer, UserSettings.layer, EventQueues.layer, UserGroups.layer)),
   Layer.provideMerge(Layer.mergeAll(Organizations.layer, Presence.layer)),

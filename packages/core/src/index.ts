@@ -85,6 +85,7 @@ export * as PasswordHasher from "./services/PasswordHasher.ts"
 export * as Presence from "./services/Presence.ts"
 /** Also the `PushBouncer` port, which the HTTP package implements. */
 export * as PushDevices from "./services/PushDevices.ts"
+export * as Reactions from "./services/Reactions.ts"
 export * as Register from "./services/Register.ts"
 export * as SavedSnippets from "./services/SavedSnippets.ts"
 export * as ScheduledDelivery from "./services/ScheduledDelivery.ts"

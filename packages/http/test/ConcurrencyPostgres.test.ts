@@ -10,9 +10,9 @@
  * system groups agree); a transition made twice at once succeeds once.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { userId } from "@teamchat/core/domain/Ids"
+import { messageId, userId } from "@teamchat/core/domain/Ids"
 import type { UserId } from "@teamchat/core/domain/Ids"
-import { GroupRepo, RealmRepo, UserRepo } from "@teamchat/core/ports/Repositories"
+import { GroupRepo, MessageRepo, RealmRepo, UserRepo } from "@teamchat/core/ports/Repositories"
 import { Users } from "@teamchat/core/services/Users"
 import { UserSettings } from "@teamchat/core/services/UserSettings"
 import * as Effect from "effect/Effect"
@@ -430,6 +430,109 @@ describe("concurrent writes on PostgreSQL with two workers", () => {
           form: { fetch_event_types: JSON.stringify(["user_topic"]) }
         })
         assert.deepStrictEqual(state.json.user_topics.map((t: any) => [t.topic_name.toLowerCase(), t.visibility_policy]), [["raced", 2]])
+      }))
+
+    /** A fresh channel message of hamlet's in Verona; its id. */
+    const freshMessage = (topic: string) =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const hamlet = yield* server.login(accounts.member)
+        const sent = yield* server.fetch("POST", "/api/v1/messages", {
+          as: hamlet,
+          form: { type: "stream", to: "Verona", topic, content: "react" }
+        })
+        assert.strictEqual(sent.status, 200, sent.text)
+        return sent.json.id as number
+      })
+
+    const storedReactions = (id: number) =>
+      Effect.flatMap(Server, (server) => server.core(MessageRepo.use((repo) => repo.reactions([messageId(id)]))))
+
+    const reactionExists = { result: "error", msg: "Reaction already exists.", code: "REACTION_ALREADY_EXISTS" }
+
+    it.effect("the same reaction added twice at once by one person: one success, one REACTION_ALREADY_EXISTS, one row, one event", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const cordelia = yield* server.login("cordelia@zulip.com")
+        const queue = yield* registerQueue(cordelia, ["reaction"])
+        const ids: Array<number> = []
+        for (let round = 0; round < rounds; round++) {
+          const id = yield* freshMessage(`twice ${round}`)
+          ids.push(id)
+          const replies = yield* atOnce([
+            server.fetch("POST", `/api/v1/messages/${id}/reactions`, { as: cordelia, form: { emoji_name: "octopus" } }),
+            server.fetch("POST", `/api/v1/messages/${id}/reactions`, {
+              as: cordelia,
+              form: { emoji_name: "octopus", emoji_code: "1f419", reaction_type: "unicode_emoji" }
+            })
+          ])
+          noServerError(replies)
+          assert.strictEqual(replies.filter((r) => r.status === 200).length, 1, replies.map((r) => r.text).join("\n"))
+          for (const r of replies.filter((r) => r.status !== 200)) assert.deepStrictEqual(r.json, reactionExists)
+          assert.deepStrictEqual<unknown>(yield* storedReactions(id), [
+            { message_id: id, user_id: cordelia.userId, emoji_name: "octopus", emoji_code: "1f419", reaction_type: "unicode_emoji" }
+          ])
+        }
+        const added = (yield* queuedEvents(cordelia, queue)).filter((e: any) => e.type === "reaction")
+        assert.deepStrictEqual(added.map((e: any) => [e.op, e.message_id]), ids.map((id) => ["add", id]))
+      }))
+
+    it.effect("eight people voting for one emoji at once under different names: all succeed, one name (the first's), eight events", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const people = yield* Effect.forEach(eightPeople, (email) => server.login(email))
+        const names = ["+1", "thumbs_up", "like"]
+        for (let round = 0; round < rounds / 2; round++) {
+          const id = yield* freshMessage(`votes ${round}`)
+          const queue = yield* registerQueue(people[0]!, ["reaction"])
+          const replies = yield* atOnce(people.map((as, i) =>
+            server.fetch("POST", `/api/v1/messages/${id}/reactions`, {
+              as,
+              form: { emoji_name: names[i % names.length]!, emoji_code: "1f44d", reaction_type: "unicode_emoji" }
+            })
+          ))
+          noServerError(replies)
+          for (const r of replies) assert.strictEqual(r.status, 200, r.text)
+          const stored = yield* storedReactions(id)
+          assert.deepStrictEqual(stored.map((r) => r.user_id).sort((a, b) => a - b), people.map((p) => p.userId).sort((a, b) => a - b))
+          // The first to commit named the emoji; every vote after it took that name.
+          const first = stored[0]!
+          const firstName = names[people.findIndex((p) => p.userId === first.user_id) % names.length]
+          assert.deepStrictEqual(new Set(stored.map((r) => r.emoji_name)), new Set([firstName]))
+          const events = (yield* queuedEvents(people[0]!, queue)).filter((e: any) => e.type === "reaction")
+          assert.deepStrictEqual(events.map((e: any) => e.user_id), stored.map((r) => r.user_id))
+          assert.isTrue(events.every((e: any) => e.emoji_name === firstName && e.message_id === id))
+        }
+      }))
+
+    it.effect("a message deleted while reactions arrive: no 5xx, each reaction before it or refused, no reaction left behind", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const admin = yield* server.login(accounts.admin)
+        const people = yield* Effect.forEach(eightPeople, (email) => server.login(email))
+        const streams = yield* server.fetch("GET", "/api/v1/streams", { as: admin })
+        const verona = streams.json.streams.find((s: any) => s.name === "Verona").stream_id as number
+        for (let round = 0; round < rounds; round++) {
+          const topic = `doomed ${round}`
+          const id = yield* freshMessage(topic)
+          const replies = yield* atOnce([
+            ...people.map((as) =>
+              server.fetch("POST", `/api/v1/messages/${id}/reactions`, { as, form: { emoji_name: "tada" } })
+            ),
+            server.fetch("POST", `/api/v1/streams/${verona}/delete_topic`, { as: admin, form: { topic_name: topic } })
+          ])
+          noServerError(replies)
+          assert.strictEqual(replies.at(-1)!.status, 200, replies.at(-1)!.text)
+          for (const r of replies.slice(0, -1)) {
+            if (r.status !== 200) assert.deepStrictEqual(r.json, { result: "error", msg: "Invalid message(s)", code: "BAD_REQUEST" })
+          }
+          const gone = yield* server.fetch("GET", `/api/v1/messages/${id}`, { as: admin })
+          assert.strictEqual(gone.status, 400, gone.text)
+          assert.deepStrictEqual(yield* storedReactions(id), [])
+          // Removing from the deleted message is refused as well.
+          const late = yield* server.fetch("DELETE", `/api/v1/messages/${id}/reactions`, { as: people[0]!, form: { emoji_name: "tada" } })
+          assert.deepStrictEqual(late.json, { result: "error", msg: "Invalid message(s)", code: "BAD_REQUEST" })
+        }
       }))
   })
 })

@@ -117,6 +117,21 @@ export interface UserMessage {
   readonly flags: number
 }
 
+/**
+ * One user's emoji reaction to a message (Zulip's Reaction). A user reacts
+ * with an emoji (`emoji_code` in its `reaction_type` namespace) at most once;
+ * `emoji_name` is the name the first reactor with that emoji used.
+ *
+ * @category models
+ */
+export interface Reaction {
+  readonly message_id: MessageId
+  readonly user_id: UserId
+  readonly emoji_name: string
+  readonly emoji_code: string
+  readonly reaction_type: "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji"
+}
+
 /** Limits Zulip reports in register. @category constants */
 export const MaxMessageLength = 10000
 /** @category constants */

@@ -1,5 +1,5 @@
 /**
- * Errors of messages: flags, anchors, narrows and submessages.
+ * Errors of messages: flags, anchors, narrows, submessages and reactions.
  *
  * @since 0.1.0
  */
@@ -217,6 +217,39 @@ export class SubmessageNotAllowed extends ZulipError.make<SubmessageNotAllowed>(
  * @category catalogue
  * @since 0.1.0
  */
+/**
+ * The user already reacted to the message with this emoji.
+ *
+ * @category reactions
+ * @since 0.1.0
+ */
+export class ReactionAlreadyExists extends ZulipError.make<ReactionAlreadyExists>()("ReactionAlreadyExists", {
+  code: "REACTION_ALREADY_EXISTS",
+  message: "Reaction already exists."
+}) {}
+
+/**
+ * The user has no reaction to the message with this emoji.
+ *
+ * @category reactions
+ * @since 0.1.0
+ */
+export class ReactionDoesNotExist extends ZulipError.make<ReactionDoesNotExist>()("ReactionDoesNotExist", {
+  code: "REACTION_DOES_NOT_EXIST",
+  message: "Reaction doesn't exist."
+}) {}
+
+/**
+ * DELETE /messages/{id}/reactions with neither `emoji_name` nor `emoji_code`.
+ *
+ * @category reactions
+ * @since 0.1.0
+ */
+export class EmojiNameOrCodeRequired extends ZulipError.make<EmojiNameOrCodeRequired>()("EmojiNameOrCodeRequired", {
+  code: "BAD_REQUEST",
+  message: "At least one of the following arguments must be present: emoji_name, emoji_code"
+}) {}
+
 export const MessageErrors = [
   InvalidFlag,
   FlagNotEditable,
@@ -233,5 +266,8 @@ export const MessageErrors = [
   BadNarrow,
   InvalidNarrowCombination,
   InvalidSubmessageJson,
-  SubmessageNotAllowed
+  SubmessageNotAllowed,
+  ReactionAlreadyExists,
+  ReactionDoesNotExist,
+  EmojiNameOrCodeRequired
 ] as const

@@ -16,6 +16,7 @@ import type { Channel, Subscription } from "../domain/Channel.ts"
 import type { CustomProfileField, ProfileFieldValue } from "../domain/CustomProfileField.ts"
 import type { Draft } from "../domain/Draft.ts"
 import type { Invitation } from "../domain/Invitation.ts"
+import type { Reaction } from "../domain/Message.ts"
 import type { Presence } from "../domain/Presence.ts"
 import type { PushDevice } from "../domain/PushDevice.ts"
 import type { Realm } from "../domain/Realm.ts"
@@ -51,6 +52,8 @@ export interface MemoryTables {
   messages: MessageTables
   /** Each message's submessages, ascending by id (SQL's `submessages`). */
   submessages: Map<number, ReadonlyArray<Submessage>>
+  /** Reactions by message id, in the order they were added (SQL orders them by their id). */
+  reactions: Map<number, ReadonlyArray<Reaction>>
   scheduledMessages: Map<number, ScheduledMessage>
   /** Status rows by user id. */
   userStatuses: Map<number, UserStatus>
@@ -108,6 +111,7 @@ const emptyTables = (journal: Journal): MemoryTables => ({
   alertWords: new JournaledMap(journal),
   messages: new MessageTables(journal),
   submessages: new JournaledMap(journal),
+  reactions: new JournaledMap(journal),
   scheduledMessages: new JournaledMap(journal),
   userStatuses: new JournaledMap(journal),
   presence: new JournaledMap(journal),

@@ -16,7 +16,7 @@ import { pgLower } from "../narrow/NarrowPredicate.ts"
 import { AccessCache, StaleAccess } from "../ports/AccessCache.ts"
 import { EventStore, withMessageId } from "../ports/EventStore.ts"
 import { MessageStore } from "../ports/MessageStore.ts"
-import type { Recipient } from "../ports/MessageStore.ts"
+import type { ReactionKey, Recipient } from "../ports/MessageStore.ts"
 import type { Insert } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import { MemoryDatabase } from "./MemoryDatabase.ts"
@@ -34,6 +34,9 @@ export const layer: Layer.Layer<MessageStore, never, MemoryDatabase | Transactor
     const access = yield* AccessCache
     const store = db.tables.messages
     const submessages = db.tables.submessages
+    const reactions = db.tables.reactions
+    const sameEmoji = (a: ReactionKey) => (b: ReactionKey) =>
+      a.user_id === b.user_id && a.emoji_code === b.emoji_code && a.reaction_type === b.reaction_type
     const insert = (row: Insert<Message>, recipients: ReadonlyArray<Recipient>): Message => {
       const message: Message = { ...row, id: messageId(db.nextId("messages")) }
       store.insert(message, recipients)
@@ -118,6 +121,7 @@ export const layer: Layer.Layer<MessageStore, never, MemoryDatabase | Transactor
             if (store.get(id) === undefined) continue
             store.delete(id)
             submessages.delete(id)
+            reactions.delete(id)
             deleted.push(messageId(id))
           }
           return deleted
@@ -137,7 +141,24 @@ export const layer: Layer.Layer<MessageStore, never, MemoryDatabase | Transactor
       submessages: (ids) =>
         Effect.sync(() =>
           ascendingIds(ids).flatMap((id) => submessages.get(id) ?? []).sort((a, b) => a.id - b.id)
-        )
+        ),
+      addReaction: (reaction) =>
+        Effect.sync(() => {
+          const existing = reactions.get(reaction.message_id) ?? []
+          if (existing.some(sameEmoji(reaction))) return false
+          reactions.set(reaction.message_id, [...existing, reaction])
+          return true
+        }),
+      removeReaction: (key) =>
+        Effect.sync(() => {
+          const existing = reactions.get(key.message_id) ?? []
+          const found = existing.find(sameEmoji(key))
+          if (found === undefined) return undefined
+          const rest = existing.filter((r) => r !== found)
+          if (rest.length === 0) reactions.delete(key.message_id)
+          else reactions.set(key.message_id, rest)
+          return found
+        })
     })
   })
 )

@@ -346,6 +346,9 @@ export const messageRepo = Layer.effect(
     }
     return MessageRepo.of({
       findById: (id) => Effect.sync(() => store.get(id)),
+      // One writer at a time: reads in a transaction are current already.
+      findByIdForUpdate: (id) => Effect.sync(() => store.get(id)),
+      reactions: (ids) => Effect.sync(() => ascendingIds(ids).flatMap((id) => db.tables.reactions.get(id) ?? [])),
       findByIds: (ids) =>
         Effect.sync(() =>
           ascendingIds(ids).flatMap((id) => {

@@ -2,7 +2,8 @@
  * Every write to the messages and their per-user rows (`user_messages`,
  * with the flags) goes through this port: sends, scheduled deliveries,
  * imports, flag changes, edits, moves and deletions, and the messages'
- * submessages (widgets' data), which it also reads. Other reads stay with
+ * submessages (widgets' data), which it also reads, and emoji reactions
+ * (deleted with their message). Other reads stay with
  * `MessageRepo` and `MessageSearch`; the event log stays with `EventStore`,
  * which a send writes to in the same atomic unit as its message.
  *
@@ -17,7 +18,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { NewLoggedEvent } from "../domain/Event.ts"
 import type { ChannelId, MessageId, RealmId, UserId } from "../domain/Ids.ts"
-import type { Message, UserMessage } from "../domain/Message.ts"
+import type { Message, Reaction, UserMessage } from "../domain/Message.ts"
 import type { Submessage } from "../domain/Widget.ts"
 import type { StaleAccess } from "./AccessCache.ts"
 import type { Insert } from "./Repositories.ts"
@@ -27,6 +28,9 @@ export interface Recipient {
   readonly user_id: UserId
   readonly flags: number
 }
+
+/** What names one user's reaction to a message: the emoji by code and type. @category models */
+export type ReactionKey = Omit<Reaction, "emoji_name">
 
 /** A message to insert with its rows. @category models */
 export interface NewMessage {
@@ -129,4 +133,11 @@ export class MessageStore extends Context.Service<MessageStore, {
   addSubmessage(submessage: Insert<Submessage>): Effect.Effect<Submessage>
   /** The submessages of these messages, ascending by id. */
   submessages(ids: ReadonlyArray<MessageId>): Effect.Effect<ReadonlyArray<Submessage>>
+  /**
+   * Adds a reaction unless the user already reacted to the message with
+   * that emoji (the same code and type); returns whether it was added.
+   */
+  addReaction(reaction: Reaction): Effect.Effect<boolean>
+  /** Removes the user's reaction with that emoji; returns it, undefined when there was none. */
+  removeReaction(key: ReactionKey): Effect.Effect<Reaction | undefined>
 }>()("teamchat/core/ports/MessageStore") {}

@@ -12,7 +12,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { Channel, Subscription } from "../domain/Channel.ts"
 import type { ChannelId, GroupId, MessageId, RealmId, UserId } from "../domain/Ids.ts"
-import type { Message, UserMessage } from "../domain/Message.ts"
+import type { Message, Reaction, UserMessage } from "../domain/Message.ts"
 import type { Realm } from "../domain/Realm.ts"
 import type { User } from "../domain/User.ts"
 import type { GroupMembership, UserGroup } from "../domain/UserGroup.ts"
@@ -164,6 +164,14 @@ export class AlertWordRepo extends Context.Service<AlertWordRepo, {
  */
 export class MessageRepo extends Context.Service<MessageRepo, {
   findById(id: MessageId): Effect.Effect<Message | undefined>
+  /**
+   * The message with its row locked until the transaction ends (on SQL
+   * `FOR NO KEY UPDATE`): writes about one message (reactions) run one at a
+   * time, and a deletion waits for them or they find the message gone.
+   */
+  findByIdForUpdate(id: MessageId): Effect.Effect<Message | undefined>
+  /** The reactions to the messages among `ids`, by message id, then in the order they were added. */
+  reactions(ids: ReadonlyArray<MessageId>): Effect.Effect<ReadonlyArray<Reaction>>
   /** The messages that exist among `ids`, by id. */
   findByIds(ids: ReadonlyArray<MessageId>): Effect.Effect<ReadonlyArray<Message>>
   /** The user's rows among `ids`, by message id. */

@@ -559,7 +559,7 @@ const makeMessages = Effect.gen(function*() {
       view,
       { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true },
       undefined,
-      submessages
+      { submessages }
     )
     const byFlags = new Map<number, Array<UserId>>()
     for (const [id, f] of flags) {
@@ -743,16 +743,19 @@ const makeMessages = Effect.gen(function*() {
       (current) => (current === version ? Effect.void : Effect.fail(new StaleAccess()))
     )
 
-  /** The submessages of these messages, by message, each message's ascending by id. */
-  const submessagesByMessage = (ids: ReadonlyArray<MessageId>) =>
-    Effect.map(store.submessages(ids), (all) => {
-      const byMessage = new Map<MessageId, Array<Submessage>>()
-      for (const s of all) {
-        let list = byMessage.get(s.message_id)
-        if (list === undefined) byMessage.set(s.message_id, list = [])
-        list.push(s)
+  /** Rows of a page's messages grouped by message, each group in the order read (no statement for an empty page). */
+  const byMessage = <A extends { readonly message_id: MessageId }>(
+    ids: ReadonlyArray<MessageId>,
+    read: (ids: ReadonlyArray<MessageId>) => Effect.Effect<ReadonlyArray<A>>
+  ) =>
+    ids.length === 0 ? Effect.succeed(new Map<MessageId, Array<A>>()) : Effect.map(read(ids), (all) => {
+      const grouped = new Map<MessageId, Array<A>>()
+      for (const row of all) {
+        const list = grouped.get(row.message_id)
+        if (list === undefined) grouped.set(row.message_id, [row])
+        else list.push(row)
       }
-      return byMessage
+      return grouped
     })
 
   const fetchRange = Effect.fn("Messages.fetch")(function*(
@@ -789,6 +792,8 @@ const makeMessages = Effect.gen(function*() {
       Effect.catch((error) => Effect.andThen(checkVersion(principal.realm.id, unchecked.version, undefined), Effect.fail(error))),
       Effect.tap(({ range }) => checkVersion(principal.realm.id, unchecked.version, range.accessVersion))
     )
+    const pageIds = range.messages.map((row) => row.message.id)
+    const reactionsById = yield* byMessage(pageIds, messages.reactions)
     const search_ = narrow.terms.find((t) => t._tag === "Search")
     const searchWords = search_ === undefined ? undefined : lexemes(search_.query)
     const options = {
@@ -796,7 +801,7 @@ const makeMessages = Effect.gen(function*() {
       clientGravatar: request.client_gravatar,
       allowEmptyTopicName: request.allow_empty_topic_name
     }
-    const submessages = yield* submessagesByMessage(range.messages.map((row) => row.message.id))
+    const submessages = yield* byMessage(pageIds, store.submessages)
     return {
       anchor: range.anchor,
       found_anchor: range.found_anchor,
@@ -804,7 +809,10 @@ const makeMessages = Effect.gen(function*() {
       found_newest: range.found_newest,
       history_limited: false,
       messages: range.messages.map((row) => {
-        const view = toApiMessage(row.message, viewContext(ctx), options, row.flags, submessages.get(row.message.id))
+        const view = toApiMessage(row.message, viewContext(ctx), options, row.flags, {
+          reactions: reactionsById.get(row.message.id),
+          submessages: submessages.get(row.message.id)
+        })
         return searchWords === undefined ? view : { ...view, ...searchMatches(row.message, searchWords) }
       })
     } satisfies FetchResult
@@ -835,7 +843,7 @@ const makeMessages = Effect.gen(function*() {
         applyMarkdown: options.apply_markdown,
         clientGravatar: false,
         allowEmptyTopicName: options.allow_empty_topic_name
-      }, flags, yield* store.submessages([message.id])),
+      }, flags, { reactions: yield* messages.reactions([message.id]), submessages: yield* store.submessages([message.id]) }),
       raw_content: message.content
     }
   })

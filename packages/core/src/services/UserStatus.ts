@@ -15,7 +15,6 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { emojiCode, emojiName, ZulipExtraEmoji } from "../domain/Emoji.ts"
 import type { ReactionType } from "../domain/Emoji.ts"
 import { Audience } from "../domain/Event.ts"
 import type { Principal } from "../domain/Principal.ts"
@@ -43,6 +42,7 @@ import { Transactor } from "../ports/Transactor.ts"
 import { UserStatusRepo } from "../ports/UserStatusRepo.ts"
 import { Events } from "./events/Events.ts"
 import { accessOfRequest, canAccessUser, hasFullUserAccess, makeAccessLoader } from "./internal/access.ts"
+import { checkEmojiTriple, lookupEmoji } from "./internal/emoji.ts"
 import type { AccessContext } from "./internal/access.ts"
 import { UserSettings } from "./UserSettings.ts"
 
@@ -84,37 +84,6 @@ const checkText = (text: string | undefined): Effect.Effect<string | undefined, 
   if (text === undefined) return Effect.succeed(undefined)
   const stripped = text.trim()
   return Array.from(stripped).length > MaxStatusTextLength ? Effect.fail(new StatusTextTooLong()) : Effect.succeed(stripped)
-}
-
-/**
- * The emoji a name stands for. No custom emoji can be uploaded yet, so a
- * name is `zulip` or one of the table's Unicode names.
- */
-const lookupEmoji = (name: string): Effect.Effect<{ code: string; type: ReactionType }, EmojiDoesNotExist> => {
-  if (name === ZulipExtraEmoji) return Effect.succeed({ code: ZulipExtraEmoji, type: "zulip_extra_emoji" })
-  const code = emojiCode(name)
-  return code === undefined ? Effect.fail(new EmojiDoesNotExist({ emoji_name: name })) : Effect.succeed({ code, type: "unicode_emoji" })
-}
-
-/** Zulip's `check_emoji_request`: the triple must name one emoji of its namespace. */
-const checkEmojiTriple = (
-  name: string,
-  code: string,
-  type: string
-): Effect.Effect<ReactionType, InvalidCustomEmoji | InvalidEmojiCode | InvalidEmojiName | InvalidEmojiType> => {
-  switch (type) {
-    case "realm_emoji":
-      // There are no custom emoji to match.
-      return Effect.fail(new InvalidCustomEmoji())
-    case "zulip_extra_emoji":
-      if (code !== ZulipExtraEmoji) return Effect.fail(new InvalidEmojiCode())
-      return name === code ? Effect.succeed(type) : Effect.fail(new InvalidEmojiName())
-    case "unicode_emoji":
-      if (emojiName(code) === undefined) return Effect.fail(new InvalidEmojiCode())
-      return emojiCode(name) === code ? Effect.succeed(type) : Effect.fail(new InvalidEmojiName())
-    default:
-      return Effect.fail(new InvalidEmojiType())
-  }
 }
 
 /** Zulip's `check_update_user_status`. */

@@ -11,7 +11,7 @@ import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { fromRow } from "../domain/Ids.ts"
 import type { ChannelId, MessageId, UserId } from "../domain/Ids.ts"
-import type { Message, MessageType, UserMessage } from "../domain/Message.ts"
+import type { Message, MessageType, Reaction, UserMessage } from "../domain/Message.ts"
 import { MessageRepo } from "../ports/Repositories.ts"
 import type { Insert } from "../ports/Repositories.ts"
 import { bool, idOrNull, int, intOrNull, json, jsonText, str } from "./internal/Columns.ts"
@@ -91,6 +91,15 @@ export const decodeMessage = (row: Row): Message => ({
   last_edit_time: intOrNull(row.last_edit_time)
 })
 
+/** @internal */
+export const decodeReaction = (row: Row): Reaction => ({
+  message_id: fromRow.messageId(int(row.message_id)),
+  user_id: fromRow.userId(int(row.user_id)),
+  emoji_name: str(row.emoji_name),
+  emoji_code: str(row.emoji_code),
+  reaction_type: str(row.reaction_type) as Reaction["reaction_type"]
+})
+
 const decodeUserMessage = (row: Row): UserMessage => ({
   user_id: fromRow.userId(int(row.user_id)),
   message_id: fromRow.messageId(int(row.message_id)),
@@ -106,6 +115,20 @@ export const layer: Layer.Layer<MessageRepo, never, SqlClient.SqlClient> = Layer
     const columns = sql.literal(messageSelectList("m"))
     return MessageRepo.of({
       findById: messages.one("findById", (id: MessageId) => sql<Row>`SELECT ${columns} FROM messages m WHERE m.id = ${id}`),
+      // NO KEY UPDATE: a DELETE of the message waits for it, foreign-key
+      // checks of rows naming the message (a historical row) do not.
+      findByIdForUpdate: messages.one(
+        "findByIdForUpdate",
+        (id: MessageId) => sql<Row>`SELECT ${columns} FROM messages m WHERE m.id = ${id} FOR NO KEY UPDATE`
+      ),
+      reactions: Effect.fn("MessageRepo.reactions")(function*(ids: ReadonlyArray<MessageId>) {
+        if (ids.length === 0) return []
+        const rows = yield* sql<Row>`
+          SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions
+          WHERE ${inIds(sql, "message_id", ids)}
+          ORDER BY message_id, id`
+        return rows.map(decodeReaction)
+      }, Effect.orDie),
       findByIds: Effect.fn("MessageRepo.findByIds")(function*(ids: ReadonlyArray<MessageId>) {
         if (ids.length === 0) return []
         const rows = yield* sql<Row>`SELECT ${columns} FROM messages m WHERE ${inIds(sql, "m.id", ids)} ORDER BY m.id`

@@ -1,5 +1,5 @@
 /**
- * Every write to `messages` and `user_messages` on SQL. A send is one
+ * Every write to `messages`, `user_messages` and `reactions` on SQL. A send is one
  * statement with its events (the log's part comes from `SqlEventLog`); the
  * other writes are set-based, a fixed number of statements whatever the
  * number of messages or rows.
@@ -16,16 +16,16 @@ import { fromRow } from "../domain/Ids.ts"
 import type { Submessage } from "../domain/Widget.ts"
 import type { MessageId, RealmId, UserId } from "../domain/Ids.ts"
 import { FlagBits } from "../domain/Message.ts"
-import type { Message, UserMessage } from "../domain/Message.ts"
+import type { Message, Reaction, UserMessage } from "../domain/Message.ts"
 import { StaleAccess } from "../ports/AccessCache.ts"
 import { MessageStore } from "../ports/MessageStore.ts"
-import type { MessageEdit, MessageMove, NewMessage, ReadScope, Recipient } from "../ports/MessageStore.ts"
+import type { MessageEdit, MessageMove, NewMessage, ReactionKey, ReadScope, Recipient } from "../ports/MessageStore.ts"
 import type { Insert } from "../ports/Repositories.ts"
 import { int } from "./internal/Columns.ts"
 import type { Row } from "./internal/Columns.ts"
 import { inIds } from "./SqlArrays.ts"
 import { SqlEventLog } from "./SqlEventStore.ts"
-import { decodeMessage, messageColumnNames, messageColumns, messageSelectList } from "./SqlMessageRepo.ts"
+import { decodeMessage, decodeReaction, messageColumnNames, messageColumns, messageSelectList } from "./SqlMessageRepo.ts"
 
 /** @category layers */
 export const layer: Layer.Layer<MessageStore, never, SqlClient.SqlClient | SqlEventLog> = Layer.effect(
@@ -239,6 +239,22 @@ export const layer: Layer.Layer<MessageStore, never, SqlClient.SqlClient | SqlEv
           SELECT id, message_id, sender_id, msg_type, content FROM submessages
           WHERE ${inIds(sql, "message_id", ids)} ORDER BY id`
         return rows.map(decodeSubmessage)
+      }, Effect.orDie),
+      addReaction: Effect.fn("MessageStore.addReaction")(function*(reaction: Reaction) {
+        const rows = yield* sql`
+          INSERT INTO reactions (message_id, user_id, emoji_name, emoji_code, reaction_type)
+          VALUES (${reaction.message_id}, ${reaction.user_id}, ${reaction.emoji_name}, ${reaction.emoji_code}, ${reaction.reaction_type})
+          ON CONFLICT (message_id, user_id, emoji_code, reaction_type) DO NOTHING
+          RETURNING id`
+        return rows.length > 0
+      }, Effect.orDie),
+      removeReaction: Effect.fn("MessageStore.removeReaction")(function*(key: ReactionKey) {
+        const rows = yield* sql<Row>`
+          DELETE FROM reactions
+          WHERE message_id = ${key.message_id} AND user_id = ${key.user_id}
+            AND emoji_code = ${key.emoji_code} AND reaction_type = ${key.reaction_type}
+          RETURNING message_id, user_id, emoji_name, emoji_code, reaction_type`
+        return rows.length === 0 ? undefined : decodeReaction(rows[0]!)
       }, Effect.orDie)
     })
   })

@@ -8,7 +8,7 @@
  */
 import type { Channel } from "../domain/Channel.ts"
 import type { ChannelId, UserId } from "../domain/Ids.ts"
-import type { Message } from "../domain/Message.ts"
+import type { Message, Reaction } from "../domain/Message.ts"
 import type { MessageReaction, Submessage, TopicLink } from "../domain/events/MessageEvents.ts"
 import { EmptyTopicDisplayName, flagNames } from "../domain/Message.ts"
 import type { Realm } from "../domain/Realm.ts"
@@ -117,7 +117,8 @@ export const displayTopic = (topic: string, allowEmptyTopicName: boolean): strin
 
 /**
  * A message as the API returns it; `flags` (a stored flag set) is added when
- * given (GET /messages; `message` events carry flags beside the message).
+ * given (GET /messages; `message` events carry flags beside the message);
+ * `reactions` are the message's, in the order they were added.
  *
  * @category views
  */
@@ -126,8 +127,11 @@ export const toApiMessage = (
   context: MessageViewContext,
   options: MessageViewOptions,
   flags?: number,
-  /** The message's submessages, ascending by id. */
-  submessages: ReadonlyArray<StoredSubmessage> = []
+  /** What is stored beside the message: its reactions in the order added, its submessages ascending by id. */
+  attached: {
+    readonly reactions?: ReadonlyArray<Reaction> | undefined
+    readonly submessages?: ReadonlyArray<StoredSubmessage> | undefined
+  } = {}
 ): ApiMessage => {
   const sender = context.usersById.get(message.sender_id)
   const channel = message.channel_id === null ? undefined : context.channelsById.get(message.channel_id)
@@ -147,11 +151,16 @@ export const toApiMessage = (
     content_type: options.applyMarkdown ? "text/html" : "text/x-markdown",
     display_recipient: message.type === "stream" ? (channel?.name ?? "") : displayRecipients(message, context.usersById),
     is_me_message: isMeMessage(message.content),
-    reactions: [],
+    reactions: (attached.reactions ?? []).map((r) => ({
+      emoji_name: r.emoji_name,
+      emoji_code: r.emoji_code,
+      reaction_type: r.reaction_type,
+      user_id: r.user_id
+    })),
     recipient_id: recipientId(message),
     subject: message.type === "stream" ? displayTopic(message.topic, options.allowEmptyTopicName) : "",
     topic_links: [],
-    submessages: submessages.map(apiSubmessage),
+    submessages: (attached.submessages ?? []).map(apiSubmessage),
     timestamp: message.date_sent,
     type: message.type
   }

@@ -156,7 +156,7 @@ describe("event schemas", () => {
     ])
   })
 
-  it("delete_message, update_message, reaction, typing (for the editing to come)", () => {
+  it("delete_message, update_message, typing (for the editing to come), reaction", () => {
     const bulk = { type: "delete_message", message_ids: [1, 2], message_type: "stream", stream_id: 7, topic: "castle" }
     checks(bulk, [["both id forms", { ...bulk, message_id: 1 }], ["an unknown message type", { ...bulk, message_type: "dm" }]])
     checks({ type: "delete_message", message_id: 1, message_type: "private" }, [
@@ -178,13 +178,20 @@ describe("event schemas", () => {
     const reaction = {
       type: "reaction",
       op: "add",
+      user_id: 3,
+      user: { user_id: 3, email: "hamlet@example.test", full_name: "King Hamlet" },
       message_id: 1,
       emoji_name: "smile",
       emoji_code: "1f604",
-      reaction_type: "unicode_emoji",
-      user_id: 3
+      reaction_type: "unicode_emoji"
     }
-    checks(reaction, [["an unknown reaction type", { ...reaction, reaction_type: "emoji" }], ["an unknown op", { ...reaction, op: "toggle" }]])
+    checks(reaction, [
+      ["an unknown reaction type", { ...reaction, reaction_type: "emoji" }],
+      ["an unknown op", { ...reaction, op: "toggle" }],
+      ["no user object", { ...reaction, user: undefined }],
+      ["the user object Zulip dropped at feature level 328", { ...reaction, user: { ...reaction.user, is_mirror_dummy: false } }]
+    ])
+    checks({ ...reaction, op: "remove" }, [["no emoji name", { ...reaction, op: "remove", emoji_name: undefined }]])
     const typing = {
       type: "typing",
       op: "start",

@@ -277,6 +277,13 @@ const table: ReadonlyArray<Row> = [
   row(new E.EmojiDoesNotExist({ emoji_name: "unicorn_sparkle" }),
     json`{"result":"error","msg":"Emoji 'unicorn_sparkle' does not exist","code":"BAD_REQUEST"}`),
   row(new E.InvalidEmojiName(), json`{"result":"error","msg":"Invalid emoji name.","code":"BAD_REQUEST"}`),
+  // reactions
+  row(new E.ReactionAlreadyExists(),
+    json`{"result":"error","msg":"Reaction already exists.","code":"REACTION_ALREADY_EXISTS"}`),
+  row(new E.ReactionDoesNotExist(),
+    json`{"result":"error","msg":"Reaction doesn't exist.","code":"REACTION_DOES_NOT_EXIST"}`),
+  row(new E.EmojiNameOrCodeRequired(),
+    json`{"result":"error","msg":"At least one of the following arguments must be present: emoji_name, emoji_code","code":"BAD_REQUEST"}`),
   row(new E.InvalidEmojiCode(), json`{"result":"error","msg":"Invalid emoji code.","code":"BAD_REQUEST"}`),
   row(new E.InvalidEmojiType(), json`{"result":"error","msg":"Invalid emoji type.","code":"BAD_REQUEST"}`),
   row(new E.InvalidCustomEmoji(), json`{"result":"error","msg":"Invalid custom emoji.","code":"BAD_REQUEST"}`),

@@ -15,6 +15,7 @@ import { messageId } from "../../src/domain/Ids.ts"
 import { FlagBits } from "../../src/domain/Message.ts"
 import type { Principal } from "../../src/domain/Principal.ts"
 import { MessageStore } from "../../src/ports/MessageStore.ts"
+import type { Reaction } from "../../src/domain/Message.ts"
 import { MessageRepo, UserSettingsRepo } from "../../src/ports/Repositories.ts"
 import { Transactor } from "../../src/ports/Transactor.ts"
 import { Channels } from "../../src/services/Channels.ts"
@@ -307,6 +308,87 @@ for (const backend of ["memory", "PGlite", "PostgreSQL"] as const) {
             [[org.member.user.id, { send_read_receipts: false }], [org.other.user.id, {}]]
           )
           assert.deepStrictEqual([...(yield* settings.getMany([])).entries()], [])
+        }))
+
+      it.effect("reactions: one per user and emoji, read in the order added, on message objects; a rollback undoes; a deleted message takes its reactions", () =>
+        Effect.gen(function*() {
+          const org = yield* makeOrg
+          const store = yield* MessageStore
+          const repo = yield* MessageRepo
+          const tx = yield* Transactor
+          const { channel, ids } = yield* channelWith(org, [
+            { topic: "r", content: "one" },
+            { topic: "r", content: "two" }
+          ])
+          const [m1, m2] = ids as [MessageId, MessageId]
+          const reaction = (message_id: MessageId, user: Principal, emoji_name: string, emoji_code: string) => ({
+            message_id,
+            user_id: user.user.id,
+            emoji_name,
+            emoji_code,
+            reaction_type: "unicode_emoji" as const
+          })
+          const memberOctopus = reaction(m1, org.member, "octopus", "1f419")
+          const ownerOctopus = reaction(m1, org.owner, "octopus", "1f419")
+          const memberTada = reaction(m1, org.member, "tada", "1f389")
+          const onSecond = reaction(m2, org.owner, "thumbs_up", "1f44d")
+          assert.isTrue(yield* store.addReaction(memberOctopus))
+          assert.isTrue(yield* store.addReaction(onSecond))
+          assert.isTrue(yield* store.addReaction(ownerOctopus))
+          assert.isTrue(yield* store.addReaction(memberTada))
+          // The same user, message, code and type again: not added, whatever the name.
+          assert.isFalse(yield* store.addReaction({ ...memberOctopus, emoji_name: "other" }))
+          // Another namespace is another emoji.
+          const zulip = { ...memberOctopus, emoji_name: "zulip", emoji_code: "1f419", reaction_type: "zulip_extra_emoji" as const }
+          assert.isTrue(yield* store.addReaction(zulip))
+          assert.deepStrictEqual(yield* repo.reactions([m2, m1, messageId(999_999_999)]), [
+            memberOctopus,
+            ownerOctopus,
+            memberTada,
+            zulip,
+            onSecond
+          ])
+          assert.deepStrictEqual(yield* repo.reactions([]), [])
+          const page = yield* (yield* Messages).fetch(org.member, {
+            anchor: { _tag: "newest" },
+            include_anchor: true,
+            num_before: 10,
+            num_after: 0,
+            narrow: inTopic(channel.id, "r"),
+            apply_markdown: false,
+            client_gravatar: false,
+            allow_empty_topic_name: true
+          }).pipe(Effect.orDie)
+          const shown = ({ message_id: _m, ...rest }: Reaction) => rest
+          assert.deepStrictEqual(page.messages.map((m) => m.reactions), [
+            [memberOctopus, ownerOctopus, memberTada, zulip].map(shown),
+            [onSecond].map(shown)
+          ])
+
+          // Removal returns the stored reaction (its name) and leaves the others.
+          const key = { message_id: m1, user_id: org.member.user.id, emoji_code: "1f419", reaction_type: "unicode_emoji" as const }
+          assert.deepStrictEqual(yield* store.removeReaction(key), memberOctopus)
+          assert.strictEqual(yield* store.removeReaction(key), undefined)
+          assert.deepStrictEqual(yield* repo.reactions([m1]), [ownerOctopus, memberTada, zulip])
+
+          // Rolled back: an add and a removal leave nothing behind.
+          yield* Effect.flip(tx.withTransaction(Effect.gen(function*() {
+            assert.isTrue(yield* store.addReaction(memberOctopus))
+            assert.deepStrictEqual(yield* store.removeReaction({ ...key, user_id: org.owner.user.id }), ownerOctopus)
+            return yield* Effect.fail("rolled back" as const)
+          })))
+          assert.deepStrictEqual(yield* repo.reactions([m1]), [ownerOctopus, memberTada, zulip])
+
+          // The message locked for update is the message.
+          assert.deepStrictEqual(yield* tx.withTransaction(repo.findByIdForUpdate(m1)), yield* repo.findById(m1))
+          assert.strictEqual(yield* tx.withTransaction(repo.findByIdForUpdate(messageId(999_999_999))), undefined)
+
+          // A deleted message takes its reactions (rolled back, they stay); the others keep theirs.
+          yield* Effect.flip(tx.withTransaction(Effect.andThen(store.delete([m1]), Effect.fail("rolled back" as const))))
+          assert.deepStrictEqual(yield* repo.reactions([m1]), [ownerOctopus, memberTada, zulip])
+          assert.deepStrictEqual(yield* store.delete([m1]), [m1])
+          assert.deepStrictEqual(yield* repo.reactions([m1, m2]), [onSecond])
+          assert.strictEqual(yield* store.removeReaction({ ...key, user_id: org.owner.user.id }), undefined)
         }))
 
       it.effect("submessages: ascending ids, read per message in id order, rolled back with their transaction, deleted with their message", () =>

@@ -1,6 +1,6 @@
 /**
- * The `messages` group: sending and reading messages, personal flags, and
- * deleting a topic.
+ * The `messages` group: sending and reading messages, personal flags, emoji
+ * reactions, and deleting a topic.
  *
  * - POST /messages sends a channel or direct message;
  * - GET /messages reads a range of a narrow around an anchor;
@@ -10,6 +10,8 @@
  * - POST /mark_all_as_read, /mark_stream_as_read and /mark_topic_as_read
  *   (deprecated, still served) mark the user's unread messages read;
  * - GET /messages/{message_id}/read_receipts lists who has read a message;
+ * - POST and DELETE /messages/{message_id}/reactions add and remove one's
+ *   emoji reaction;
  * - POST /streams/{stream_id}/delete_topic deletes a topic (administrators);
  * - POST /submessage attaches data to a message (a widget's votes and tasks).
  *
@@ -57,6 +59,18 @@ const rangeQuery = {
   num_after: NonNegative,
   narrow: Schema.optionalKey(Schema.String.annotate({
     description: "JSON list of narrow terms: `[operator, operand]` pairs or `{operator, operand, negated}` objects."
+  }))
+}
+
+const messageId = { message_id: Params.PathId(() => new Errors.InvalidMessages(), "The message's id.") }
+
+/** An emoji's code and namespace, as a reaction names it. */
+const emojiIdentity = {
+  emoji_code: Schema.optionalKey(Schema.String.annotate({
+    description: "The emoji's code within its `reaction_type` namespace (a Unicode codepoint sequence, `zulip`, a custom emoji's id)."
+  })),
+  reaction_type: Schema.optionalKey(Schema.String.annotate({
+    description: "`unicode_emoji`, `realm_emoji` or `zulip_extra_emoji`."
   }))
 }
 
@@ -141,6 +155,22 @@ export class MessagesApi extends HttpApiGroup.make("messages")
       params: { message_id: Params.PathId(() => new Errors.InvalidMessages(), "The message's id.") },
       success: Envelope.Success({ user_ids: Schema.Array(Schema.Int) })
     }).annotate(OpenApi.Summary, "Get a message's read receipts"),
+    HttpApiEndpoint.post("addReaction", "/messages/:message_id/reactions", {
+      params: messageId,
+      query: {
+        emoji_name: Schema.String.annotate({ description: "The emoji's name (e.g. `octopus`); its code and type are looked up from it when not given." }),
+        ...emojiIdentity
+      },
+      success: Envelope.Success({})
+    }).annotate(OpenApi.Summary, "Add an emoji reaction"),
+    HttpApiEndpoint.delete("removeReaction", "/messages/:message_id/reactions", {
+      params: messageId,
+      query: {
+        emoji_name: Schema.optionalKey(Schema.String.annotate({ description: "The emoji's name; its code is looked up from it when not given." })),
+        ...emojiIdentity
+      },
+      success: Envelope.Success({})
+    }).annotate(OpenApi.Summary, "Remove an emoji reaction"),
     HttpApiEndpoint.post("deleteTopic", "/streams/:stream_id/delete_topic", {
       params: { stream_id: Params.PathId(() => new Errors.InvalidChannelId(), "The channel's id.") },
       query: { topic_name: Schema.String },

@@ -1,12 +1,13 @@
 /**
  * POST/GET /messages, GET /messages/{id}, POST /messages/flags[/narrow],
  * POST /mark_all_as_read, /mark_stream_as_read, /mark_topic_as_read, GET
- * /messages/{id}/read_receipts, POST /streams/{stream_id}/delete_topic and
- * POST /submessage.
+ * /messages/{id}/read_receipts, POST and DELETE
+ * /messages/{message_id}/reactions, POST /streams/{stream_id}/delete_topic
+ * and POST /submessage.
  *
  * @since 0.1.0
  */
-import { Errors, MessageFlags, Messages, Submessages, Topics } from "@teamchat/core"
+import { Errors, MessageFlags, Messages, Reactions, Submessages, Topics } from "@teamchat/core"
 import type { Principal, ZulipError } from "@teamchat/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -139,6 +140,7 @@ export const layer = HttpApiBuilder.group(
     const flags = yield* MessageFlags.MessageFlags
     const topics = yield* Topics.Topics
     const submessages = yield* Submessages.Submessages
+    const reactions = yield* Reactions.Reactions
     // A page of messages is up to 5,000 of them: sent without HttpApi's
     // generic encoder when it certainly encodes to itself (Envelope.respond).
     const respondList = Envelope.respond(Api.groups.messages.endpoints.list)
@@ -204,6 +206,16 @@ export const layer = HttpApiBuilder.group(
         ).pipe(Effect.as({}), Envelope.wrap),
       readReceipts: ({ params }) =>
         Effect.flatMap(CurrentPrincipal, (principal) => flags.readReceipts(principal, params.message_id)).pipe(Envelope.wrap),
+      addReaction: ({ params, query }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => reactions.add(principal, params.message_id, query)).pipe(
+          Effect.as({}),
+          Envelope.wrap
+        ),
+      removeReaction: ({ params, query }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => reactions.remove(principal, params.message_id, query)).pipe(
+          Effect.as({}),
+          Envelope.wrap
+        ),
       deleteTopic: ({ params, query }) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal

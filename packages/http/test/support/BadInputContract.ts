@@ -92,6 +92,22 @@ const integers: ReadonlyArray<Row> = [
   },
   { name: "GET /messages/{id} not digits", method: "GET", path: "/api/v1/messages/1.5", status: 404, body: noRoute },
   {
+    name: "POST /messages/{id}/reactions beyond any id",
+    method: "POST",
+    path: "/api/v1/messages/9007199254740993/reactions",
+    options: { form: { emoji_name: "octopus" } },
+    status: 400,
+    body: badRequest("Invalid message(s)")
+  },
+  {
+    name: "DELETE /messages/{id}/reactions not digits",
+    method: "DELETE",
+    path: "/api/v1/messages/-1/reactions",
+    options: { form: { emoji_name: "octopus" } },
+    status: 404,
+    body: noRoute
+  },
+  {
     name: "GET /messages/{id}/read_receipts beyond any id",
     method: "GET",
     path: "/api/v1/messages/9007199254740993/read_receipts",
@@ -353,6 +369,22 @@ const characters: ReadonlyArray<Row> = [
     options: { form: { message_id: "1", msg_type: "wid\u0000get", content: "{}" } },
     status: 400,
     body: nul("msg_type")
+  },
+  {
+    name: "POST /messages/{id}/reactions emoji_name with NUL",
+    method: "POST",
+    path: "/api/v1/messages/1/reactions",
+    options: { form: { emoji_name: "octo\u0000pus" } },
+    status: 400,
+    body: nul("emoji_name")
+  },
+  {
+    name: "DELETE /messages/{id}/reactions emoji_code and reaction_type with NUL",
+    method: "DELETE",
+    path: "/api/v1/messages/1/reactions",
+    options: { form: { emoji_code: "1f419\u0000", reaction_type: "unicode_emoji" } },
+    status: 400,
+    body: nul("emoji_code")
   },
   {
     name: "POST /streams/{id}/delete_topic topic_name with NUL",

@@ -4,10 +4,10 @@
  * POST /messages/flags/narrow, POST /streams/{stream_id}/delete_topic, POST
  * /mark_all_as_read, /mark_stream_as_read, /mark_topic_as_read, GET
  * /messages/{message_id}/read_receipts, POST /submessage (and widget
- * messages), the
+ * messages), POST and DELETE /messages/{message_id}/reactions, the
  * message-dependent parts of POST /register and GET /users/me, and the
- * `message`, `update_message_flags`, `delete_message`, `submessage` and
- * `stream` events.
+ * `message`, `update_message_flags`, `delete_message`, `submessage`,
+ * `reaction` and `stream` events.
  *
  * Bodies are compared whole with Zulip's. One server per backend is shared
  * by the tests, so every test uses its own topics (or its own channel) and
@@ -27,6 +27,7 @@ import { flagsTests } from "./messages/Flags.ts"
 import { flagsNarrowTests } from "./messages/FlagsNarrow.ts"
 import { listTests } from "./messages/List.ts"
 import { readStateTests } from "./messages/ReadState.ts"
+import { reactionsTests } from "./messages/Reactions.ts"
 import { registerTests } from "./messages/Register.ts"
 import { sendTests } from "./messages/Send.ts"
 import { submessageTests } from "./messages/Submessages.ts"
@@ -44,5 +45,6 @@ export const messagesContract = (backend: Backend) =>
       deleteTopicTests(it)
       readStateTests(it)
       submessageTests(it)
+      reactionsTests(it)
     })
   })

@@ -1,8 +1,8 @@
 /**
  * The events about messages: a new message (`message`), a message's flags
- * (`update_message_flags`), and, for the message editing to come, edits
- * (`update_message`), deletions (`delete_message`), emoji reactions
- * (`reaction`) and typing notifications (`typing`). Field types follow
+ * (`update_message_flags`), emoji reactions (`reaction`), and, for the
+ * message editing to come, edits (`update_message`), deletions
+ * (`delete_message`) and typing notifications (`typing`). Field types follow
  * Zulip's `/events` documentation.
  *
  * @since 0.1.0
@@ -200,24 +200,23 @@ export const DeleteMessageEvent = Schema.Struct({
 })
 
 const reactionFields = {
+  user_id: Schema.Int,
+  /** Deprecated (`user_id` says the same), sent again since feature level 339 for older mobile clients. */
+  user: Schema.Struct({
+    user_id: Schema.Int,
+    email: Schema.String,
+    full_name: Schema.String
+  }),
   message_id: Schema.Int,
   emoji_name: Schema.String,
   emoji_code: Schema.String,
-  reaction_type: ReactionType,
-  user_id: Schema.Int,
-  /** Deprecated: `user_id` says the same. */
-  user: Schema.optionalKey(Schema.Struct({
-    user_id: Schema.Int,
-    email: Schema.String,
-    full_name: Schema.String,
-    is_mirror_dummy: Schema.Boolean
-  }))
+  reaction_type: ReactionType
 }
 
-/** An emoji reaction was added (not published yet). @category schemas */
+/** An emoji reaction was added, to everyone who has the message. @category schemas */
 export const ReactionAddEvent = Schema.Struct({ type: Schema.Literal("reaction"), op: Schema.Literal("add"), ...reactionFields })
 
-/** An emoji reaction was removed (not published yet). @category schemas */
+/** An emoji reaction was removed, to everyone who has the message. @category schemas */
 export const ReactionRemoveEvent = Schema.Struct({
   type: Schema.Literal("reaction"),
   op: Schema.Literal("remove"),

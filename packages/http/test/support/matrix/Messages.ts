@@ -113,6 +113,33 @@ export const messagesRows: ReadonlyArray<Row> = [
     )
   })),
   ...perKind((kind) => ({
+    operation: "POST /messages/{message_id}/reactions",
+    scenario: `to a message ${kindScenario[kind]}`,
+    // Each principal adds its own reaction to the row's message.
+    request: (fixture) =>
+      Effect.map(rowChannel(fixture, "react", kind), (channel) => ({
+        path: `/messages/${channel.messageId}/reactions`,
+        form: { emoji_name: "octopus" }
+      })),
+    expect: byRole(kind, success(), invalidMessages)
+  })),
+  ...perKind((kind) => ({
+    operation: "DELETE /messages/{message_id}/reactions",
+    scenario: `from a message ${kindScenario[kind]}`,
+    // The principal's own reaction, added first where it may react (the
+    // answer is not checked: a repeated build finds it there already).
+    request: (fixture, as, principal) =>
+      Effect.gen(function*() {
+        const channel = yield* rowChannel(fixture, "unreact", kind)
+        const path = `/messages/${channel.messageId}/reactions`
+        if (principal === as) {
+          yield* fixture.server.fetch("POST", `/api/v1${path}`, { as: fixture.accounts[as], form: { emoji_name: "octopus" } })
+        }
+        return { path, form: { emoji_name: "octopus" } }
+      }),
+    expect: byRole(kind, success(), invalidMessages)
+  })),
+  ...perKind((kind) => ({
     operation: "POST /streams/{stream_id}/delete_topic",
     scenario: kindScenario[kind],
     // A topic of its own per case: the ones that succeed delete it.
