@@ -594,6 +594,18 @@ const accessChangeNoticesEverywhere = Effect.gen(function*() {
 })
 
 /**
+ * `message_content_delete_limit_seconds` joins the organization settings
+ * (DELETE /messages/{message_id} enforces it): organizations made before get
+ * Zulip's default, ten minutes, which is what POST /register reported.
+ */
+const messageDeleteLimit = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`
+    UPDATE realms SET settings = settings || '{"message_content_delete_limit_seconds": 600}'::jsonb
+    WHERE NOT settings ? 'message_content_delete_limit_seconds'`
+})
+
+/**
  * Every migration, keyed `<id>_<name>`; the Migrator runs the pending ones in
  * id order inside one transaction.
  *
@@ -617,7 +629,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0015_rate_limits": rateLimits,
   "0016_audit_log": auditLog,
   "0017_demo_organization": demoOrganization,
-  "0018_access_change_notices_everywhere": accessChangeNoticesEverywhere
+  "0018_access_change_notices_everywhere": accessChangeNoticesEverywhere,
+  "0024_message_delete_limit": messageDeleteLimit
 }
 
 /** @category migrations */

@@ -1,10 +1,10 @@
 /**
- * POST/GET /messages, GET /messages/{id}, POST /messages/flags[/narrow] and
+ * POST/GET /messages, GET and DELETE /messages/{id}, POST /messages/flags[/narrow] and
  * POST /streams/{stream_id}/delete_topic.
  *
  * @since 0.1.0
  */
-import { Errors, MessageFlags, Messages, Topics } from "@teamchat/core"
+import { Errors, MessageDeletion, MessageFlags, Messages, Topics } from "@teamchat/core"
 import type { Principal, ZulipError } from "@teamchat/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -136,6 +136,7 @@ export const layer = HttpApiBuilder.group(
     const messages = yield* Messages.Messages
     const flags = yield* MessageFlags.MessageFlags
     const topics = yield* Topics.Topics
+    const deletion = yield* MessageDeletion.MessageDeletion
     // A page of messages is up to 5,000 of them: sent without HttpApi's
     // generic encoder when it certainly encodes to itself (Envelope.respond).
     const respondList = Envelope.respond(Api.groups.messages.endpoints.list)
@@ -173,6 +174,11 @@ export const layer = HttpApiBuilder.group(
             allow_empty_topic_name: query.allow_empty_topic_name
           })
         }).pipe(Effect.flatMap(respondGet)),
+      delete: ({ params }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => deletion.deleteMessage(principal, params.message_id)).pipe(
+          Effect.as({}),
+          Envelope.wrap
+        ),
       flags: ({ query }) =>
         Effect.flatMap(CurrentPrincipal, (principal) => flags.update(principal, query)).pipe(Envelope.wrap),
       flagsNarrow: ({ query }) =>
