@@ -1,6 +1,6 @@
 /**
  * Messages over the wire, written once and run on every core backend:
- * POST /messages, GET /messages, GET /messages/{id}, POST /messages/flags,
+ * POST /messages, GET /messages, GET and DELETE /messages/{id}, POST /messages/flags,
  * POST /messages/flags/narrow, POST /streams/{stream_id}/delete_topic, the
  * message-dependent parts of POST /register and GET /users/me, and the
  * `message`, `update_message_flags`, `delete_message` and `stream` events.
@@ -16,6 +16,7 @@
 import { describe, layer } from "@effect/vitest"
 import type { Backend } from "./Harness.ts"
 import { demoLayer, layerServer } from "./Harness.ts"
+import { deleteTests } from "./messages/Delete.ts"
 import { deleteTopicTests } from "./messages/DeleteTopic.ts"
 import { demoTests } from "./messages/Demo.ts"
 import { eventsTests } from "./messages/Events.ts"
@@ -36,5 +37,6 @@ export const messagesContract = (backend: Backend) =>
       registerTests(it)
       eventsTests(it)
       deleteTopicTests(it)
+      deleteTests(it)
     })
   })
