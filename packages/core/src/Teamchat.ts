@@ -34,6 +34,7 @@ import { ScheduledMessages } from "./services/ScheduledMessages.ts"
 import { Subscriptions } from "./services/Subscriptions.ts"
 import { Submessages } from "./services/Submessages.ts"
 import { Reactions } from "./services/Reactions.ts"
+import { MessageDeletion } from "./services/MessageDeletion.ts"
 import { Topics } from "./services/Topics.ts"
 import { Users } from "./services/Users.ts"
 import { UserGroups } from "./services/UserGroups.ts"
@@ -56,6 +57,7 @@ export type Services =
   | MessageFlags
   | Muting
   | Reactions
+  | MessageDeletion
   | Topics
   | Submessages
   | ScheduledMessages
@@ -96,7 +98,7 @@ export const layerServices = Layer.mergeAll(
 ).pipe(
   // Register reads scheduled messages and message state.
   Layer.provideMerge(
-    Layer.mergeAll(layerMessaging, MessageFlags.layer, Muting.layer, Reactions.layer, Topics.layer, Submessages.layer, UserStatus.layer, Drafts.layer, SavedSnippets.layer, PushDevices.layer)
+    Layer.mergeAll(layerMessaging, MessageFlags.layer, MessageDeletion.layer, Muting.layer, Reactions.layer, Topics.layer, Submessages.layer, UserStatus.layer, Drafts.layer, SavedSnippets.layer, PushDevices.layer)
   ),
   Layer.provideMerge(Layer.mergeAll(Authentication.layer, Channels.layer, UserSettings.layer, EventQueues.layer, UserGroups.layer)),
   Layer.provideMerge(Layer.mergeAll(Organizations.layer, Presence.layer)),

@@ -74,6 +74,7 @@ export * as EventQueues from "./services/events/EventQueues.ts"
 export * as Events from "./services/events/Events.ts"
 export * as Invitations from "./services/Invitations.ts"
 export * as KeyGenerator from "./services/KeyGenerator.ts"
+export * as MessageDeletion from "./services/MessageDeletion.ts"
 export * as MessageFlags from "./services/MessageFlags.ts"
 /** Sending and reading messages; also `Anchor` (where a read starts) and `ApiMessage` (a message as a reader sees it). */
 export * as Messages from "./services/Messages.ts"

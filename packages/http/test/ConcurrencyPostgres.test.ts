@@ -534,5 +534,76 @@ describe("concurrent writes on PostgreSQL with two workers", () => {
           assert.deepStrictEqual(late.json, { result: "error", msg: "Invalid message(s)", code: "BAD_REQUEST" })
         }
       }))
+
+    /** A message of `as` in a channel only it is subscribed to (made on first use); the message's id. */
+    const messageIn = (as: Credentials, channel: string, content: string) =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const subscribed = yield* server.fetch("POST", "/api/v1/users/me/subscriptions", {
+          as,
+          form: { subscriptions: JSON.stringify([{ name: channel }]) }
+        })
+        assert.strictEqual(subscribed.status, 200, subscribed.text)
+        const reply = yield* server.fetch("POST", "/api/v1/messages", {
+          as,
+          form: { type: "stream", to: channel, topic: "race", content }
+        })
+        assert.strictEqual(reply.status, 200, reply.text)
+        return reply.json.id as number
+      })
+
+    const invalidMessages = { result: "error", msg: "Invalid message(s)", code: "BAD_REQUEST" }
+
+    it.effect("a message deleted 8 times at once: one success, the others \"Invalid message(s)\", one delete_message event", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const hamlet = yield* server.login(accounts.member)
+        const queue = yield* registerQueue(hamlet, ["delete_message"])
+        const ids: Array<number> = []
+        for (let round = 0; round < rounds; round++) {
+          const id = yield* messageIn(hamlet, "racing deletions", `round ${round}`)
+          ids.push(id)
+          const replies = yield* atOnce(Array.from({ length: 8 }, () =>
+            server.fetch("DELETE", `/api/v1/messages/${id}`, { as: hamlet })))
+          noServerError(replies)
+          assert.strictEqual(replies.filter((r) => r.status === 200).length, 1, replies.map((r) => r.text).join("\n"))
+          for (const reply of replies.filter((r) => r.status !== 200)) assert.deepStrictEqual(reply.json, invalidMessages)
+        }
+        const events = yield* queuedEvents(hamlet, queue)
+        assert.deepStrictEqual(events.filter((e: any) => e.type === "delete_message").map((e: any) => e.message_id), ids)
+      }))
+
+    it.effect("a message deleted while others flag it read (with and without a row of theirs): no 5xx, the message gone", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const hamlet = yield* server.login(accounts.member)
+        // Not subscribed: flagging adds a row (the rows' foreign key meets the deletion).
+        const iago = yield* server.login(accounts.admin)
+        const othello = yield* server.login("othello@zulip.com")
+        yield* messageIn(othello, "racing flags", "othello subscribes")
+        for (let round = 0; round < rounds; round++) {
+          const id = yield* messageIn(hamlet, "racing flags", `round ${round}`)
+          const flag = (as: Credentials) =>
+            server.fetch("POST", "/api/v1/messages/flags", {
+              as,
+              form: { messages: JSON.stringify([id]), op: "add", flag: "read" }
+            })
+          const replies = yield* atOnce([
+            flag(iago),
+            flag(othello),
+            server.fetch("DELETE", `/api/v1/messages/${id}`, { as: hamlet }),
+            flag(iago),
+            flag(othello)
+          ])
+          noServerError(replies)
+          assert.strictEqual(replies[2]!.status, 200, replies[2]!.text)
+          for (const reply of [replies[0]!, replies[1]!, replies[3]!, replies[4]!]) {
+            if (reply.status === 200) assert.deepStrictEqual(reply.json, { result: "success", msg: "", messages: [id] })
+            else assert.deepStrictEqual(reply.json, invalidMessages)
+          }
+          const after = yield* server.fetch("GET", `/api/v1/messages/${id}`, { as: othello })
+          assert.deepStrictEqual(after.json, invalidMessages)
+        }
+      }))
   })
 })

@@ -14,6 +14,14 @@ export const TopicsPolicy = Schema.Literals(["inherit", "allow_empty_topic", "di
 export type TopicsPolicy = typeof TopicsPolicy.Type
 
 /**
+ * Zulip's default `message_content_delete_limit_seconds`: a sender may
+ * delete a message for ten minutes after sending it.
+ *
+ * @category constants
+ */
+export const DefaultMessageContentDeleteLimitSeconds = 600
+
+/**
  * Organization settings. Group-based permissions hold group-setting values;
  * `role:*` system groups are referenced by id once the organization exists.
  *
@@ -33,6 +41,8 @@ export const RealmSettings = Schema.Struct({
   /** null inherits the server default (forever). */
   message_retention_days: Schema.NullOr(Schema.Int),
   topics_policy: TopicsPolicy,
+  /** Seconds after sending in which a message may be deleted by its sender; null: no limit. */
+  message_content_delete_limit_seconds: Schema.NullOr(Schema.Int),
   can_access_all_users_group: GroupSettingValue,
   can_create_groups: GroupSettingValue,
   can_manage_all_groups: GroupSettingValue,

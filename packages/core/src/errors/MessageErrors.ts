@@ -1,5 +1,5 @@
 /**
- * Errors of messages: flags, anchors, narrows, submessages and reactions.
+ * Errors of messages: flags, anchors, narrows, submessages, reactions and deletion.
  *
  * @since 0.1.0
  */
@@ -212,6 +212,30 @@ export class SubmessageNotAllowed extends ZulipError.make<SubmessageNotAllowed>(
 }) {}
 
 /**
+ * DELETE /messages/{message_id} by someone who may not delete the message:
+ * not theirs (nor their bot's), or not in a group allowed to delete it.
+ *
+ * @category deletion
+ * @since 0.1.0
+ */
+export class CannotDeleteMessage extends ZulipError.make<CannotDeleteMessage>()("CannotDeleteMessage", {
+  code: "BAD_REQUEST",
+  message: "You don't have permission to delete this message"
+}) {}
+
+/**
+ * DELETE /messages/{message_id} of one's own message after the
+ * organization's `message_content_delete_limit_seconds`.
+ *
+ * @category deletion
+ * @since 0.1.0
+ */
+export class MessageDeleteTimeLimitPassed extends ZulipError.make<MessageDeleteTimeLimitPassed>()("MessageDeleteTimeLimitPassed", {
+  code: "BAD_REQUEST",
+  message: "The time limit for deleting this message has passed"
+}) {}
+
+/**
  * Every error class of this file, in the catalogue's order.
  *
  * @category catalogue
@@ -269,5 +293,7 @@ export const MessageErrors = [
   SubmessageNotAllowed,
   ReactionAlreadyExists,
   ReactionDoesNotExist,
-  EmojiNameOrCodeRequired
+  EmojiNameOrCodeRequired,
+  CannotDeleteMessage,
+  MessageDeleteTimeLimitPassed
 ] as const

@@ -344,18 +344,21 @@ export const messageRepo = Layer.effect(
       }
       return out
     }
+    const findByIds = (ids: ReadonlyArray<MessageId>) =>
+      Effect.sync(() =>
+        ascendingIds(ids).flatMap((id) => {
+          const message = store.get(id)
+          return message === undefined ? [] : [message]
+        })
+      )
     return MessageRepo.of({
       findById: (id) => Effect.sync(() => store.get(id)),
       // One writer at a time: reads in a transaction are current already.
       findByIdForUpdate: (id) => Effect.sync(() => store.get(id)),
       reactions: (ids) => Effect.sync(() => ascendingIds(ids).flatMap((id) => db.tables.reactions.get(id) ?? [])),
-      findByIds: (ids) =>
-        Effect.sync(() =>
-          ascendingIds(ids).flatMap((id) => {
-            const message = store.get(id)
-            return message === undefined ? [] : [message]
-          })
-        ),
+      findByIds,
+      // Memory transactions run one at a time: nothing to lock.
+      findByIdsLocked: (ids) => findByIds(ids),
       userMessages: (user, ids) =>
         Effect.sync(() => {
           const rows = store.rowsOf(user)

@@ -174,6 +174,15 @@ export class MessageRepo extends Context.Service<MessageRepo, {
   reactions(ids: ReadonlyArray<MessageId>): Effect.Effect<ReadonlyArray<Reaction>>
   /** The messages that exist among `ids`, by id. */
   findByIds(ids: ReadonlyArray<MessageId>): Effect.Effect<ReadonlyArray<Message>>
+  /**
+   * `findByIds` with the messages locked until the transaction ends, in id
+   * order: `update` to delete them (on PostgreSQL `FOR UPDATE`), `share` to
+   * add rows to them (`FOR KEY SHARE`, what the rows' foreign key takes
+   * anyway, only earlier). A deletion and a write that adds rows thus run one
+   * after the other, and the later one finds the message gone rather than
+   * failing on the foreign key.
+   */
+  findByIdsLocked(ids: ReadonlyArray<MessageId>, mode: "update" | "share"): Effect.Effect<ReadonlyArray<Message>>
   /** The user's rows among `ids`, by message id. */
   userMessages(userId: UserId, ids: ReadonlyArray<MessageId>): Effect.Effect<ReadonlyArray<UserMessage>>
   /** Every row of a message, by user id. */

@@ -199,7 +199,9 @@ export class MessageFlags extends Context.Service<MessageFlags, {
         const have = new Set(rows.map((r) => r.message_id))
         const missing = ids.filter((id) => !have.has(id))
         if (missing.length > 0) {
-          const found = yield* messages.findByIds(missing)
+          // Locked: a deletion in flight commits first (and the message is
+          // then missing here) or waits for these rows.
+          const found = yield* messages.findByIdsLocked(missing, "share")
           if (found.length !== new Set(missing).size) return yield* new Errors.InvalidMessages()
           for (const message of found) {
             const channel = message.channel_id === null ? undefined : ctx.channelsById.get(message.channel_id)

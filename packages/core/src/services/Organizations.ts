@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { GroupSettingValue } from "../domain/GroupSetting.ts"
 import type { GroupId, RealmId } from "../domain/Ids.ts"
+import { DefaultMessageContentDeleteLimitSeconds } from "../domain/Realm.ts"
 import type { Realm, RealmSettings } from "../domain/Realm.ts"
 import { EmailVisibilities } from "../domain/Role.ts"
 import type { User } from "../domain/User.ts"
@@ -105,6 +106,7 @@ export class Organizations extends Context.Service<Organizations, {
               waiting_period_threshold: 0,
               message_retention_days: -1,
               topics_policy: "allow_empty_topic",
+              message_content_delete_limit_seconds: DefaultMessageContentDeleteLimitSeconds,
               ...input.settings,
               can_access_all_users_group: nobody,
               can_create_groups: nobody,

@@ -4,6 +4,8 @@
  * A topic can hold many messages, so deletion runs newest first in batches,
  * one transaction per batch (each batch's events go out once it commits),
  * and stops at a time budget with `complete: false` so the client repeats.
+ * Each batch is deleted and announced as DELETE /messages/{id} deletes one
+ * message (`internal/messageDeletion.ts`).
  *
  * @since 0.1.0
  */
@@ -13,13 +15,12 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { ChannelId } from "../domain/Ids.ts"
-import type { MessageId, UserId } from "../domain/Ids.ts"
+import type { MessageId } from "../domain/Ids.ts"
 import { EmptyTopicDisplayName } from "../domain/Message.ts"
 import { isAdministrator } from "../domain/Role.ts"
 import { InvalidChannelId, OrganizationAdministratorRequired } from "../errors/Errors.ts"
 import { Events } from "./events/Events.ts"
-import { Audience } from "../domain/Event.ts"
-import type { Publication } from "./events/Events.ts"
+import { deleteMessages } from "./internal/messageDeletion.ts"
 import { accessInput, makeAccessLoader } from "./internal/access.ts"
 import { hasContentAccess } from "../permissions/ChannelAccess.ts"
 import { MessageStore } from "../ports/MessageStore.ts"
@@ -54,8 +55,8 @@ export class Topics extends Context.Service<Topics, {
     Effect.gen(function*() {
       const loadAccess = yield* makeAccessLoader
       const messages = yield* MessageRepo
-      const store = yield* MessageStore
-      const channels = yield* ChannelRepo
+      // What the shared deletion reads and writes, bound once.
+      const context = yield* Effect.context<MessageRepo | MessageStore | ChannelRepo>()
       const realms = yield* RealmRepo
       const events = yield* Events
       const tx = yield* Transactor
@@ -76,43 +77,12 @@ export class Topics extends Context.Service<Topics, {
           }
           ids = ids.slice(0, batchSize)
           if (ids.length === 0) return 0
-          const found = yield* messages.findByIds(ids)
-          const topicAsStored = found[0]?.topic ?? topic
-          // Everyone who had a copy, the channel's subscribers, and the administrator acting.
-          const audience = new Set<UserId>([principal.user.id])
-          for (const id of ids) for (const row of yield* messages.recipients(id)) audience.add(row.user_id)
-          for (const id of ctx.subscribers.get(channelId) ?? []) audience.add(id)
-          yield* store.delete(ids)
-          const userIds = Array.from(audience).sort((a, b) => a - b)
-          const sorted = [...ids].sort((a, b) => a - b)
-          const publications: Array<Publication> = []
-          // Zulip announces the channel's new first message before the deletion.
-          const oldest = yield* messages.oldestInChannel(channelId)
-          if (oldest !== channel.first_message_id) {
-            yield* channels.update({ ...channel, first_message_id: oldest })
-            publications.push({
-              event: {
-                type: "stream",
-                op: "update",
-                property: "first_message_id",
-                value: oldest,
-                stream_id: channelId,
-                name: channel.name
-              },
-              audience: Audience.users(userIds)
-            })
-          }
-          publications.push(
-            {
-              event: { type: "delete_message", message_ids: sorted, message_type: "stream", stream_id: channelId, topic: topicAsStored },
-              audience: Audience.users(userIds),
-              requires: { bulk_message_deletion: true }
-            },
-            ...sorted.map((id): Publication => ({
-              event: { type: "delete_message", message_id: id, message_type: "stream", stream_id: channelId, topic: topicAsStored },
-              audience: Audience.users(userIds),
-              requires: { bulk_message_deletion: false }
-            }))
+          // Locked as DELETE /messages/{id} locks one: a deletion of one of
+          // them in flight commits first, and is not announced twice.
+          const found = yield* messages.findByIdsLocked(ids, "update")
+          const { publications } = yield* Effect.provideContext(
+            deleteMessages({ ctx, actorId: principal.user.id, channel, messages: found }),
+            context
           )
           yield* events.publishAll(realm.id, publications)
           return ids.length

@@ -658,6 +658,18 @@ const reactions = Effect.gen(function*() {
 })
 
 /**
+ * `message_content_delete_limit_seconds` joins the organization settings
+ * (DELETE /messages/{message_id} enforces it): organizations made before get
+ * Zulip's default, ten minutes, which is what POST /register reported.
+ */
+const messageDeleteLimit = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`
+    UPDATE realms SET settings = settings || '{"message_content_delete_limit_seconds": 600}'::jsonb
+    WHERE NOT settings ? 'message_content_delete_limit_seconds'`
+})
+
+/**
  * Every migration, keyed `<id>_<name>`; the Migrator runs the pending ones in
  * id order inside one transaction.
  *
@@ -684,7 +696,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0018_access_change_notices_everywhere": accessChangeNoticesEverywhere,
   "0019_reactions": reactions,
   "0020_muting": muting,
-  "0022_submessages": submessages
+  "0022_submessages": submessages,
+  "0024_message_delete_limit": messageDeleteLimit
 }
 
 /** @category migrations */

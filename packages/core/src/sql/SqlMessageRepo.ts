@@ -134,6 +134,16 @@ export const layer: Layer.Layer<MessageRepo, never, SqlClient.SqlClient> = Layer
         const rows = yield* sql<Row>`SELECT ${columns} FROM messages m WHERE ${inIds(sql, "m.id", ids)} ORDER BY m.id`
         return rows.map(decodeMessage)
       }, Effect.orDie),
+      findByIdsLocked: Effect.fn("MessageRepo.findByIdsLocked")(
+        function*(ids: ReadonlyArray<MessageId>, mode: "update" | "share") {
+          if (ids.length === 0) return []
+          const lock = sql.literal(mode === "update" ? "FOR UPDATE" : "FOR KEY SHARE")
+          const rows = yield* sql<Row>`
+            SELECT ${columns} FROM messages m WHERE ${inIds(sql, "m.id", ids)} ORDER BY m.id ${lock}`
+          return rows.map(decodeMessage)
+        },
+        Effect.orDie
+      ),
       userMessages: Effect.fn("MessageRepo.userMessages")(function*(user: UserId, ids: ReadonlyArray<MessageId>) {
         if (ids.length === 0) return []
         const rows = yield* sql<Row>`

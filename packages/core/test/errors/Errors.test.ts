@@ -369,6 +369,11 @@ const table: ReadonlyArray<Row> = [
     json`{"result":"error","msg":"Invalid narrow operator: unknown operator whatever","code":"BAD_NARROW","desc":"unknown operator whatever"}`),
   row(new E.InvalidNarrowCombination({ desc: "Duplicate 'with' operators." }),
     json`{"result":"error","msg":"Invalid narrow operator combination: Duplicate 'with' operators.","code":"BAD_NARROW","desc":"Duplicate 'with' operators."}`),
+  // deletion
+  row(new E.CannotDeleteMessage(),
+    json`{"result":"error","msg":"You don't have permission to delete this message","code":"BAD_REQUEST"}`),
+  row(new E.MessageDeleteTimeLimitPassed(),
+    json`{"result":"error","msg":"The time limit for deleting this message has passed","code":"BAD_REQUEST"}`),
   // push
   row(new E.PushServiceNotConfigured(),
     json`{"result":"error","msg":"Server is not configured to use push notification service.","code":"PUSH_SERVICE_NOT_CONFIGURED"}`)

@@ -102,6 +102,7 @@ export const newRealm = (string_id: string = unique("msgorg")): Insert<Realm> =>
       waiting_period_threshold: 0,
       message_retention_days: null,
       topics_policy: "inherit",
+      message_content_delete_limit_seconds: 600,
       can_access_all_users_group: everyone,
       can_create_groups: everyone,
       can_manage_all_groups: everyone,

@@ -5,6 +5,7 @@
  * - POST /messages sends a channel or direct message;
  * - GET /messages reads a range of a narrow around an anchor;
  * - GET /messages/{message_id} reads one message;
+ * - DELETE /messages/{message_id} deletes one message;
  * - POST /messages/flags and /messages/flags/narrow change read, starred
  *   and collapsed;
  * - POST /mark_all_as_read, /mark_stream_as_read and /mark_topic_as_read
@@ -117,6 +118,10 @@ export class MessagesApi extends HttpApiGroup.make("messages")
       },
       success: Envelope.Success({ message: Message, raw_content: Schema.String })
     }).annotate(OpenApi.Summary, "Get a message"),
+    HttpApiEndpoint.delete("delete", "/messages/:message_id", {
+      params: { message_id: Params.PathId(() => new Errors.InvalidMessages(), "The message's id.") },
+      success: Envelope.Success({})
+    }).annotate(OpenApi.Summary, "Delete a message"),
     HttpApiEndpoint.post("flags", "/messages/flags", {
       query: {
         messages: Params.JsonIntegerList,

@@ -1,13 +1,13 @@
 /**
- * POST/GET /messages, GET /messages/{id}, POST /messages/flags[/narrow],
- * POST /mark_all_as_read, /mark_stream_as_read, /mark_topic_as_read, GET
- * /messages/{id}/read_receipts, POST and DELETE
+ * POST/GET /messages, GET and DELETE /messages/{id}, POST
+ * /messages/flags[/narrow], POST /mark_all_as_read, /mark_stream_as_read,
+ * /mark_topic_as_read, GET /messages/{id}/read_receipts, POST and DELETE
  * /messages/{message_id}/reactions, POST /streams/{stream_id}/delete_topic
  * and POST /submessage.
  *
  * @since 0.1.0
  */
-import { Errors, MessageFlags, Messages, Reactions, Submessages, Topics } from "@teamchat/core"
+import { Errors, MessageDeletion, MessageFlags, Messages, Reactions, Submessages, Topics } from "@teamchat/core"
 import type { Principal, ZulipError } from "@teamchat/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -141,6 +141,7 @@ export const layer = HttpApiBuilder.group(
     const topics = yield* Topics.Topics
     const submessages = yield* Submessages.Submessages
     const reactions = yield* Reactions.Reactions
+    const deletion = yield* MessageDeletion.MessageDeletion
     // A page of messages is up to 5,000 of them: sent without HttpApi's
     // generic encoder when it certainly encodes to itself (Envelope.respond).
     const respondList = Envelope.respond(Api.groups.messages.endpoints.list)
@@ -178,6 +179,11 @@ export const layer = HttpApiBuilder.group(
             allow_empty_topic_name: query.allow_empty_topic_name
           })
         }).pipe(Effect.flatMap(respondGet)),
+      delete: ({ params }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => deletion.deleteMessage(principal, params.message_id)).pipe(
+          Effect.as({}),
+          Envelope.wrap
+        ),
       flags: ({ query }) =>
         Effect.flatMap(CurrentPrincipal, (principal) => flags.update(principal, query)).pipe(Envelope.wrap),
       flagsNarrow: ({ query }) =>

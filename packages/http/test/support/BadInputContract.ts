@@ -92,6 +92,15 @@ const integers: ReadonlyArray<Row> = [
   },
   { name: "GET /messages/{id} not digits", method: "GET", path: "/api/v1/messages/1.5", status: 404, body: noRoute },
   {
+    name: "DELETE /messages/{id} beyond any id",
+    method: "DELETE",
+    path: "/api/v1/messages/9007199254740993",
+    status: 400,
+    body: badRequest("Invalid message(s)")
+  },
+  { name: "DELETE /messages/{id} zero", method: "DELETE", path: "/api/v1/messages/0", status: 400, body: badRequest("Invalid message(s)") },
+  { name: "DELETE /messages/{id} not digits", method: "DELETE", path: "/api/v1/messages/1.5", status: 404, body: noRoute },
+  {
     name: "POST /messages/{id}/reactions beyond any id",
     method: "POST",
     path: "/api/v1/messages/9007199254740993/reactions",

@@ -1,6 +1,6 @@
 /**
  * Messages over the wire, written once and run on every core backend:
- * POST /messages, GET /messages, GET /messages/{id}, POST /messages/flags,
+ * POST /messages, GET /messages, GET and DELETE /messages/{id}, POST /messages/flags,
  * POST /messages/flags/narrow, POST /streams/{stream_id}/delete_topic, POST
  * /mark_all_as_read, /mark_stream_as_read, /mark_topic_as_read, GET
  * /messages/{message_id}/read_receipts, POST /submessage (and widget
@@ -20,6 +20,7 @@
 import { describe, layer } from "@effect/vitest"
 import type { Backend } from "./Harness.ts"
 import { demoLayer, layerServer } from "./Harness.ts"
+import { deleteTests } from "./messages/Delete.ts"
 import { deleteTopicTests } from "./messages/DeleteTopic.ts"
 import { demoTests } from "./messages/Demo.ts"
 import { eventsTests } from "./messages/Events.ts"
@@ -40,6 +41,7 @@ export const messagesContract = (backend: Backend) =>
       listTests(it)
       flagsTests(it)
       flagsNarrowTests(it)
+      deleteTests(it)
       registerTests(it)
       eventsTests(it)
       deleteTopicTests(it)

@@ -131,3 +131,27 @@ export const narrowRange = Effect.fnUntraced(function*(
   )
   return { narrow, range: fetched }
 })
+
+/**
+ * The message if the user may change it (delete, and in Zulip edit, react,
+ * add a submessage): Zulip's `access_message` with `is_modifying_message`.
+ * A direct message needs the user's row; a channel message needs content
+ * access to its channel, which must not be archived, and, without public
+ * history, the user's row too. The message is given, read (and locked) by
+ * the caller; undefined when it may not be changed.
+ */
+export const modifiableMessage = Effect.fnUntraced(function*(
+  repo: MessageRepo["Service"],
+  ctx: AccessContext,
+  user: User,
+  message: Message | undefined
+) {
+  if (message === undefined || message.realm_id !== ctx.state.realm.id) return undefined
+  const hasRow = Effect.map(repo.userMessages(user.id, [message.id]), (rows) => rows.length > 0)
+  if (message.channel_id === null) return (yield* hasRow) ? { message, channel: undefined } : undefined
+  const channel = ctx.channelsById.get(message.channel_id)
+  if (channel === undefined || channel.is_archived) return undefined
+  if (!hasContentAccess(accessInput(ctx, user, channel))) return undefined
+  if (!channel.history_public_to_subscribers && !(yield* hasRow)) return undefined
+  return { message, channel }
+})

@@ -37,6 +37,7 @@ export const realmSettings = (named: number): RealmSettings => ({
   waiting_period_threshold: 0,
   message_retention_days: null,
   topics_policy: "inherit",
+  message_content_delete_limit_seconds: 600,
   can_access_all_users_group: groupId(named),
   can_create_groups: anonymous([1, 2], [3]),
   can_manage_all_groups: anonymous([], []),

@@ -85,6 +85,7 @@ export const demoOrganizationTests = (it: Vitest.MethodsNonLive<Teamchat.Service
           waiting_period_threshold: 0,
           message_retention_days: -1,
           topics_policy: "allow_empty_topic",
+          message_content_delete_limit_seconds: 600,
           can_access_all_users_group: g["role:everyone"],
           can_create_groups: g["role:members"],
           can_manage_all_groups: g["role:owners"],

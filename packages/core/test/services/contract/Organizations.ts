@@ -61,6 +61,7 @@ export const organizationsTests = (it: Vitest.MethodsNonLive<Teamchat.Services |
           waiting_period_threshold: 0,
           message_retention_days: -1,
           topics_policy: "allow_empty_topic",
+          message_content_delete_limit_seconds: 600,
           can_access_all_users_group: g(7),
           can_create_groups: g(6),
           can_manage_all_groups: g(2),

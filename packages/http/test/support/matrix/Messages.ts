@@ -7,11 +7,16 @@
  * private channel's messages without a subscription, administrators
  * included; guests reach only channels they are subscribed to. A narrow to a
  * channel the caller cannot read is not an error: it matches nothing.
+ *
+ * DELETE /messages/{message_id} with the organization's defaults:
+ * administrators and owners delete any message they can read, whenever it
+ * was sent; everyone else their own and their bots' messages, for ten
+ * minutes (`message_content_delete_limit_seconds`).
  */
 import * as Effect from "effect/Effect"
 import type { ChannelKind } from "./Channel.ts"
 import { channelKinds, kindScenario, rowChannel } from "./Channel.ts"
-import type { Expected, Row } from "./Table.ts"
+import type { Account, Expected, Fixture, Row } from "./Table.ts"
 import { administratorRequired, allRoles, authenticated, ok, refused, refusedWith, success } from "./Table.ts"
 
 /** Whether a role reads the messages of a channel of this kind. */
@@ -35,6 +40,23 @@ const invalidMessages = refused("Invalid message(s)")
 const invalidChannel = refused("Invalid channel ID")
 
 const notAuthorizedToSend = refusedWith((_f, _a, call) => `Not authorized to send to channel '${call.made!.name}'`)
+
+const cannotDelete = refused("You don't have permission to delete this message")
+
+/** A message of its own per case: `by` sends it to the channel every principal is in. */
+const deletable = (fixture: Fixture, by: Account | "bystander", channel: { readonly id: number }) =>
+  Effect.map(
+    fixture.call(by, "POST", "/messages", {
+      form: { type: "stream", to: String(channel.id), topic: fixture.unique("doomed"), content: "to be deleted" }
+    }),
+    (body): { path: string } => ({ path: `/messages/${body.id}` })
+  )
+
+/** The shared channel, with the bystander subscribed too (so it can write there). */
+const deletionChannel = (fixture: Fixture) =>
+  fixture.once("delete: channel", fixture.channel(["bystander", "owner", "admin", "moderator", "member", "guest", "bot"]))
+
+const sendingRoles = ["owner", "admin", "moderator", "member", "guest", "bot"] as const
 
 const perKind = (make: (kind: ChannelKind) => Row): ReadonlyArray<Row> => channelKinds.map(make)
 
@@ -218,5 +240,57 @@ export const messagesRows: ReadonlyArray<Row> = [
         }
       }),
     expect: byRole(kind, ok(() => ({})), invalidMessages)
-  }))
+  })),
+  {
+    operation: "DELETE /messages/{message_id}",
+    scenario: "of its own message, just sent",
+    request: (fixture, as) => Effect.flatMap(deletionChannel(fixture), (channel) => deletable(fixture, as, channel)),
+    expect: authenticated(allRoles(success()))
+  },
+  {
+    operation: "DELETE /messages/{message_id}",
+    scenario: "of someone else's message",
+    request: (fixture) => Effect.flatMap(deletionChannel(fixture), (channel) => deletable(fixture, "bystander", channel)),
+    expect: authenticated({ ...allRoles(cannotDelete), owner: success(), admin: success() })
+  },
+  {
+    operation: "DELETE /messages/{message_id}",
+    scenario: "of a message sent by the member's bot",
+    request: (fixture) => Effect.flatMap(deletionChannel(fixture), (channel) => deletable(fixture, "bot", channel)),
+    // The bot's own; its owner's through the bot; anyone else's only as an administrator.
+    expect: authenticated({ ...allRoles(cannotDelete), owner: success(), admin: success(), member: success(), bot: success() })
+  },
+  {
+    operation: "DELETE /messages/{message_id}",
+    scenario: "of its own message, sent more than ten minutes ago",
+    // Every role's message is sent at once, then the clock moves past the
+    // limit once (it is shared by every row).
+    request: (fixture, as) =>
+      Effect.map(
+        fixture.once(
+          "delete: old messages",
+          Effect.gen(function*() {
+            const channel = yield* deletionChannel(fixture)
+            const paths: Partial<Record<Account, { path: string }>> = {}
+            for (const role of sendingRoles) paths[role] = yield* deletable(fixture, role, channel)
+            fixture.server.clock.advance(601_000)
+            return paths
+          })
+        ),
+        (paths) => paths[as]!
+      ),
+    expect: authenticated({
+      ...allRoles(refused("The time limit for deleting this message has passed")),
+      owner: success(),
+      admin: success()
+    })
+  },
+  {
+    operation: "DELETE /messages/{message_id}",
+    scenario: "of a message on a private channel it is not in",
+    request: (fixture) =>
+      Effect.map(rowChannel(fixture, "delete", "private"), (channel) => ({ path: `/messages/${channel.messageId}` })),
+    // Administrators too: a private channel's messages need a subscription.
+    expect: authenticated(allRoles(invalidMessages))
+  }
 ]
