@@ -169,6 +169,29 @@ export class InvalidNarrowCombination extends ZulipError.make<InvalidNarrowCombi
  * @category catalogue
  * @since 0.1.0
  */
+/**
+ * An edit's `prev_content_sha256` is not the SHA-256 of the message's
+ * content as stored: someone else edited it first.
+ *
+ * @category edits
+ * @since 0.1.0
+ */
+export class PrevContentMismatch extends ZulipError.make<PrevContentMismatch>()("PrevContentMismatch", {
+  code: "EXPECTATION_MISMATCH",
+  message: "'prev_content_sha256' value does not match the expected value."
+}) {}
+
+/**
+ * GET /messages/{message_id}/history where the organization shows no edit history.
+ *
+ * @category edits
+ * @since 0.1.0
+ */
+export class EditHistoryDisabled extends ZulipError.make<EditHistoryDisabled>()("EditHistoryDisabled", {
+  code: "BAD_REQUEST",
+  message: "Message edit history is disabled in this organization"
+}) {}
+
 export const MessageErrors = [
   InvalidFlag,
   FlagNotEditable,
@@ -181,5 +204,7 @@ export const MessageErrors = [
   NarrowOperatorMissing,
   NarrowDictOrListRequired,
   BadNarrow,
-  InvalidNarrowCombination
+  InvalidNarrowCombination,
+  PrevContentMismatch,
+  EditHistoryDisabled
 ] as const

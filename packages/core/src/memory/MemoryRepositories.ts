@@ -337,6 +337,8 @@ export const messageRepo = Layer.effect(
     }
     return MessageRepo.of({
       findById: (id) => Effect.sync(() => store.get(id)),
+      // Memory transactions already run one at a time.
+      findByIdForUpdate: (id) => Effect.sync(() => store.get(id)),
       findByIds: (ids) =>
         Effect.sync(() =>
           ascendingIds(ids).flatMap((id) => {

@@ -16,7 +16,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { NewLoggedEvent } from "../domain/Event.ts"
 import type { ChannelId, MessageId, RealmId, UserId } from "../domain/Ids.ts"
-import type { Message, UserMessage } from "../domain/Message.ts"
+import type { EditHistoryEntry, Message, UserMessage } from "../domain/Message.ts"
 import type { StaleAccess } from "./AccessCache.ts"
 import type { Insert } from "./Repositories.ts"
 
@@ -45,7 +45,11 @@ export interface MessageEdit {
   readonly has_image?: boolean
   readonly has_link?: boolean
   readonly topic?: string
-  readonly last_edit_time: number
+  /** The time of a content edit (a move leaves it). */
+  readonly last_edit_time?: number
+  readonly last_moved_time?: number
+  /** The message's whole history, newest first (the caller holds the message's row lock). */
+  readonly edit_history?: ReadonlyArray<EditHistoryEntry>
 }
 
 /** Where moved channel messages go, and the move's time. @category models */

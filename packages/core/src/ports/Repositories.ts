@@ -162,6 +162,8 @@ export class AlertWordRepo extends Context.Service<AlertWordRepo, {
  */
 export class MessageRepo extends Context.Service<MessageRepo, {
   findById(id: MessageId): Effect.Effect<Message | undefined>
+  /** The message under a row lock until the transaction ends (edits: one at a time per message). */
+  findByIdForUpdate(id: MessageId): Effect.Effect<Message | undefined>
   /** The messages that exist among `ids`, by id. */
   findByIds(ids: ReadonlyArray<MessageId>): Effect.Effect<ReadonlyArray<Message>>
   /** The user's rows among `ids`, by message id. */

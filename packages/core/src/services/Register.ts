@@ -351,9 +351,9 @@ const realmState = (
     realm_default_language: "en",
     realm_waiting_period_threshold: s.waiting_period_threshold,
     realm_allow_message_editing: s.allow_message_editing,
-    realm_allow_edit_history: true,
-    realm_message_edit_history_visibility_policy: "all",
-    realm_message_content_edit_limit_seconds: 600,
+    realm_allow_edit_history: s.message_edit_history_visibility_policy !== "none",
+    realm_message_edit_history_visibility_policy: s.message_edit_history_visibility_policy,
+    realm_message_content_edit_limit_seconds: s.message_content_edit_limit_seconds,
     // Zulip's default: a message can be deleted for 10 minutes after it is sent.
     realm_message_content_delete_limit_seconds: 600,
     realm_move_messages_within_stream_limit_seconds: 604800,

@@ -1,10 +1,11 @@
 /**
  * POST/GET /messages, GET /messages/{id}, POST /messages/flags[/narrow] and
- * POST /streams/{stream_id}/delete_topic.
+ * POST /streams/{stream_id}/delete_topic, PATCH /messages/{id} and GET
+ * /messages/{id}/history.
  *
  * @since 0.1.0
  */
-import { Errors, MessageFlags, Messages, Topics } from "@teamchat/core"
+import { Errors, MessageEdits, MessageFlags, Messages, Topics } from "@teamchat/core"
 import type { Principal, ZulipError } from "@teamchat/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -136,6 +137,7 @@ export const layer = HttpApiBuilder.group(
     const messages = yield* Messages.Messages
     const flags = yield* MessageFlags.MessageFlags
     const topics = yield* Topics.Topics
+    const edits = yield* MessageEdits.MessageEdits
     // A page of messages is up to 5,000 of them: sent without HttpApi's
     // generic encoder when it certainly encodes to itself (Envelope.respond).
     const respondList = Envelope.respond(Api.groups.messages.endpoints.list)
@@ -192,6 +194,17 @@ export const layer = HttpApiBuilder.group(
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
           return yield* topics.deleteTopic(principal, params.stream_id, query.topic_name)
+        }).pipe(Envelope.wrap),
+      edit: ({ params, query }) =>
+        Effect.gen(function*() {
+          const principal = yield* CurrentPrincipal
+          return yield* edits.edit(principal, params.message_id, query)
+        }).pipe(Envelope.wrap),
+      history: ({ params, query }) =>
+        Effect.gen(function*() {
+          const principal = yield* CurrentPrincipal
+          const message_history = yield* edits.history(principal, params.message_id, query)
+          return { message_history }
         }).pipe(Envelope.wrap)
     })
   })

@@ -1,9 +1,11 @@
 /**
  * Messages over the wire, written once and run on every core backend:
  * POST /messages, GET /messages, GET /messages/{id}, POST /messages/flags,
- * POST /messages/flags/narrow, POST /streams/{stream_id}/delete_topic, the
+ * POST /messages/flags/narrow, POST /streams/{stream_id}/delete_topic,
+ * PATCH /messages/{id}, GET /messages/{id}/history, the
  * message-dependent parts of POST /register and GET /users/me, and the
- * `message`, `update_message_flags`, `delete_message` and `stream` events.
+ * `message`, `update_message_flags`, `update_message`, `delete_message` and
+ * `stream` events.
  *
  * Bodies are compared whole with Zulip's. One server per backend is shared
  * by the tests, so every test uses its own topics (or its own channel) and
@@ -17,6 +19,7 @@ import { describe, layer } from "@effect/vitest"
 import type { Backend } from "./Harness.ts"
 import { demoLayer, layerServer } from "./Harness.ts"
 import { deleteTopicTests } from "./messages/DeleteTopic.ts"
+import { editTests } from "./messages/Edit.ts"
 import { demoTests } from "./messages/Demo.ts"
 import { eventsTests } from "./messages/Events.ts"
 import { flagsTests } from "./messages/Flags.ts"
@@ -36,5 +39,6 @@ export const messagesContract = (backend: Backend) =>
       registerTests(it)
       eventsTests(it)
       deleteTopicTests(it)
+      editTests(it)
     })
   })

@@ -32,6 +32,8 @@ export const realmSettings = (named: number): RealmSettings => ({
   emails_restricted_to_domains: false,
   email_auth_enabled: true,
   allow_message_editing: true,
+  message_content_edit_limit_seconds: 600,
+  message_edit_history_visibility_policy: "all",
   enable_read_receipts: false,
   require_unique_names: false,
   waiting_period_threshold: 0,
