@@ -73,7 +73,7 @@ export type Services =
  * (the worker itself is `ScheduledDelivery.layerWorker`, started by servers)
  * and the Notification and Welcome Bots.
  */
-const layerMessaging = ScheduledDelivery.layer.pipe(
+const layerMessaging = Layer.mergeAll(ScheduledDelivery.layer, MessageEdits.layer).pipe(
   Layer.provideMerge(Layer.mergeAll(ScheduledMessages.layer, NotificationBot.layer, WelcomeBot.layer)),
   Layer.provideMerge(Messages.layer)
 )
@@ -92,7 +92,7 @@ export const layerServices = Layer.mergeAll(
 ).pipe(
   // Register reads scheduled messages and message state.
   Layer.provideMerge(
-    Layer.mergeAll(layerMessaging, MessageFlags.layer, Topics.layer, MessageEdits.layer, UserStatus.layer, Drafts.layer, SavedSnippets.layer, PushDevices.layer)
+    Layer.mergeAll(layerMessaging, MessageFlags.layer, Topics.layer, UserStatus.layer, Drafts.layer, SavedSnippets.layer, PushDevices.layer)
   ),
   Layer.provideMerge(Layer.mergeAll(Authentication.layer, Channels.layer, UserSettings.layer, EventQueues.layer, UserGroups.layer)),
   Layer.provideMerge(Layer.mergeAll(Organizations.layer, Presence.layer)),

@@ -35,6 +35,8 @@ export const RealmSettings = Schema.Struct({
   /** Seconds after sending its sender may edit a message's content; null: no limit. */
   message_content_edit_limit_seconds: Schema.NullOr(Schema.Int),
   message_edit_history_visibility_policy: EditHistoryVisibilityPolicy,
+  /** Seconds after sending others than moderators may move a message to another topic; null: no limit. */
+  move_messages_within_stream_limit_seconds: Schema.NullOr(Schema.Int),
   enable_read_receipts: Schema.Boolean,
   require_unique_names: Schema.Boolean,
   waiting_period_threshold: Schema.Int,

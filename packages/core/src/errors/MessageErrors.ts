@@ -192,6 +192,24 @@ export class EditHistoryDisabled extends ZulipError.make<EditHistoryDisabled>()(
   message: "Message edit history is disabled in this organization"
 }) {}
 
+/**
+ * A `change_all` move of a topic some of whose messages are older than the
+ * mover's time limit: the client may offer to move the recent ones.
+ *
+ * @category edits
+ * @since 0.1.0
+ */
+export class MoveTimeLimitExceeded extends ZulipError.make<MoveTimeLimitExceeded>()("MoveTimeLimitExceeded", {
+  code: "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED",
+  fields: {
+    first_message_id_allowed_to_move: Schema.NullOr(Schema.Int),
+    total_messages_in_topic: Schema.Int,
+    total_messages_allowed_to_move: Schema.Int
+  },
+  message: ({ total_messages_allowed_to_move, total_messages_in_topic }) =>
+    `You only have permission to move the ${total_messages_allowed_to_move}/${total_messages_in_topic} most recent messages in this topic.`
+}) {}
+
 export const MessageErrors = [
   InvalidFlag,
   FlagNotEditable,
@@ -206,5 +224,6 @@ export const MessageErrors = [
   BadNarrow,
   InvalidNarrowCombination,
   PrevContentMismatch,
-  EditHistoryDisabled
+  EditHistoryDisabled,
+  MoveTimeLimitExceeded
 ] as const

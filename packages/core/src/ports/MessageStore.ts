@@ -52,11 +52,18 @@ export interface MessageEdit {
   readonly edit_history?: ReadonlyArray<EditHistoryEntry>
 }
 
-/** Where moved channel messages go, and the move's time. @category models */
+/**
+ * Where moved channel messages go, and the history entry each of them gets
+ * (first in its `edit_history`). A move that is not a resolve also sets
+ * `last_moved_time`.
+ *
+ * @category models
+ */
 export interface MessageMove {
   readonly channel_id: ChannelId
   readonly topic: string
-  readonly last_edit_time: number
+  readonly entry: EditHistoryEntry
+  readonly last_moved_time?: number | undefined
 }
 
 /** @category services */

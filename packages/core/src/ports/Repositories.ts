@@ -170,6 +170,8 @@ export class MessageRepo extends Context.Service<MessageRepo, {
   userMessages(userId: UserId, ids: ReadonlyArray<MessageId>): Effect.Effect<ReadonlyArray<UserMessage>>
   /** Every row of a message, by user id. */
   recipients(messageId: MessageId): Effect.Effect<ReadonlyArray<UserMessage>>
+  /** The users with a row for any of these messages, ascending (one read however many messages). */
+  usersWithRows(ids: ReadonlyArray<MessageId>): Effect.Effect<ReadonlyArray<UserId>>
   /**
    * The user's rows with every bit of `mask` equal to the same bits of
    * `value`, ascending by message id, with their messages. E.g. unread:

@@ -1,11 +1,13 @@
 /**
- * Editing messages: PATCH /messages/{message_id} (content edits) and GET
- * /messages/{message_id}/history.
+ * Editing messages: PATCH /messages/{message_id} (content edits, topic moves
+ * and resolving within a channel) and GET /messages/{message_id}/history.
  *
  * An edit reads the message under its row lock inside the request's
  * transaction, so two edits of one message run one after the other: each
  * sees the other's content (`prev_content_sha256`), each adds its own
- * history entry, and their events are logged in commit order.
+ * history entry, and their events are logged in commit order. A topic move
+ * of any size is a fixed number of statements: the topic's ids, one update
+ * of the messages (with their history), one read of who has rows.
  *
  * @since 0.1.0
  */
@@ -17,7 +19,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { Audience } from "../domain/Event.ts"
 import type { EditHistoryEntry, Message } from "../domain/Message.ts"
-import { flagNames, FlagBits, MaxMessageLength } from "../domain/Message.ts"
+import { EmptyTopicDisplayName, flagNames, FlagBits, MaxMessageLength } from "../domain/Message.ts"
 import { MessageId } from "../domain/Ids.ts"
 import type { UserId } from "../domain/Ids.ts"
 import type { Principal } from "../domain/Principal.ts"
@@ -34,7 +36,17 @@ import type { Publication } from "./events/Events.ts"
 import { makeAccessLoader } from "./internal/access.ts"
 import type { AccessContext } from "./internal/access.ts"
 import { accessibleMessage } from "./internal/messageAccess.ts"
-import { renderContextFor } from "./Messages.ts"
+import { Messages, normalizeTopic, renderContextFor } from "./Messages.ts"
+import { InternalClient, NotificationBot } from "./NotificationBot.ts"
+import type { Channel } from "../domain/Channel.ts"
+import {
+  EditLimitGraceSeconds,
+  isResolveOrUnresolve,
+  movesWithoutTimeLimit,
+  ResolvedTopicPrefix,
+  topicMoveRefusal
+} from "../permissions/MessageEditing.ts"
+import { movedAwayNotice, movedHereNotice, resolveNotice, silentMention, topicLink, topicNarrow } from "../views/MoveNotices.ts"
 
 /** How far an edit of a channel message reaches. @category models */
 export type PropagateMode = "change_one" | "change_later" | "change_all"
@@ -42,6 +54,12 @@ export type PropagateMode = "change_one" | "change_later" | "change_all"
 /** PATCH /messages/{message_id}, decoded at the edge. @category models */
 export interface EditRequest {
   readonly content?: string | undefined
+  /** The new topic (`topic`, or legacy `subject`); "general chat" and "(no topic)" mean the empty topic. */
+  readonly topic?: string | undefined
+  /** Default false. */
+  readonly send_notification_to_old_thread?: boolean | undefined
+  /** Default true. */
+  readonly send_notification_to_new_thread?: boolean | undefined
   /** Default `change_one`; any other text is refused with Zulip's error. */
   readonly propagate_mode?: string | undefined
   readonly prev_content_sha256?: string | undefined
@@ -69,7 +87,14 @@ export interface HistoryEntry {
 }
 
 /** What an edit can fail with. @category errors */
-export type EditError = Errors.BadRequest | Errors.InvalidMessages | Errors.PrevContentMismatch
+export type EditError =
+  | Errors.BadRequest
+  | Errors.InvalidMessages
+  | Errors.PrevContentMismatch
+  | Errors.MoveTimeLimitExceeded
+
+/** The most messages one topic move reads and moves (each in one statement). @category constants */
+export const MaxTopicMove = 1_000_000
 
 const propagateModes: ReadonlySet<string> = new Set(["change_one", "change_later", "change_all"])
 
@@ -114,6 +139,8 @@ export class MessageEdits extends Context.Service<MessageEdits, {
       const realms = yield* RealmRepo
       const events = yield* Events
       const tx = yield* Transactor
+      const bot = yield* NotificationBot
+      const sends = yield* Messages
 
       /** Who gets an action's events: everyone with a row, and a shared-history channel's subscribers (with flags `read`). */
       const audienceFlags = Effect.fnUntraced(function*(ctx: AccessContext, message: Message) {
@@ -127,8 +154,12 @@ export class MessageEdits extends Context.Service<MessageEdits, {
         return flags
       })
 
+      /** A channel message's link, as notices give it. */
+      const messageUrl = (realmUrl: string, channel: Channel, topic: string, id: number) =>
+        `${realmUrl}/${topicNarrow(channel.id, channel.name, topic)}/near/${id}`
+
       const edit = Effect.fn("MessageEdits.edit")(function*(principal: Principal, id: number, request: EditRequest) {
-        const propagateMode = request.propagate_mode ?? "change_one"
+        const propagateMode = (request.propagate_mode ?? "change_one") as PropagateMode
         if (!propagateModes.has(propagateMode)) return yield* new Errors.BadRequest({ msg: "Invalid propagate_mode" })
         const messageId = Option.getOrUndefined(MessageId.makeOption(id))
         if (messageId === undefined) return yield* new Errors.InvalidMessages()
@@ -147,86 +178,204 @@ export class MessageEdits extends Context.Service<MessageEdits, {
             const refusal = contentEditRefusal(realm.settings, editor.id, message, now)
             if (refusal !== undefined) return yield* new Errors.BadRequest({ msg: refusal })
           }
-          if (request.content === undefined) return yield* new Errors.BadRequest({ msg: "Nothing to change" })
-          if (propagateMode !== "change_one") {
+          // A topic equal to the current one changes nothing.
+          let newTopic = request.topic === undefined ? undefined : yield* normalizeTopic(request.topic)
+          if (newTopic === message.topic) newTopic = undefined
+          if (request.content === undefined && newTopic === undefined) {
+            return yield* new Errors.BadRequest({ msg: "Nothing to change" })
+          }
+          if (message.channel_id === null && newTopic !== undefined) {
+            return yield* new Errors.BadRequest({ msg: "Direct messages cannot have topics." })
+          }
+          if (propagateMode !== "change_one" && newTopic === undefined) {
             return yield* new Errors.BadRequest({ msg: "Invalid propagate_mode without topic edit" })
+          }
+          if (newTopic === ResolvedTopicPrefix.trim() || newTopic === ResolvedTopicPrefix + EmptyTopicDisplayName) {
+            return yield* new Errors.BadRequest({ msg: "General chat cannot be marked as resolved" })
           }
           if (request.prev_content_sha256 !== undefined && request.prev_content_sha256 !== sha256(message.content)) {
             return yield* new Errors.PrevContentMismatch()
           }
-          const content = normalizeEditedContent(request.content)
-          const sender = ctx.state.usersById.get(message.sender_id) ?? editor
-          const rendered = render(content, renderContextFor(ctx, sender))
-          const entry: EditHistoryEntry = {
-            user_id: editor.id,
-            timestamp: now,
-            prev_content: message.content,
-            prev_rendered_content: message.rendered_content
-          }
-          yield* store.edit(message.id, {
-            content,
-            rendered_content: rendered.html,
-            has_attachment: rendered.hasAttachment,
-            has_image: rendered.hasImage,
-            has_link: rendered.hasLink,
-            last_edit_time: now,
-            edit_history: [entry, ...(message.edit_history ?? [])]
-          })
-
-          // Mentions follow the new content on every row (Zulip's update of the mention flags).
-          const flags = yield* audienceFlags(ctx, message)
-          const rows = yield* messages.recipients(message.id)
-          const groupMentioned = new Set<UserId>()
-          for (const groupId of rendered.mentionedGroupIds) {
-            for (const member of ctx.state.index.recursiveMembers(groupId as never)) groupMentioned.add(member)
-          }
-          // A channel topic's wildcard reaches the topic's participants, as the send worked out: kept as it is.
-          const keepsTopicWildcard = rendered.topicWildcard && message.type === "stream"
-          for (const row of rows) {
-            let bits = 0
-            if (rendered.mentionedUserIds.has(row.user_id)) bits |= FlagBits.mentioned
-            if (groupMentioned.has(row.user_id)) bits |= FlagBits.group_mentioned
-            if (rendered.channelWildcard) bits |= FlagBits.stream_wildcard_mentioned
-            if (rendered.topicWildcard && message.type === "private") bits |= FlagBits.topic_wildcard_mentioned
-            if (keepsTopicWildcard) bits |= row.flags & FlagBits.topic_wildcard_mentioned
-            const next = (row.flags & ~MentionFlagMask) | bits
-            if (next === row.flags) continue
-            const added = next & ~row.flags
-            const removed = row.flags & ~next
-            if (added !== 0) yield* store.updateFlags(row.user_id, [message.id], added, true)
-            if (removed !== 0) yield* store.updateFlags(row.user_id, [message.id], removed, false)
-            flags.set(row.user_id, next)
-          }
-
           const channel = message.channel_id === null ? undefined : ctx.channelsById.get(message.channel_id)
+          const resolving = newTopic !== undefined && isResolveOrUnresolve(message.topic, newTopic)
+          // Realm-wide, everyone may resolve topics (the organization's can_resolve_topics_group is role:everyone).
+          if (newTopic !== undefined && channel !== undefined && !resolving) {
+            const refusal = topicMoveRefusal(realm.settings, {
+              role: editor.role,
+              isMemberOf: (value) => ctx.state.index.isMemberOfValue(editor.id, value)
+            }, channel, message, now)
+            if (refusal !== undefined) return yield* new Errors.BadRequest({ msg: refusal })
+          }
+
+          // Which messages move: the target, the later ones of its topic, or the whole topic.
+          let moving: ReadonlyArray<MessageId> = []
+          if (newTopic !== undefined && channel !== undefined) {
+            if (propagateMode === "change_one") moving = [message.id]
+            else {
+              const inTopic = yield* messages.topicMessageIds(channel.id, message.topic, MaxTopicMove)
+              let ids = propagateMode === "change_later" ? inTopic.filter((m) => m >= message.id) : inTopic
+              // Protected history: only what the mover received.
+              if (!channel.history_public_to_subscribers) {
+                const mine = new Set((yield* messages.userMessages(editor.id, ids)).map((r) => r.message_id))
+                ids = ids.filter((m) => mine.has(m))
+              }
+              moving = [...ids].sort((a, b) => a - b)
+            }
+            const limit = realm.settings.move_messages_within_stream_limit_seconds
+            if (propagateMode === "change_all" && !resolving && !movesWithoutTimeLimit(editor.role) && limit !== null) {
+              const dated = yield* messages.findByIds(moving)
+              const allowed = dated.filter((m) => now - m.date_sent <= limit + EditLimitGraceSeconds).map((m) => m.id)
+              if (allowed.length < dated.length) {
+                return yield* new Errors.MoveTimeLimitExceeded({
+                  first_message_id_allowed_to_move: allowed.length === 0 ? null : Math.min(...allowed),
+                  total_messages_in_topic: dated.length,
+                  total_messages_allowed_to_move: allowed.length
+                })
+              }
+            }
+            const policy = channel.topics_policy === "inherit" ? realm.settings.topics_policy : channel.topics_policy
+            if (newTopic === "" && policy === "disable_empty_topic") {
+              return yield* new Errors.BadRequest({
+                msg: `Sending messages to the ${EmptyTopicDisplayName} is not allowed in this channel.`
+              })
+            }
+            if (newTopic !== "" && policy === "empty_topic_only") {
+              return yield* new Errors.BadRequest({ msg: `Only the ${EmptyTopicDisplayName} topic is allowed in this channel.` })
+            }
+          }
+
+          // The writes: the target (content, and its topic), then the rest of the move in one statement.
+          const content = request.content === undefined ? undefined : normalizeEditedContent(request.content)
+          const sender = ctx.state.usersById.get(message.sender_id) ?? editor
+          const rendered = content === undefined ? undefined : render(content, renderContextFor(ctx, sender))
+          const moveEntry = newTopic === undefined ? {} : { prev_topic: message.topic, topic: newTopic }
+          const lastMoved = newTopic !== undefined && !resolving ? now : undefined
+          const newTopicHadMessages = newTopic !== undefined && channel !== undefined &&
+            (yield* messages.topicMessageIds(channel.id, newTopic, 1)).length > 0
+          if (content !== undefined && rendered !== undefined) {
+            const entry: EditHistoryEntry = {
+              user_id: editor.id,
+              timestamp: now,
+              prev_content: message.content,
+              prev_rendered_content: message.rendered_content,
+              ...moveEntry
+            }
+            yield* store.edit(message.id, {
+              content,
+              rendered_content: rendered.html,
+              has_attachment: rendered.hasAttachment,
+              has_image: rendered.hasImage,
+              has_link: rendered.hasLink,
+              last_edit_time: now,
+              ...(newTopic === undefined ? {} : { topic: newTopic }),
+              ...(lastMoved === undefined ? {} : { last_moved_time: lastMoved }),
+              edit_history: [entry, ...(message.edit_history ?? [])]
+            })
+          }
+          if (newTopic !== undefined && channel !== undefined) {
+            const rest = content === undefined ? moving : moving.filter((m) => m !== message.id)
+            yield* store.move(rest, {
+              channel_id: channel.id,
+              topic: newTopic,
+              entry: { user_id: editor.id, timestamp: now, ...moveEntry },
+              last_moved_time: lastMoved
+            })
+          }
+
+          // Who hears of it: everyone with a row for a changed message, and a shared-history channel's subscribers.
+          const flags = yield* audienceFlags(ctx, message)
+          if (moving.length > 1) {
+            for (const user of yield* messages.usersWithRows(moving)) if (!flags.has(user)) flags.set(user, FlagBits.read)
+          }
+          if (rendered !== undefined) {
+            // Mentions follow the new content on every row (Zulip's update of the mention flags).
+            const rows = yield* messages.recipients(message.id)
+            const groupMentioned = new Set<UserId>()
+            for (const groupId of rendered.mentionedGroupIds) {
+              for (const member of ctx.state.index.recursiveMembers(groupId as never)) groupMentioned.add(member)
+            }
+            // A channel topic's wildcard reaches the topic's participants, as the send worked out: kept as it is.
+            const keepsTopicWildcard = rendered.topicWildcard && message.type === "stream"
+            for (const row of rows) {
+              let bits = 0
+              if (rendered.mentionedUserIds.has(row.user_id)) bits |= FlagBits.mentioned
+              if (groupMentioned.has(row.user_id)) bits |= FlagBits.group_mentioned
+              if (rendered.channelWildcard) bits |= FlagBits.stream_wildcard_mentioned
+              if (rendered.topicWildcard && message.type === "private") bits |= FlagBits.topic_wildcard_mentioned
+              if (keepsTopicWildcard) bits |= row.flags & FlagBits.topic_wildcard_mentioned
+              const next = (row.flags & ~MentionFlagMask) | bits
+              if (next === row.flags) continue
+              const added = next & ~row.flags
+              const removed = row.flags & ~next
+              if (added !== 0) yield* store.updateFlags(row.user_id, [message.id], added, true)
+              if (removed !== 0) yield* store.updateFlags(row.user_id, [message.id], removed, false)
+              flags.set(row.user_id, next)
+            }
+          }
+
           const byFlags = new Map<number, Array<UserId>>()
           for (const [user, f] of flags) {
             let list = byFlags.get(f)
             if (list === undefined) byFlags.set(f, list = [])
             list.push(user)
           }
+          const changed = {
+            type: "update_message",
+            user_id: editor.id,
+            edit_timestamp: now,
+            message_id: message.id,
+            message_ids: newTopic === undefined ? [message.id] : moving,
+            rendering_only: false,
+            ...(content === undefined || rendered === undefined ? {} : {
+              orig_content: message.content,
+              orig_rendered_content: message.rendered_content,
+              content,
+              rendered_content: rendered.html,
+              is_me_message: isMeMessage(content)
+            }),
+            ...(channel === undefined ? {} : { stream_id: channel.id, stream_name: channel.name }),
+            ...(newTopic === undefined ? {} : {
+              propagate_mode: propagateMode,
+              orig_subject: message.topic,
+              subject: newTopic,
+              topic_links: []
+            })
+          } as const
           const publications: Array<Publication> = []
           for (const [f, users] of byFlags) {
             publications.push({
-              event: {
-                type: "update_message",
-                user_id: editor.id,
-                edit_timestamp: now,
-                message_id: message.id,
-                message_ids: [message.id],
-                rendering_only: false,
-                flags: flagNames(f),
-                orig_content: message.content,
-                orig_rendered_content: message.rendered_content,
-                content,
-                rendered_content: rendered.html,
-                is_me_message: isMeMessage(content),
-                ...(channel === undefined ? {} : { stream_id: channel.id, stream_name: channel.name })
-              },
+              event: { ...changed, flags: flagNames(f) },
               audience: Audience.users(users.sort((a, b) => a - b))
             })
           }
           yield* events.publishAll(realm.id, publications)
+
+          // Notification Bot's notices, in the same transaction.
+          if (newTopic !== undefined && channel !== undefined) {
+            const mover = silentMention(editor.full_name, editor.id)
+            const post = (topic: string, text: string) =>
+              Effect.flatMap(bot.bot(realm.id), (notificationBot) =>
+                sends.send({ user: notificationBot, realm }, { type: "stream", to: channel.id, topic, content: text }, {
+                  client: InternalClient
+                })).pipe(Effect.asVoid, Effect.catch(() => Effect.void))
+            if (resolving) {
+              yield* post(newTopic, resolveNotice(mover, newTopic === ResolvedTopicPrefix + message.topic))
+            } else {
+              const left = yield* messages.topicMessageIds(channel.id, message.topic, 1)
+              const input = {
+                mover,
+                from: topicLink(channel.id, channel.name, message.topic),
+                to: topicLink(channel.id, channel.name, newTopic),
+                count: moving.length,
+                wholeTopic: left.length === 0 && !newTopicHadMessages,
+                messageUrl: messageUrl(realm.url, channel, newTopic, message.id)
+              }
+              if (request.send_notification_to_new_thread ?? true) yield* post(newTopic, movedHereNotice(input))
+              if (request.send_notification_to_old_thread ?? false) {
+                yield* post(message.topic, movedAwayNotice({ ...input, wholeTopic: left.length === 0 }))
+              }
+            }
+          }
           return { detached_uploads: [] } satisfies EditResult
         }))
       })

@@ -356,7 +356,7 @@ const realmState = (
     realm_message_content_edit_limit_seconds: s.message_content_edit_limit_seconds,
     // Zulip's default: a message can be deleted for 10 minutes after it is sent.
     realm_message_content_delete_limit_seconds: 600,
-    realm_move_messages_within_stream_limit_seconds: 604800,
+    realm_move_messages_within_stream_limit_seconds: s.move_messages_within_stream_limit_seconds,
     realm_move_messages_between_streams_limit_seconds: 604800,
     realm_enable_read_receipts: s.enable_read_receipts,
     realm_presence_disabled: false,

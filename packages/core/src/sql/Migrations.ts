@@ -605,7 +605,11 @@ const messageEditing = Effect.gen(function*() {
   yield* sql`ALTER TABLE messages ADD COLUMN edit_history JSONB, ADD COLUMN last_moved_time BIGINT`
   yield* sql`
     UPDATE realms SET settings =
-      jsonb_build_object('message_content_edit_limit_seconds', 600, 'message_edit_history_visibility_policy', 'all')
+      jsonb_build_object(
+        'message_content_edit_limit_seconds', 600,
+        'message_edit_history_visibility_policy', 'all',
+        'move_messages_within_stream_limit_seconds', 604800
+      )
       || settings`
 })
 

@@ -143,6 +143,12 @@ export const layer: Layer.Layer<MessageRepo, never, SqlClient.SqlClient> = Layer
           SELECT user_id, message_id, flags FROM user_messages WHERE message_id = ${message} ORDER BY user_id`
         return rows.map(decodeUserMessage)
       }, Effect.orDie),
+      usersWithRows: Effect.fn("MessageRepo.usersWithRows")(function*(ids: ReadonlyArray<MessageId>) {
+        if (ids.length === 0) return []
+        const rows = yield* sql<Row>`
+          SELECT DISTINCT user_id FROM user_messages WHERE ${inIds(sql, "message_id", ids)} ORDER BY user_id`
+        return rows.map((row) => fromRow.userId(int(row.user_id)))
+      }, Effect.orDie),
       listByFlags: Effect.fn("MessageRepo.listByFlags")(function*(user: UserId, mask: number, value: number) {
         const rows = yield* sql<Row>`
           SELECT ${columns}, um.flags AS um_flags

@@ -185,7 +185,9 @@ export const layer: Layer.Layer<MessageStore, never, SqlClient.SqlClient | SqlEv
         if (ids.length === 0) return []
         return ascendingIds(
           yield* sql<{ id: unknown }>`
-            UPDATE messages SET channel_id = ${to.channel_id}, topic = ${to.topic}, last_edit_time = ${to.last_edit_time}
+            UPDATE messages SET channel_id = ${to.channel_id}, topic = ${to.topic},
+              last_moved_time = COALESCE(${to.last_moved_time ?? null}::bigint, last_moved_time),
+              edit_history = jsonb_build_array(${jsonText(to.entry)}::jsonb) || COALESCE(edit_history, '[]'::jsonb)
             WHERE ${inIds(sql, "id", ids)} AND channel_id IS NOT NULL
             RETURNING id`
         )

@@ -98,6 +98,7 @@ export const newRealm = (string_id: string = unique("msgorg")): Insert<Realm> =>
       email_auth_enabled: true,
       allow_message_editing: true,
       message_content_edit_limit_seconds: 600,
+      move_messages_within_stream_limit_seconds: 604800,
       message_edit_history_visibility_policy: "all",
       enable_read_receipts: false,
       require_unique_names: false,

@@ -8,7 +8,8 @@
  * - POST /messages/flags and /messages/flags/narrow change read, starred
  *   and collapsed;
  * - POST /streams/{stream_id}/delete_topic deletes a topic (administrators);
- * - PATCH /messages/{message_id} edits a message's content (its sender);
+ * - PATCH /messages/{message_id} edits a message's content (its sender),
+ *   moves it (and later ones, or its whole topic) to another topic, resolves;
  * - GET /messages/{message_id}/history reads a message's edits.
  *
  * Values that are not plain strings arrive as JSON text; `to`, `anchor` and
@@ -120,6 +121,10 @@ export class MessagesApi extends HttpApiGroup.make("messages")
       params: { message_id: Params.PathId(() => new Errors.InvalidMessages(), "The message's id.") },
       query: {
         content: Schema.optionalKey(Content),
+        topic: Schema.optionalKey(Topic("The new topic.")),
+        subject: Schema.optionalKey(Topic("Legacy name of `topic`.")),
+        send_notification_to_old_thread: Schema.optionalKey(Params.JsonBoolean),
+        send_notification_to_new_thread: Schema.optionalKey(Params.JsonBoolean),
         propagate_mode: Schema.optionalKey(Schema.String.annotate({
           description: "`change_one` (default), `change_later` or `change_all`."
         })),

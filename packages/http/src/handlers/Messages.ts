@@ -198,7 +198,8 @@ export const layer = HttpApiBuilder.group(
       edit: ({ params, query }) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
-          return yield* edits.edit(principal, params.message_id, query)
+          const { subject, ...rest } = query
+          return yield* edits.edit(principal, params.message_id, { ...rest, topic: query.topic ?? subject })
         }).pipe(Envelope.wrap),
       history: ({ params, query }) =>
         Effect.gen(function*() {

@@ -180,6 +180,20 @@ export const messagesRows: ReadonlyArray<Row> = [
       })),
     expect: authenticated(eachRole((role) => reads(kind, role) ? notYourMessage : invalidMessages))
   })),
+  // Topics are the organization's to rename (can_move_messages_between_topics_group: everyone, guests included).
+  ...perKind((kind) => ({
+    operation: "PATCH /messages/{message_id}",
+    scenario: `moving another's message to a new topic ${kindScenario[kind]}`,
+    request: (fixture) =>
+      Effect.gen(function*() {
+        const channel = yield* rowChannel(fixture, "move", kind)
+        const sent = yield* fixture.call("bystander", "POST", "/messages", {
+          form: { type: "stream", to: String(channel.id), topic: fixture.unique("before"), content: "moves" }
+        })
+        return { path: `/messages/${sent.id}`, form: { topic: fixture.unique("after") } }
+      }),
+    expect: byRole(kind, edited, invalidMessages)
+  })),
   ...perKind((kind) => ({
     operation: "GET /messages/{message_id}/history",
     scenario: `of a message ${kindScenario[kind]}`,

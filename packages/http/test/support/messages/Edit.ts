@@ -6,7 +6,7 @@ import type { Vitest } from "@effect/vitest"
 import type { RealmSettings } from "@teamchat/core/domain/Realm"
 import { RealmRepo } from "@teamchat/core/ports/Repositories"
 import type { Credentials } from "../Harness.ts"
-import { Server } from "../Harness.ts"
+import { realmUrl, Server } from "../Harness.ts"
 import {
   as,
   badRequest,
@@ -14,7 +14,9 @@ import {
   expectReply,
   getMessage,
   invalidMessages,
+  list,
   listedAlone,
+  narrowOf,
   ownChannel,
   read,
   register,
@@ -333,5 +335,196 @@ export const editTests = (it: Vitest.MethodsNonLive<Server>): void => {
         })
       )
       assert.strictEqual((yield* read(reader.as, id)).edit_history !== undefined, true)
+    }))
+
+  // -----------------------------------------------------------------------
+  // topic moves within a channel
+
+  /** The topic's messages as `who` sees them: [id, sender_id, raw content]. */
+  const topicMessages = (who: Credentials, channel: number, topic: string) =>
+    Effect.map(
+      list(who, {
+        anchor: "oldest",
+        num_before: "0",
+        num_after: "100",
+        apply_markdown: "false",
+        narrow: narrowOf([{ operator: "channel", operand: channel }, { operator: "topic", operand: topic }])
+      }),
+      (reply) => {
+        assert.strictEqual(reply.status, 200, reply.text)
+        return (reply.json.messages as Array<{ id: number; sender_id: number; content: string }>)
+          .map((m) => [m.id, m.sender_id, m.content] as const)
+      }
+    )
+
+  const notificationBotId = (who: Credentials) =>
+    Effect.gen(function*() {
+      const server = yield* Server
+      const reply = yield* server.fetch("GET", "/api/v1/users/notification-bot@zulip.com", { as: who })
+      assert.strictEqual(reply.status, 200, reply.text)
+      return reply.json.user.user_id as number
+    })
+
+  it.effect("PATCH /messages/{id} topic with change_all: the topic moves, update_message, edit_history, last_moved_timestamp, Notification Bot's notice", () =>
+    Effect.gen(function*() {
+      const { channel, name, sender, reader } = yield* fresh("moves")
+      const server = yield* Server
+      const queue = yield* register(reader.as, { event_types: JSON.stringify(["update_message"]) })
+      const ids: Array<number> = []
+      for (const content of ["one", "two", "three"]) {
+        ids.push(yield* sent(sender.as, { type: "stream", to: String(channel), topic: "old", content }))
+      }
+      const sentAt = yield* nowSeconds
+      server.clock.advance(60_000)
+      const at = sentAt + 60
+      expectReply(
+        yield* editMessage(reader.as, ids[1]!, { topic: "new", propagate_mode: "change_all" }),
+        200,
+        edited
+      )
+      const bot = yield* notificationBotId(reader.as)
+      const mover = `@_**Reader moves ${channels}|${reader.id}**`
+      const moved = yield* topicMessages(reader.as, channel, "new")
+      assert.deepStrictEqual(moved.slice(0, 3), [[ids[0], sender.id, "one"], [ids[1], sender.id, "two"], [ids[2], sender.id, "three"]])
+      assert.deepStrictEqual(moved.slice(3).map(([, who, text]) => [who, text]), [
+        [bot, `This topic was moved here from #**${name}>old** by ${mover}.`]
+      ])
+      assert.deepStrictEqual(yield* topicMessages(reader.as, channel, "old"), [])
+      const view = yield* read(reader.as, ids[0]!)
+      assert.strictEqual(view.subject, "new")
+      assert.strictEqual(view.last_moved_timestamp, at)
+      assert.isFalse("last_edit_timestamp" in view)
+      assert.deepStrictEqual(view.edit_history, [{ user_id: reader.id, timestamp: at, prev_topic: "old", topic: "new" }])
+      assert.deepStrictEqual(bare(yield* queue.drain), [{
+        type: "update_message",
+        user_id: reader.id,
+        edit_timestamp: at,
+        message_id: ids[1],
+        message_ids: ids,
+        rendering_only: false,
+        flags: (yield* read(reader.as, ids[1]!)).flags,
+        stream_id: channel,
+        stream_name: name,
+        propagate_mode: "change_all",
+        orig_subject: "old",
+        subject: "new",
+        topic_links: []
+      }])
+      // The history names the topic of each state.
+      expectReply(yield* history(reader.as, ids[1]!), 200, success({
+        message_history: [
+          { topic: "old", content: "two", rendered_content: "<p>two</p>", timestamp: sentAt, user_id: sender.id },
+          {
+            topic: "new",
+            content: "two",
+            rendered_content: "<p>two</p>",
+            timestamp: at,
+            user_id: reader.id,
+            prev_topic: "old"
+          }
+        ]
+      }))
+    }))
+
+  it.effect("PATCH /messages/{id} topic: change_one and change_later move what they say; notices count them, in the old topic on request", () =>
+    Effect.gen(function*() {
+      const { channel, name, sender } = yield* fresh("partial")
+      const mover = `@_**Editor partial ${channels}|${sender.id}**`
+      const ids: Array<number> = []
+      for (const content of ["a", "b", "c"]) ids.push(yield* sent(sender.as, { type: "stream", to: String(channel), topic: "here", content }))
+      const bot = yield* notificationBotId(sender.as)
+      const texts = (rows: ReadonlyArray<readonly [number, number, string]>) => rows.filter(([, who]) => who === bot).map(([, , t]) => t)
+      expectReply(
+        yield* editMessage(sender.as, ids[1]!, {
+          topic: "later",
+          propagate_mode: "change_later",
+          send_notification_to_old_thread: "true"
+        }),
+        200,
+        edited
+      )
+      const later = yield* topicMessages(sender.as, channel, "later")
+      assert.deepStrictEqual(later.filter(([, who]) => who !== bot).map(([id]) => id), [ids[1], ids[2]])
+      assert.deepStrictEqual(texts(later), [`2 messages were moved here from #**${name}>here** by ${mover}.`])
+      const here = yield* topicMessages(sender.as, channel, "here")
+      assert.deepStrictEqual(here.filter(([, who]) => who !== bot).map(([id]) => id), [ids[0]])
+      assert.deepStrictEqual(texts(here), [`2 messages were moved from this topic to #**${name}>later** by ${mover}.`])
+
+      expectReply(
+        yield* editMessage(sender.as, ids[0]!, { subject: "single", send_notification_to_new_thread: "false" }),
+        200,
+        edited
+      )
+      assert.deepStrictEqual(yield* topicMessages(sender.as, channel, "single"), [[ids[0], sender.id, "a"]])
+      // change_one into a topic that has messages: a link to the message.
+      expectReply(yield* editMessage(sender.as, ids[0]!, { topic: "later" }), 200, edited)
+      const slug = `${channel}-edits-partial-${channels}`
+      assert.deepStrictEqual(texts(yield* topicMessages(sender.as, channel, "later")), [
+        `2 messages were moved here from #**${name}>here** by ${mover}.`,
+        `[A message](${realmUrl}/#narrow/channel/${slug}/topic/later/near/${ids[0]}) was moved here from #**${name}>single** by ${mover}.`
+      ])
+      // The same topic again changes nothing.
+      expectReply(yield* editMessage(sender.as, ids[0]!, { topic: " later " }), 400, badRequest("Nothing to change"))
+    }))
+
+  it.effect("PATCH /messages/{id} topic: resolving and unresolving post their notices and are not moves; Zulip's refusals", () =>
+    Effect.gen(function*() {
+      const { channel, sender, reader } = yield* fresh("resolve")
+      const ids = [
+        yield* sent(sender.as, { type: "stream", to: String(channel), topic: "bug", content: "broken" }),
+        yield* sent(sender.as, { type: "stream", to: String(channel), topic: "bug", content: "still" })
+      ]
+      const bot = yield* notificationBotId(reader.as)
+      const mover = `@_**Reader resolve ${channels}|${reader.id}**`
+      expectReply(yield* editMessage(reader.as, ids[0]!, { topic: "\u2714 bug", propagate_mode: "change_all" }), 200, edited)
+      const resolved = yield* topicMessages(reader.as, channel, "\u2714 bug")
+      assert.deepStrictEqual(resolved.map(([id, who, text]) => who === bot ? [who, text] : [id]), [
+        [ids[0]],
+        [ids[1]],
+        [bot, `${mover} has marked this topic as resolved.`]
+      ])
+      const view = yield* read(reader.as, ids[0]!)
+      assert.isFalse("last_moved_timestamp" in view)
+      assert.strictEqual((view.edit_history as Array<any>)[0].topic, "\u2714 bug")
+      expectReply(yield* editMessage(reader.as, ids[0]!, { topic: "bug", propagate_mode: "change_all" }), 200, edited)
+      const reopened = yield* topicMessages(reader.as, channel, "bug")
+      assert.deepStrictEqual(reopened.filter(([, who]) => who === bot).map(([, , t]) => t), [
+        `${mover} has marked this topic as resolved.`,
+        `${mover} has marked this topic as unresolved.`
+      ])
+      for (const topic of ["\u2714", "\u2714 general chat"]) {
+        expectReply(yield* editMessage(reader.as, ids[0]!, { topic }), 400, badRequest("General chat cannot be marked as resolved"))
+      }
+      const dm = yield* sent(sender.as, { type: "direct", to: JSON.stringify([reader.id]), content: "dm" })
+      expectReply(yield* editMessage(sender.as, dm, { topic: "x" }), 400, badRequest("Direct messages cannot have topics."))
+      expectReply(yield* editMessage(sender.as, ids[0]!, { topic: "bad\u0001" }), 400, badRequest("Invalid character in topic, at position 4!"))
+    }))
+
+  it.effect("PATCH /messages/{id} topic: a week plus 20 s for members, none for moderators; change_all answers MOVE_MESSAGES_TIME_LIMIT_EXCEEDED", () =>
+    Effect.gen(function*() {
+      const { iago, channel, sender, reader } = yield* fresh("limits")
+      const server = yield* Server
+      const shiva = yield* as("moderator")
+      const old = yield* sent(sender.as, { type: "stream", to: String(channel), topic: "aging", content: "old" })
+      server.clock.advance(604_821_000)
+      const recent = yield* sent(sender.as, { type: "stream", to: String(channel), topic: "aging", content: "new" })
+      expectReply(
+        yield* editMessage(reader.as, old, { topic: "renamed" }),
+        400,
+        badRequest("The time limit for editing this message's topic has passed.")
+      )
+      expectReply(yield* editMessage(reader.as, recent, { topic: "renamed", propagate_mode: "change_all" }), 400, {
+        result: "error",
+        msg: "You only have permission to move the 1/2 most recent messages in this topic.",
+        code: "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED",
+        first_message_id_allowed_to_move: recent,
+        total_messages_in_topic: 2,
+        total_messages_allowed_to_move: 1
+      })
+      expectReply(yield* editMessage(reader.as, recent, { topic: "renamed" }), 200, edited)
+      // Moderators and administrators have no limit.
+      void iago
+      expectReply(yield* editMessage(shiva, old, { topic: "renamed" }), 200, edited)
+      assert.strictEqual((yield* read(reader.as, old)).subject, "renamed")
     }))
 }
