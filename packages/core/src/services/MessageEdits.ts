@@ -342,11 +342,27 @@ export class MessageEdits extends Context.Service<MessageEdits, {
             })
           } as const
           const publications: Array<Publication> = []
+          // Queues without the empty_topic_name capability see the empty topic as "general chat".
+          const namesEmptyTopic = newTopic !== undefined && (message.topic === "" || newTopic === "")
           for (const [f, users] of byFlags) {
-            publications.push({
-              event: { ...changed, flags: flagNames(f) },
-              audience: Audience.users(users.sort((a, b) => a - b))
-            })
+            const audience = Audience.users(users.sort((a, b) => a - b))
+            if (!namesEmptyTopic) {
+              publications.push({ event: { ...changed, flags: flagNames(f) }, audience })
+              continue
+            }
+            publications.push(
+              { event: { ...changed, flags: flagNames(f) }, audience, requires: { empty_topic_name: true } },
+              {
+                event: {
+                  ...changed,
+                  flags: flagNames(f),
+                  orig_subject: displayTopic(message.topic, false),
+                  subject: displayTopic(newTopic, false)
+                },
+                audience,
+                requires: { empty_topic_name: false }
+              }
+            )
           }
           yield* events.publishAll(realm.id, publications)
 

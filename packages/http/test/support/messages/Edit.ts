@@ -527,4 +527,21 @@ export const editTests = (it: Vitest.MethodsNonLive<Server>): void => {
       expectReply(yield* editMessage(shiva, old, { topic: "renamed" }), 200, edited)
       assert.strictEqual((yield* read(reader.as, old)).subject, "renamed")
     }))
+
+  it.effect("PATCH /messages/{id} topic to the empty topic: queues without empty_topic_name see \"general chat\"", () =>
+    Effect.gen(function*() {
+      const { channel, sender, reader } = yield* fresh("empty")
+      const types = JSON.stringify(["update_message"])
+      const modern = yield* register(reader.as, {
+        event_types: types,
+        client_capabilities: JSON.stringify({ empty_topic_name: true })
+      })
+      const legacy = yield* register(reader.as, { event_types: types })
+      const id = yield* sent(sender.as, { type: "stream", to: String(channel), topic: "named", content: "x" })
+      expectReply(yield* editMessage(sender.as, id, { topic: "general chat", send_notification_to_new_thread: "false" }), 200, edited)
+      const pick = (events: ReadonlyArray<Record<string, unknown>>) => events.map((e) => [e.orig_subject, e.subject])
+      assert.deepStrictEqual(pick(yield* modern.drain), [["named", ""]])
+      assert.deepStrictEqual(pick(yield* legacy.drain), [["named", "general chat"]])
+      assert.strictEqual((yield* read(reader.as, id, { allow_empty_topic_name: "true" })).subject, "")
+    }))
 }
