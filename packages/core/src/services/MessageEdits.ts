@@ -343,10 +343,11 @@ export class MessageEdits extends Context.Service<MessageEdits, {
           } as const
           const publications: Array<Publication> = []
           // Queues without the empty_topic_name capability see the empty topic as "general chat".
-          const namesEmptyTopic = newTopic !== undefined && (message.topic === "" || newTopic === "")
+          const movedTo = newTopic
+          const namesEmptyTopic = movedTo !== undefined && (message.topic === "" || movedTo === "")
           for (const [f, users] of byFlags) {
             const audience = Audience.users(users.sort((a, b) => a - b))
-            if (!namesEmptyTopic) {
+            if (!namesEmptyTopic || movedTo === undefined) {
               publications.push({ event: { ...changed, flags: flagNames(f) }, audience })
               continue
             }
@@ -357,7 +358,7 @@ export class MessageEdits extends Context.Service<MessageEdits, {
                   ...changed,
                   flags: flagNames(f),
                   orig_subject: displayTopic(message.topic, false),
-                  subject: displayTopic(newTopic, false)
+                  subject: displayTopic(movedTo, false)
                 },
                 audience,
                 requires: { empty_topic_name: false }
