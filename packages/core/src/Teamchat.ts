@@ -36,6 +36,7 @@ import { Submessages } from "./services/Submessages.ts"
 import { Reactions } from "./services/Reactions.ts"
 import { MessageDeletion } from "./services/MessageDeletion.ts"
 import { Topics } from "./services/Topics.ts"
+import { MessageEdits } from "./services/MessageEdits.ts"
 import { Users } from "./services/Users.ts"
 import { UserGroups } from "./services/UserGroups.ts"
 import { UserSettings } from "./services/UserSettings.ts"
@@ -60,6 +61,7 @@ export type Services =
   | MessageDeletion
   | Topics
   | Submessages
+  | MessageEdits
   | ScheduledMessages
   | ScheduledDelivery
   | NotificationBot
@@ -79,7 +81,7 @@ export type Services =
  * (the worker itself is `ScheduledDelivery.layerWorker`, started by servers)
  * and the Notification and Welcome Bots.
  */
-const layerMessaging = ScheduledDelivery.layer.pipe(
+const layerMessaging = Layer.mergeAll(ScheduledDelivery.layer, MessageEdits.layer).pipe(
   Layer.provideMerge(Layer.mergeAll(ScheduledMessages.layer, NotificationBot.layer, WelcomeBot.layer)),
   Layer.provideMerge(Messages.layer)
 )

@@ -10,6 +10,7 @@
  * system groups agree); a transition made twice at once succeeds once.
  */
 import { assert, describe, layer } from "@effect/vitest"
+import { createHash } from "node:crypto"
 import { messageId, userId } from "@teamchat/core/domain/Ids"
 import type { UserId } from "@teamchat/core/domain/Ids"
 import { GroupRepo, MessageRepo, RealmRepo, UserRepo } from "@teamchat/core/ports/Repositories"
@@ -325,6 +326,56 @@ describe("concurrent writes on PostgreSQL with two workers", () => {
             }
           }
         }
+      }))
+
+    it.effect("8 edits of one message at once: all stay in its history, events in commit order; with prev_content_sha256 one wins", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const hamlet = yield* server.login(accounts.member)
+        const queue = yield* registerQueue(hamlet, ["update_message"])
+        const edits: Array<any> = []
+        for (let round = 0; round < rounds / 2; round++) {
+          const sent = yield* server.fetch("POST", "/api/v1/messages", {
+            as: hamlet,
+            form: { type: "stream", to: "Verona", topic: `edit race ${round}`, content: "v0" }
+          })
+          assert.strictEqual(sent.status, 200, sent.text)
+          const id = sent.json.id as number
+          const replies = yield* atOnce(Array.from({ length: 8 }, (_, i) =>
+            server.fetch("PATCH", `/api/v1/messages/${id}`, { as: hamlet, form: { content: `v${i + 1}` } })))
+          noServerError(replies)
+          for (const reply of replies) assert.strictEqual(reply.status, 200, reply.text)
+          const read = yield* server.fetch("GET", `/api/v1/messages/${id}`, { as: hamlet })
+          const history = read.json.message.edit_history as Array<{ prev_content: string }>
+          assert.strictEqual(history.length, 8, read.text)
+          // The events chain: each edit replaced what the one before it wrote.
+          const events = (yield* queuedEvents(hamlet, queue)).filter((e: any) => e.message_id === id)
+          assert.strictEqual(events.length, 8)
+          assert.strictEqual(events[0].orig_content, "v0")
+          for (let i = 1; i < events.length; i++) assert.strictEqual(events[i].orig_content, events[i - 1].content)
+          assert.strictEqual(events[7].content, read.json.raw_content)
+          // History, newest first, says the same.
+          assert.deepStrictEqual(history.map((h) => h.prev_content), events.map((e: any) => e.orig_content).reverse())
+          edits.push(...events)
+
+          // 8 edits naming the same content at once: only the first finds it; the rest see its edit.
+          const sha = createHash("sha256").update(read.json.raw_content as string).digest("hex")
+          const guarded = yield* atOnce(Array.from({ length: 8 }, (_, i) =>
+            server.fetch("PATCH", `/api/v1/messages/${id}`, {
+              as: hamlet,
+              form: { content: `guarded ${i}`, prev_content_sha256: sha }
+            })))
+          noServerError(guarded)
+          assert.strictEqual(guarded.filter((r) => r.status === 200).length, 1, guarded.map((r) => r.text).join("\n"))
+          for (const reply of guarded.filter((r) => r.status !== 200)) {
+            assert.deepStrictEqual(reply.json, {
+              result: "error",
+              msg: "'prev_content_sha256' value does not match the expected value.",
+              code: "EXPECTATION_MISMATCH"
+            })
+          }
+        }
+        assert.strictEqual(edits.length, (rounds / 2) * 8)
       }))
 
     it.effect("an invitation link revoked 8 times at once: one success, one event", () =>

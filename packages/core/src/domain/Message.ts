@@ -16,6 +16,26 @@ export const MessageType = Schema.Literals(["stream", "private"])
 /** @category models */
 export type MessageType = typeof MessageType.Type
 
+/**
+ * One stored edit of a message (Zulip's `edit_history` entry): who and when,
+ * and what changed: the content before (`prev_content`, with its
+ * rendering), the topic before and after, the channel before and after.
+ *
+ * @category models
+ */
+export const EditHistoryEntry = Schema.Struct({
+  user_id: Schema.Int,
+  timestamp: Schema.Int,
+  prev_content: Schema.optionalKey(Schema.String),
+  prev_rendered_content: Schema.optionalKey(Schema.String),
+  prev_topic: Schema.optionalKey(Schema.String),
+  topic: Schema.optionalKey(Schema.String),
+  prev_stream: Schema.optionalKey(Schema.Int),
+  stream: Schema.optionalKey(Schema.Int)
+})
+/** @category models */
+export type EditHistoryEntry = typeof EditHistoryEntry.Type
+
 /** @category models */
 export const Message = Schema.Struct({
   id: MessageId,
@@ -38,8 +58,12 @@ export const Message = Schema.Struct({
   has_attachment: Schema.Boolean,
   has_image: Schema.Boolean,
   has_link: Schema.Boolean,
-  /** Seconds since the epoch; null when never edited. */
-  last_edit_time: Schema.NullOr(Schema.Int)
+  /** Seconds since the epoch of the last content edit; null when never edited. */
+  last_edit_time: Schema.NullOr(Schema.Int),
+  /** Seconds since the epoch of the last move (not a resolve); absent when never moved. */
+  last_moved_time: Schema.optionalKey(Schema.Int),
+  /** Every edit and move, newest first; absent when never edited or moved. */
+  edit_history: Schema.optionalKey(Schema.Array(EditHistoryEntry))
 })
 /** @category models */
 export type Message = typeof Message.Type

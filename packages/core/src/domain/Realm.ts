@@ -13,6 +13,11 @@ export const TopicsPolicy = Schema.Literals(["inherit", "allow_empty_topic", "di
 /** @category models */
 export type TopicsPolicy = typeof TopicsPolicy.Type
 
+/** Who may see a message's edit history: everything, only moves, nothing. @category models */
+export const EditHistoryVisibilityPolicy = Schema.Literals(["all", "moves", "none"])
+/** @category models */
+export type EditHistoryVisibilityPolicy = typeof EditHistoryVisibilityPolicy.Type
+
 /**
  * Zulip's default `message_content_delete_limit_seconds`: a sender may
  * delete a message for ten minutes after sending it.
@@ -35,6 +40,11 @@ export const RealmSettings = Schema.Struct({
   emails_restricted_to_domains: Schema.Boolean,
   email_auth_enabled: Schema.Boolean,
   allow_message_editing: Schema.Boolean,
+  /** Seconds after sending its sender may edit a message's content; null: no limit. */
+  message_content_edit_limit_seconds: Schema.NullOr(Schema.Int),
+  message_edit_history_visibility_policy: EditHistoryVisibilityPolicy,
+  /** Seconds after sending others than moderators may move a message to another topic; null: no limit. */
+  move_messages_within_stream_limit_seconds: Schema.NullOr(Schema.Int),
   enable_read_receipts: Schema.Boolean,
   require_unique_names: Schema.Boolean,
   waiting_period_threshold: Schema.Int,

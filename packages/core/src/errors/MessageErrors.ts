@@ -274,6 +274,47 @@ export class EmojiNameOrCodeRequired extends ZulipError.make<EmojiNameOrCodeRequ
   message: "At least one of the following arguments must be present: emoji_name, emoji_code"
 }) {}
 
+/**
+ * An edit's `prev_content_sha256` is not the SHA-256 of the message's
+ * content as stored: someone else edited it first.
+ *
+ * @category edits
+ * @since 0.1.0
+ */
+export class PrevContentMismatch extends ZulipError.make<PrevContentMismatch>()("PrevContentMismatch", {
+  code: "EXPECTATION_MISMATCH",
+  message: "'prev_content_sha256' value does not match the expected value."
+}) {}
+
+/**
+ * GET /messages/{message_id}/history where the organization shows no edit history.
+ *
+ * @category edits
+ * @since 0.1.0
+ */
+export class EditHistoryDisabled extends ZulipError.make<EditHistoryDisabled>()("EditHistoryDisabled", {
+  code: "BAD_REQUEST",
+  message: "Message edit history is disabled in this organization"
+}) {}
+
+/**
+ * A `change_all` move of a topic some of whose messages are older than the
+ * mover's time limit: the client may offer to move the recent ones.
+ *
+ * @category edits
+ * @since 0.1.0
+ */
+export class MoveTimeLimitExceeded extends ZulipError.make<MoveTimeLimitExceeded>()("MoveTimeLimitExceeded", {
+  code: "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED",
+  fields: {
+    first_message_id_allowed_to_move: Schema.NullOr(Schema.Int),
+    total_messages_in_topic: Schema.Int,
+    total_messages_allowed_to_move: Schema.Int
+  },
+  message: ({ total_messages_allowed_to_move, total_messages_in_topic }) =>
+    `You only have permission to move the ${total_messages_allowed_to_move}/${total_messages_in_topic} most recent messages in this topic.`
+}) {}
+
 export const MessageErrors = [
   InvalidFlag,
   FlagNotEditable,
@@ -295,5 +336,8 @@ export const MessageErrors = [
   ReactionDoesNotExist,
   EmojiNameOrCodeRequired,
   CannotDeleteMessage,
-  MessageDeleteTimeLimitPassed
+  MessageDeleteTimeLimitPassed,
+  PrevContentMismatch,
+  EditHistoryDisabled,
+  MoveTimeLimitExceeded
 ] as const

@@ -109,7 +109,13 @@ export const layer: Layer.Layer<MessageStore, never, MemoryDatabase | Transactor
           for (const id of ascendingIds(ids)) {
             const message = store.get(id)
             if (message === undefined || message.channel_id === null) continue
-            store.replace({ ...message, channel_id: to.channel_id, topic: to.topic, last_edit_time: to.last_edit_time })
+            store.replace({
+              ...message,
+              channel_id: to.channel_id,
+              topic: to.topic,
+              ...(to.last_moved_time === undefined ? {} : { last_moved_time: to.last_moved_time }),
+              edit_history: [to.entry, ...(message.edit_history ?? [])]
+            })
             moved.push(messageId(id))
           }
           return moved

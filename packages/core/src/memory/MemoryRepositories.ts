@@ -353,7 +353,7 @@ export const messageRepo = Layer.effect(
       )
     return MessageRepo.of({
       findById: (id) => Effect.sync(() => store.get(id)),
-      // One writer at a time: reads in a transaction are current already.
+      // One writer at a time (memory transactions run one after another): nothing to lock.
       findByIdForUpdate: (id) => Effect.sync(() => store.get(id)),
       reactions: (ids) => Effect.sync(() => ascendingIds(ids).flatMap((id) => db.tables.reactions.get(id) ?? [])),
       findByIds,
@@ -374,6 +374,12 @@ export const messageRepo = Layer.effect(
             .map((user): UserMessage => ({ user_id: userId(user), message_id: message, flags: store.rowsOf(user)!.get(message)! }))
             .sort((a, b) => a.user_id - b.user_id)
         ),
+      usersWithRows: (ids) =>
+        Effect.sync(() => {
+          const users = new Set<number>()
+          for (const id of ids) for (const user of store.recipients(id)) users.add(user)
+          return Array.from(users).sort((a, b) => a - b).map((user) => userId(user))
+        }),
       // SQL's partial indexes serve unread and starred rows; any other flags read all the user's rows.
       listByFlags: (user, mask, value) =>
         Effect.sync(() => {

@@ -18,7 +18,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { NewLoggedEvent } from "../domain/Event.ts"
 import type { ChannelId, MessageId, RealmId, UserId } from "../domain/Ids.ts"
-import type { Message, Reaction, UserMessage } from "../domain/Message.ts"
+import type { EditHistoryEntry, Message, Reaction, UserMessage } from "../domain/Message.ts"
 import type { Submessage } from "../domain/Widget.ts"
 import type { StaleAccess } from "./AccessCache.ts"
 import type { Insert } from "./Repositories.ts"
@@ -51,14 +51,25 @@ export interface MessageEdit {
   readonly has_image?: boolean
   readonly has_link?: boolean
   readonly topic?: string
-  readonly last_edit_time: number
+  /** The time of a content edit (a move leaves it). */
+  readonly last_edit_time?: number
+  readonly last_moved_time?: number
+  /** The message's whole history, newest first (the caller holds the message's row lock). */
+  readonly edit_history?: ReadonlyArray<EditHistoryEntry>
 }
 
-/** Where moved channel messages go, and the move's time. @category models */
+/**
+ * Where moved channel messages go, and the history entry each of them gets
+ * (first in its `edit_history`). A move that is not a resolve also sets
+ * `last_moved_time`.
+ *
+ * @category models
+ */
 export interface MessageMove {
   readonly channel_id: ChannelId
   readonly topic: string
-  readonly last_edit_time: number
+  readonly entry: EditHistoryEntry
+  readonly last_moved_time?: number | undefined
 }
 
 /** Where `markRead` marks: a channel, or one topic of it. @category models */

@@ -166,8 +166,8 @@ export class MessageRepo extends Context.Service<MessageRepo, {
   findById(id: MessageId): Effect.Effect<Message | undefined>
   /**
    * The message with its row locked until the transaction ends (on SQL
-   * `FOR NO KEY UPDATE`): writes about one message (reactions) run one at a
-   * time, and a deletion waits for them or they find the message gone.
+   * `FOR NO KEY UPDATE`): writes about one message (reactions, edits) run
+   * one at a time, and a deletion waits for them or they find the message gone.
    */
   findByIdForUpdate(id: MessageId): Effect.Effect<Message | undefined>
   /** The reactions to the messages among `ids`, by message id, then in the order they were added. */
@@ -187,6 +187,8 @@ export class MessageRepo extends Context.Service<MessageRepo, {
   userMessages(userId: UserId, ids: ReadonlyArray<MessageId>): Effect.Effect<ReadonlyArray<UserMessage>>
   /** Every row of a message, by user id. */
   recipients(messageId: MessageId): Effect.Effect<ReadonlyArray<UserMessage>>
+  /** The users with a row for any of these messages, ascending (one read however many messages). */
+  usersWithRows(ids: ReadonlyArray<MessageId>): Effect.Effect<ReadonlyArray<UserId>>
   /**
    * The user's rows with every bit of `mask` equal to the same bits of
    * `value`, ascending by message id, with their messages. E.g. unread:

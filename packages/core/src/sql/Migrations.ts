@@ -670,6 +670,26 @@ const messageDeleteLimit = Effect.gen(function*() {
 })
 
 /**
+ * Message editing: each message keeps its edits and moves newest first as
+ * Zulip does (`edit_history`, JSON; read with the message, so a message
+ * list needs no second read), and the time of its last move beside the
+ * time of its last content edit. Organizations written before get the
+ * editing settings' Zulip defaults.
+ */
+const messageEditing = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE messages ADD COLUMN edit_history JSONB, ADD COLUMN last_moved_time BIGINT`
+  yield* sql`
+    UPDATE realms SET settings =
+      jsonb_build_object(
+        'message_content_edit_limit_seconds', 600,
+        'message_edit_history_visibility_policy', 'all',
+        'move_messages_within_stream_limit_seconds', 604800
+      )
+      || settings`
+})
+
+/**
  * Every migration, keyed `<id>_<name>`; the Migrator runs the pending ones in
  * id order inside one transaction.
  *
@@ -696,6 +716,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0018_access_change_notices_everywhere": accessChangeNoticesEverywhere,
   "0019_reactions": reactions,
   "0020_muting": muting,
+  "0021_message_editing": messageEditing,
   "0022_submessages": submessages,
   "0024_message_delete_limit": messageDeleteLimit
 }

@@ -40,7 +40,9 @@ export const messageColumns = (message: Insert<Message>) => ({
   has_attachment: message.has_attachment,
   has_image: message.has_image,
   has_link: message.has_link,
-  last_edit_time: message.last_edit_time
+  last_edit_time: message.last_edit_time,
+  last_moved_time: message.last_moved_time ?? null,
+  edit_history: message.edit_history === undefined ? null : jsonText(message.edit_history)
 })
 
 /** The names `messageColumns` writes. */
@@ -59,7 +61,9 @@ export const messageColumnNames: ReadonlyArray<keyof ReturnType<typeof messageCo
   "has_attachment",
   "has_image",
   "has_link",
-  "last_edit_time"
+  "last_edit_time",
+  "last_moved_time",
+  "edit_history"
 ]
 
 /**
@@ -73,7 +77,8 @@ export const messageSelectList = (alias: string): string =>
   ["id", ...messageColumnNames.filter((column) => column !== "dm_key")].map((column) => `${alias}.${column}`).join(", ")
 
 /** @internal */
-export const decodeMessage = (row: Row): Message => ({
+export const decodeMessage = (row: Row): Message => {
+  const message: Message = {
   id: fromRow.messageId(int(row.id)),
   realm_id: fromRow.realmId(int(row.realm_id)),
   sender_id: fromRow.userId(int(row.sender_id)),
@@ -89,7 +94,17 @@ export const decodeMessage = (row: Row): Message => ({
   has_image: bool(row.has_image),
   has_link: bool(row.has_link),
   last_edit_time: intOrNull(row.last_edit_time)
-})
+  }
+  // Absent, not null, when never moved or edited (as the domain has it).
+  const moved = intOrNull(row.last_moved_time)
+  const history = row.edit_history === null || row.edit_history === undefined ? undefined : json<Message["edit_history"]>(row.edit_history)
+  if (moved === null && history === undefined) return message
+  return {
+    ...message,
+    ...(moved === null ? {} : { last_moved_time: moved }),
+    ...(history === undefined ? {} : { edit_history: history })
+  }
+}
 
 /** @internal */
 export const decodeReaction = (row: Row): Reaction => ({
@@ -156,6 +171,12 @@ export const layer: Layer.Layer<MessageRepo, never, SqlClient.SqlClient> = Layer
         const rows = yield* sql<Row>`
           SELECT user_id, message_id, flags FROM user_messages WHERE message_id = ${message} ORDER BY user_id`
         return rows.map(decodeUserMessage)
+      }, Effect.orDie),
+      usersWithRows: Effect.fn("MessageRepo.usersWithRows")(function*(ids: ReadonlyArray<MessageId>) {
+        if (ids.length === 0) return []
+        const rows = yield* sql<Row>`
+          SELECT DISTINCT user_id FROM user_messages WHERE ${inIds(sql, "message_id", ids)} ORDER BY user_id`
+        return rows.map((row) => fromRow.userId(int(row.user_id)))
       }, Effect.orDie),
       listByFlags: Effect.fn("MessageRepo.listByFlags")(function*(user: UserId, mask: number, value: number) {
         const rows = yield* sql<Row>`

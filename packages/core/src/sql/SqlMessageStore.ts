@@ -21,7 +21,7 @@ import { StaleAccess } from "../ports/AccessCache.ts"
 import { MessageStore } from "../ports/MessageStore.ts"
 import type { MessageEdit, MessageMove, NewMessage, ReactionKey, ReadScope, Recipient } from "../ports/MessageStore.ts"
 import type { Insert } from "../ports/Repositories.ts"
-import { int } from "./internal/Columns.ts"
+import { int, jsonText } from "./internal/Columns.ts"
 import type { Row } from "./internal/Columns.ts"
 import { inIds } from "./SqlArrays.ts"
 import { SqlEventLog } from "./SqlEventStore.ts"
@@ -145,7 +145,12 @@ export const layer: Layer.Layer<MessageStore, never, SqlClient.SqlClient | SqlEv
         const inserted: Array<Message> = items.map((item, i) => ({ ...item.message, id: ids[i]! }))
         // The rows as one JSON parameter, however many (a batch of thousands
         // would pass the protocol's 32767 bind parameters).
-        const messageRows = inserted.map((m) => ({ id: m.id, ...messageColumns(m), dm_user_ids: m.dm_user_ids }))
+        const messageRows = inserted.map((m) => ({
+          id: m.id,
+          ...messageColumns(m),
+          dm_user_ids: m.dm_user_ids,
+          edit_history: m.edit_history ?? null
+        }))
         yield* sql`
           INSERT INTO messages (${messageColumnList})
           SELECT ${messageColumnList} FROM jsonb_populate_recordset(NULL::messages, ${JSON.stringify(messageRows)}::jsonb)`
@@ -195,7 +200,11 @@ export const layer: Layer.Layer<MessageStore, never, SqlClient.SqlClient | SqlEv
       }, Effect.orDie),
       // The search vector is a generated column: it follows the new topic and content.
       edit: Effect.fn("MessageStore.edit")(function*(id: MessageId, edit: MessageEdit) {
-        const changes = Object.fromEntries(Object.entries(edit).filter(([, value]) => value !== undefined))
+        const changes = Object.fromEntries(
+          Object.entries(edit)
+            .filter(([, value]) => value !== undefined)
+            .map(([key, value]) => [key, key === "edit_history" ? jsonText(value) : value])
+        )
         const rows = yield* sql<Row>`
           UPDATE messages m SET ${sql.update(changes)} WHERE m.id = ${id} RETURNING ${selected}`
         return rows.length === 0 ? undefined : decodeMessage(rows[0]!)
@@ -204,7 +213,9 @@ export const layer: Layer.Layer<MessageStore, never, SqlClient.SqlClient | SqlEv
         if (ids.length === 0) return []
         return ascendingIds(
           yield* sql<{ id: unknown }>`
-            UPDATE messages SET channel_id = ${to.channel_id}, topic = ${to.topic}, last_edit_time = ${to.last_edit_time}
+            UPDATE messages SET channel_id = ${to.channel_id}, topic = ${to.topic},
+              last_moved_time = COALESCE(${to.last_moved_time ?? null}::bigint, last_moved_time),
+              edit_history = jsonb_build_array(${jsonText(to.entry)}::jsonb) || COALESCE(edit_history, '[]'::jsonb)
             WHERE ${inIds(sql, "id", ids)} AND channel_id IS NOT NULL
             RETURNING id`
         )

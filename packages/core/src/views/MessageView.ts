@@ -11,6 +11,7 @@ import type { ChannelId, UserId } from "../domain/Ids.ts"
 import type { Message, Reaction } from "../domain/Message.ts"
 import type { MessageReaction, Submessage, TopicLink } from "../domain/events/MessageEvents.ts"
 import { EmptyTopicDisplayName, flagNames } from "../domain/Message.ts"
+import type { EditHistoryEntry } from "../domain/Message.ts"
 import type { Realm } from "../domain/Realm.ts"
 import { EmailVisibilities } from "../domain/Role.ts"
 import type { User } from "../domain/User.ts"
@@ -48,6 +49,8 @@ export interface ApiMessage {
   readonly type: "stream" | "private"
   readonly stream_id?: number
   readonly last_edit_timestamp?: number
+  readonly last_moved_timestamp?: number
+  readonly edit_history?: ReadonlyArray<EditHistoryEntry>
   readonly flags?: ReadonlyArray<string>
   /** Search narrows: the content and topic with matches in `<span class="highlight">`. */
   readonly match_content?: string
@@ -115,6 +118,37 @@ export const apiSubmessage = (s: StoredSubmessage): typeof Submessage.Type => ({
 export const displayTopic = (topic: string, allowEmptyTopicName: boolean): string =>
   topic === "" && !allowEmptyTopicName ? EmptyTopicDisplayName : topic
 
+const isMove = (entry: EditHistoryEntry) => entry.prev_topic !== undefined || entry.prev_stream !== undefined
+
+/**
+ * A message's `edit_history` as the organization lets its members see it
+ * (`message_edit_history_visibility_policy`): all of it, only its moves
+ * (without their content fields), or none; undefined when there is nothing
+ * to show.
+ *
+ * @category views
+ */
+export const visibleEditHistory = (
+  message: Message,
+  realm: Realm,
+  allowEmptyTopicName: boolean
+): ReadonlyArray<EditHistoryEntry> | undefined => {
+  const policy = realm.settings.message_edit_history_visibility_policy
+  if (message.edit_history === undefined || policy === "none") return undefined
+  const entries = policy === "all"
+    ? message.edit_history
+    : message.edit_history.filter(isMove).map(({ prev_content: _c, prev_rendered_content: _r, ...move }) => move)
+  if (entries.length === 0) return undefined
+  return allowEmptyTopicName ? entries : entries.map((entry) => {
+    if (entry.prev_topic === undefined && entry.topic === undefined) return entry
+    return {
+      ...entry,
+      ...(entry.prev_topic === undefined ? {} : { prev_topic: displayTopic(entry.prev_topic, false) }),
+      ...(entry.topic === undefined ? {} : { topic: displayTopic(entry.topic, false) })
+    }
+  })
+}
+
 /**
  * A message as the API returns it; `flags` (a stored flag set) is added when
  * given (GET /messages; `message` events carry flags beside the message);
@@ -166,6 +200,9 @@ export const toApiMessage = (
   }
   if (message.channel_id !== null) out.stream_id = message.channel_id
   if (message.last_edit_time !== null) out.last_edit_timestamp = message.last_edit_time
+  if (message.last_moved_time !== undefined) out.last_moved_timestamp = message.last_moved_time
+  const history = visibleEditHistory(message, context.realm, options.allowEmptyTopicName)
+  if (history !== undefined) out.edit_history = history
   if (flags !== undefined) out.flags = flagNames(flags)
   return out as unknown as ApiMessage
 }

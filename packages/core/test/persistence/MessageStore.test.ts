@@ -167,11 +167,12 @@ for (const backend of ["memory", "PGlite", "PostgreSQL"] as const) {
             yield* store.move([m3, m1, dm, messageId(999_999_999), m1], {
               channel_id: to.channel.id,
               topic: "Moved",
-              last_edit_time: 1_800_000_000
+              entry: { user_id: org.member.user.id, timestamp: 1_800_000_000, prev_topic: "plans", topic: "Moved" },
+              last_moved_time: 1_800_000_000
             }),
             [m1, m3]
           )
-          assert.deepStrictEqual(yield* store.move([], { channel_id: to.channel.id, topic: "x", last_edit_time: 1 }), [])
+          assert.deepStrictEqual(yield* store.move([], { channel_id: to.channel.id, topic: "x", entry: { user_id: 1, timestamp: 1 } }), [])
           assert.deepStrictEqual(yield* fetchNarrow(org.member, inTopic(to.channel.id, "moved")), [
             [m1, to.channel.id, "Moved", "one"],
             [m3, to.channel.id, "Moved", "three"]
@@ -183,14 +184,20 @@ for (const backend of ["memory", "PGlite", "PostgreSQL"] as const) {
           )
           assert.deepStrictEqual(yield* repo.topicMessageIds(to.channel.id, "MOVED", 10), [m3, m1])
           assert.deepStrictEqual(yield* repo.topicMessageIds(from.channel.id, "plans", 10), [m2])
-          assert.strictEqual((yield* repo.findById(m1))!.last_edit_time, 1_800_000_000)
+          // The move is recorded first in each message's history; the content edit time stays.
+          const moved = (yield* repo.findById(m1))!
+          assert.strictEqual(moved.last_moved_time, 1_800_000_000)
+          assert.strictEqual(moved.last_edit_time, null)
+          assert.deepStrictEqual(moved.edit_history, [
+            { user_id: org.member.user.id, timestamp: 1_800_000_000, prev_topic: "plans", topic: "Moved" }
+          ])
           assert.deepStrictEqual((yield* repo.findById(dm))!.channel_id, null)
           assert.deepStrictEqual(yield* repo.userMessages(org.member.user.id, [m1, m3]), rowsBefore)
           assert.strictEqual(yield* repo.oldestInChannel(from.channel.id), m2)
 
           // Rolled back: m2 stays where it was.
           yield* Effect.flip(tx.withTransaction(Effect.andThen(
-            store.move([m2], { channel_id: to.channel.id, topic: "Moved", last_edit_time: 1_800_000_001 }),
+            store.move([m2], { channel_id: to.channel.id, topic: "Moved", entry: { user_id: 1, timestamp: 1_800_000_001 } }),
             Effect.fail("rolled back" as const)
           )))
           assert.deepStrictEqual(idsOf(yield* fetchNarrow(org.member, inTopic(from.channel.id, "plans"))), [m2])

@@ -14,7 +14,10 @@
  * - POST and DELETE /messages/{message_id}/reactions add and remove one's
  *   emoji reaction;
  * - POST /streams/{stream_id}/delete_topic deletes a topic (administrators);
- * - POST /submessage attaches data to a message (a widget's votes and tasks).
+ * - POST /submessage attaches data to a message (a widget's votes and tasks);
+ * - PATCH /messages/{message_id} edits a message's content (its sender),
+ *   moves it (and later ones, or its whole topic) to another topic, resolves;
+ * - GET /messages/{message_id}/history reads a message's edits.
  *
  * Values that are not plain strings arrive as JSON text; `to`, `anchor` and
  * `narrow` keep their raw form here and the core reads them, so its errors
@@ -48,6 +51,21 @@ export const Content = Params.stringWithNullMessage("Message must not contain nu
 
 /** `topic` (and legacy `subject`) of a channel message, sent or scheduled. @category schemas */
 export const Topic = (description?: string) => Params.stringWithNullMessage("Topic must not contain null bytes", description)
+
+/** One state of a message in its history, oldest first. @category schemas */
+export const HistoryEntry = Schema.Struct({
+  topic: Schema.String,
+  content: Schema.String,
+  rendered_content: Schema.String,
+  timestamp: Schema.Int,
+  user_id: Schema.Int,
+  prev_content: Schema.optionalKey(Schema.String),
+  prev_rendered_content: Schema.optionalKey(Schema.String),
+  content_html_diff: Schema.optionalKey(Schema.String),
+  prev_topic: Schema.optionalKey(Schema.String),
+  prev_stream: Schema.optionalKey(Schema.Int),
+  stream: Schema.optionalKey(Schema.Int)
+})
 
 const NonNegative = Params.JsonInteger.check(Schema.isGreaterThanOrEqualTo(0))
 
@@ -122,6 +140,28 @@ export class MessagesApi extends HttpApiGroup.make("messages")
       params: { message_id: Params.PathId(() => new Errors.InvalidMessages(), "The message's id.") },
       success: Envelope.Success({})
     }).annotate(OpenApi.Summary, "Delete a message"),
+    HttpApiEndpoint.patch("edit", "/messages/:message_id", {
+      params: { message_id: Params.PathId(() => new Errors.InvalidMessages(), "The message's id.") },
+      query: {
+        content: Schema.optionalKey(Content),
+        topic: Schema.optionalKey(Topic("The new topic.")),
+        subject: Schema.optionalKey(Topic("Legacy name of `topic`.")),
+        send_notification_to_old_thread: Schema.optionalKey(Params.JsonBoolean),
+        send_notification_to_new_thread: Schema.optionalKey(Params.JsonBoolean),
+        propagate_mode: Schema.optionalKey(Schema.String.annotate({
+          description: "`change_one` (default), `change_later` or `change_all`."
+        })),
+        prev_content_sha256: Schema.optionalKey(Schema.String.annotate({
+          description: "SHA-256 (hex) of the content the client edited: refused when the message changed since."
+        }))
+      },
+      success: Envelope.Success({ detached_uploads: Schema.Array(Schema.Never) })
+    }).annotate(OpenApi.Summary, "Edit a message"),
+    HttpApiEndpoint.get("history", "/messages/:message_id/history", {
+      params: { message_id: Params.PathId(() => new Errors.InvalidMessages(), "The message's id.") },
+      query: { allow_empty_topic_name: Params.optionalBoolean(false) },
+      success: Envelope.Success({ message_history: Schema.Array(HistoryEntry) })
+    }).annotate(OpenApi.Summary, "Get a message's edit history"),
     HttpApiEndpoint.post("flags", "/messages/flags", {
       query: {
         messages: Params.JsonIntegerList,

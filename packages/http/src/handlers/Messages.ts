@@ -1,13 +1,14 @@
 /**
- * POST/GET /messages, GET and DELETE /messages/{id}, POST
- * /messages/flags[/narrow], POST /mark_all_as_read, /mark_stream_as_read,
- * /mark_topic_as_read, GET /messages/{id}/read_receipts, POST and DELETE
+ * POST/GET /messages, GET, PATCH and DELETE /messages/{id}, GET
+ * /messages/{id}/history, POST /messages/flags[/narrow], POST
+ * /mark_all_as_read, /mark_stream_as_read, /mark_topic_as_read, GET
+ * /messages/{id}/read_receipts, POST and DELETE
  * /messages/{message_id}/reactions, POST /streams/{stream_id}/delete_topic
  * and POST /submessage.
  *
  * @since 0.1.0
  */
-import { Errors, MessageDeletion, MessageFlags, Messages, Reactions, Submessages, Topics } from "@teamchat/core"
+import { Errors, MessageDeletion, MessageEdits, MessageFlags, Messages, Reactions, Submessages, Topics } from "@teamchat/core"
 import type { Principal, ZulipError } from "@teamchat/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -142,6 +143,7 @@ export const layer = HttpApiBuilder.group(
     const submessages = yield* Submessages.Submessages
     const reactions = yield* Reactions.Reactions
     const deletion = yield* MessageDeletion.MessageDeletion
+    const edits = yield* MessageEdits.MessageEdits
     // A page of messages is up to 5,000 of them: sent without HttpApi's
     // generic encoder when it certainly encodes to itself (Envelope.respond).
     const respondList = Envelope.respond(Api.groups.messages.endpoints.list)
@@ -232,6 +234,18 @@ export const layer = HttpApiBuilder.group(
           const principal = yield* CurrentPrincipal
           yield* submessages.add(principal, query)
           return {}
+        }).pipe(Envelope.wrap),
+      edit: ({ params, query }) =>
+        Effect.gen(function*() {
+          const principal = yield* CurrentPrincipal
+          const { subject, ...rest } = query
+          return yield* edits.edit(principal, params.message_id, { ...rest, topic: query.topic ?? subject })
+        }).pipe(Envelope.wrap),
+      history: ({ params, query }) =>
+        Effect.gen(function*() {
+          const principal = yield* CurrentPrincipal
+          const message_history = yield* edits.history(principal, params.message_id, query)
+          return { message_history }
         }).pipe(Envelope.wrap)
     })
   })

@@ -192,6 +192,37 @@ const integers: ReadonlyArray<Row> = [
     body: badRequest("Invalid channel ID")
   },
   {
+    name: "PATCH /messages/{id} beyond any id",
+    method: "PATCH",
+    path: "/api/v1/messages/9007199254740993",
+    options: { form: { content: "x" } },
+    status: 400,
+    body: badRequest("Invalid message(s)")
+  },
+  {
+    name: "PATCH /messages/{id} not digits",
+    method: "PATCH",
+    path: "/api/v1/messages/1.5",
+    options: { form: { content: "x" } },
+    status: 404,
+    body: noRoute
+  },
+  {
+    name: "GET /messages/{id}/history beyond any id",
+    method: "GET",
+    path: "/api/v1/messages/99999999999999999999999/history",
+    status: 400,
+    body: badRequest("Invalid message(s)")
+  },
+  {
+    name: "GET /messages/{id}/history allow_empty_topic_name not JSON",
+    method: "GET",
+    path: "/api/v1/messages/1/history",
+    options: { query: { allow_empty_topic_name: "maybe" } },
+    status: 400,
+    body: badRequest("allow_empty_topic_name is not valid JSON")
+  },
+  {
     name: "POST /streams/{id}/delete_topic not digits",
     method: "POST",
     path: "/api/v1/streams/1.5/delete_topic",
@@ -300,6 +331,22 @@ const integers: ReadonlyArray<Row> = [
     options: { form: { type: "channel", to: "1", topic: "t", content: "c", scheduled_delivery_timestamp: "2e9" } },
     status: 400,
     body: badRequest("scheduled_delivery_timestamp is not an integer")
+  },
+  {
+    name: "PATCH /messages/{id} content with NUL",
+    method: "PATCH",
+    path: "/api/v1/messages/1",
+    options: { form: { content: "a\u0000b" } },
+    status: 400,
+    body: badRequest("Message must not contain null bytes")
+  },
+  {
+    name: "PATCH /messages/{id} prev_content_sha256 with NUL",
+    method: "PATCH",
+    path: "/api/v1/messages/1",
+    options: { form: { content: "x", prev_content_sha256: "\u0000" } },
+    status: 400,
+    body: nul("prev_content_sha256")
   },
   {
     name: "POST /users/me/subscriptions/properties stream_id beyond the range",

@@ -1,13 +1,14 @@
 /**
  * Messages over the wire, written once and run on every core backend:
- * POST /messages, GET /messages, GET and DELETE /messages/{id}, POST /messages/flags,
+ * POST /messages, GET /messages, GET, PATCH and DELETE /messages/{id}, GET
+ * /messages/{id}/history, POST /messages/flags,
  * POST /messages/flags/narrow, POST /streams/{stream_id}/delete_topic, POST
  * /mark_all_as_read, /mark_stream_as_read, /mark_topic_as_read, GET
  * /messages/{message_id}/read_receipts, POST /submessage (and widget
  * messages), POST and DELETE /messages/{message_id}/reactions, the
  * message-dependent parts of POST /register and GET /users/me, and the
- * `message`, `update_message_flags`, `delete_message`, `submessage`,
- * `reaction` and `stream` events.
+ * `message`, `update_message_flags`, `update_message`, `delete_message`,
+ * `submessage`, `reaction` and `stream` events.
  *
  * Bodies are compared whole with Zulip's. One server per backend is shared
  * by the tests, so every test uses its own topics (or its own channel) and
@@ -22,6 +23,7 @@ import type { Backend } from "./Harness.ts"
 import { demoLayer, layerServer } from "./Harness.ts"
 import { deleteTests } from "./messages/Delete.ts"
 import { deleteTopicTests } from "./messages/DeleteTopic.ts"
+import { editTests } from "./messages/Edit.ts"
 import { demoTests } from "./messages/Demo.ts"
 import { eventsTests } from "./messages/Events.ts"
 import { flagsTests } from "./messages/Flags.ts"
@@ -41,6 +43,7 @@ export const messagesContract = (backend: Backend) =>
       listTests(it)
       flagsTests(it)
       flagsNarrowTests(it)
+      editTests(it)
       deleteTests(it)
       registerTests(it)
       eventsTests(it)

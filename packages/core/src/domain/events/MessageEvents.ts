@@ -8,7 +8,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { AllFlags } from "../Message.ts"
+import { AllFlags, EditHistoryEntry } from "../Message.ts"
 
 /** A message flag's API name. @category schemas */
 export const MessageFlag = Schema.Literals(AllFlags)
@@ -73,7 +73,10 @@ export const EventMessage = Schema.Struct({
   type: Schema.Literals(["stream", "private"]),
   /** Channel messages only. */
   stream_id: Schema.optionalKey(Schema.Int),
-  last_edit_timestamp: Schema.optionalKey(Schema.Int)
+  last_edit_timestamp: Schema.optionalKey(Schema.Int),
+  last_moved_timestamp: Schema.optionalKey(Schema.Int),
+  /** Newest first, as the organization's history policy lets it be seen. */
+  edit_history: Schema.optionalKey(Schema.Array(EditHistoryEntry))
 })
 /** @category models */
 export type EventMessage = typeof EventMessage.Type
@@ -153,7 +156,7 @@ export const UpdateMessageFlagsRemoveEvent = Schema.Struct({
   message_details: Schema.optionalKey(Schema.Record(Schema.String, MessageDetails))
 })
 
-/** A message was edited or moved (for message editing; not published yet). @category schemas */
+/** A message was edited or moved. @category schemas */
 export const UpdateMessageEvent = Schema.Struct({
   type: Schema.Literal("update_message"),
   /** null for an edit only to the rendering (previews). */

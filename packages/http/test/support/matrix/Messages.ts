@@ -17,7 +17,7 @@ import * as Effect from "effect/Effect"
 import type { ChannelKind } from "./Channel.ts"
 import { channelKinds, kindScenario, rowChannel } from "./Channel.ts"
 import type { Account, Expected, Fixture, Row } from "./Table.ts"
-import { administratorRequired, allRoles, authenticated, ok, refused, refusedWith, success } from "./Table.ts"
+import { administratorRequired, allRoles, authenticated, eachRole, ok, refused, refusedWith, success } from "./Table.ts"
 
 /** Whether a role reads the messages of a channel of this kind. */
 const reads = (kind: ChannelKind, role: string) =>
@@ -59,6 +59,19 @@ const deletionChannel = (fixture: Fixture) =>
 const sendingRoles = ["owner", "admin", "moderator", "member", "guest", "bot"] as const
 
 const perKind = (make: (kind: ChannelKind) => Row): ReadonlyArray<Row> => channelKinds.map(make)
+
+const edited = success({ detached_uploads: [] })
+
+const notYourMessage = refused("You don't have permission to edit this message")
+
+/** A message `as` sends now on the channel every principal is in; its id. */
+const ownMessage = (fixture: Fixture, as: Account) =>
+  Effect.map(
+    fixture.call(as, "POST", "/messages", {
+      form: { type: "stream", to: String(fixture.everyoneChannel.id), topic: fixture.unique("edit"), content: "mine" }
+    }),
+    (body) => body.id as number
+  )
 
 export const messagesRows: ReadonlyArray<Row> = [
   ...perKind((kind) => ({
@@ -160,6 +173,68 @@ export const messagesRows: ReadonlyArray<Row> = [
         return { path, form: { emoji_name: "octopus" } }
       }),
     expect: byRole(kind, success(), invalidMessages)
+  })),
+  // Content is its sender's alone, administrators included (Zulip's validate_user_can_edit_message).
+  {
+    operation: "PATCH /messages/{message_id}",
+    scenario: "its own message, just sent",
+    request: (fixture, as) => Effect.map(ownMessage(fixture, as), (id) => ({ path: `/messages/${id}`, form: { content: "edited" } })),
+    expect: authenticated(allRoles(edited))
+  },
+  {
+    operation: "PATCH /messages/{message_id}",
+    scenario: "its own message, 621 s after sending (limit 600 s + 20 s)",
+    request: (fixture, as) =>
+      Effect.map(ownMessage(fixture, as), (id) => {
+        fixture.server.clock.advance(621_000)
+        return { path: `/messages/${id}`, form: { content: "too late" } }
+      }),
+    expect: authenticated(allRoles(refused("The time limit for editing this message has passed")))
+  },
+  {
+    operation: "PATCH /messages/{message_id}",
+    scenario: "another's message on a channel it is subscribed to",
+    request: (fixture) =>
+      Effect.map(
+        fixture.once("edit: another's", fixture.channel(["bystander", "owner", "admin", "moderator", "member", "guest", "bot"])),
+        (channel) => ({ path: `/messages/${channel.messageId}`, form: { content: "not mine" } })
+      ),
+    expect: authenticated(allRoles(notYourMessage))
+  },
+  ...(["public", "private"] as const).map((kind): Row => ({
+    operation: "PATCH /messages/{message_id}",
+    scenario: `another's message ${kindScenario[kind]}`,
+    request: (fixture) =>
+      Effect.map(rowChannel(fixture, "edit", kind), (channel) => ({
+        path: `/messages/${channel.messageId}`,
+        form: { content: "not mine" }
+      })),
+    expect: authenticated(eachRole((role) => reads(kind, role) ? notYourMessage : invalidMessages))
+  })),
+  // Topics are the organization's to rename (can_move_messages_between_topics_group: everyone, guests included).
+  ...perKind((kind) => ({
+    operation: "PATCH /messages/{message_id}",
+    scenario: `moving another's message to a new topic ${kindScenario[kind]}`,
+    request: (fixture) =>
+      Effect.gen(function*() {
+        const channel = yield* rowChannel(fixture, "move", kind)
+        const sent = yield* fixture.call("bystander", "POST", "/messages", {
+          form: { type: "stream", to: String(channel.id), topic: fixture.unique("before"), content: "moves" }
+        })
+        return { path: `/messages/${sent.id}`, form: { topic: fixture.unique("after") } }
+      }),
+    expect: byRole(kind, edited, invalidMessages)
+  })),
+  ...perKind((kind) => ({
+    operation: "GET /messages/{message_id}/history",
+    scenario: `of a message ${kindScenario[kind]}`,
+    request: (fixture) =>
+      Effect.map(rowChannel(fixture, "history", kind), (channel) => ({
+        path: `/messages/${channel.messageId}/history`,
+        made: { message: channel.messageId }
+      })),
+    digest: (body) => ({ states: body.message_history.length }),
+    expect: byRole(kind, ok(() => ({ states: 1 })), invalidMessages)
   })),
   ...perKind((kind) => ({
     operation: "POST /streams/{stream_id}/delete_topic",

@@ -1,0 +1,463 @@
+/**
+ * Editing messages: PATCH /messages/{message_id} (content edits, topic moves
+ * and resolving within a channel) and GET /messages/{message_id}/history.
+ *
+ * An edit reads the message under its row lock inside the request's
+ * transaction, so two edits of one message run one after the other: each
+ * sees the other's content (`prev_content_sha256`), each adds its own
+ * history entry, and their events are logged in commit order. A topic move
+ * of any size is a fixed number of statements: the topic's ids, one update
+ * of the messages (with their history), one read of who has rows.
+ *
+ * @since 0.1.0
+ */
+import { createHash } from "node:crypto"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { Audience } from "../domain/Event.ts"
+import type { EditHistoryEntry, Message } from "../domain/Message.ts"
+import { EmptyTopicDisplayName, flagNames, FlagBits, MaxMessageLength } from "../domain/Message.ts"
+import { MessageId } from "../domain/Ids.ts"
+import type { UserId } from "../domain/Ids.ts"
+import type { Principal } from "../domain/Principal.ts"
+import * as Errors from "../errors/Errors.ts"
+import { render } from "../markdown/Markdown.ts"
+import { contentEditRefusal } from "../permissions/MessageEditing.ts"
+import { MessageStore } from "../ports/MessageStore.ts"
+import { MessageRepo, RealmRepo } from "../ports/Repositories.ts"
+import { Transactor } from "../ports/Transactor.ts"
+import { highlightHtmlDifferences } from "../views/HtmlDiff.ts"
+import { displayTopic, isMeMessage } from "../views/MessageView.ts"
+import { Events } from "./events/Events.ts"
+import type { Publication } from "./events/Events.ts"
+import { makeAccessLoader } from "./internal/access.ts"
+import type { AccessContext } from "./internal/access.ts"
+import { accessibleMessage } from "./internal/messageAccess.ts"
+import { Messages, normalizeTopic, renderContextFor } from "./Messages.ts"
+import { InternalClient, NotificationBot } from "./NotificationBot.ts"
+import type { Channel } from "../domain/Channel.ts"
+import {
+  EditLimitGraceSeconds,
+  isResolveOrUnresolve,
+  movesWithoutTimeLimit,
+  ResolvedTopicPrefix,
+  topicMoveRefusal
+} from "../permissions/MessageEditing.ts"
+import { movedAwayNotice, movedHereNotice, resolveNotice, silentMention, topicLink, topicNarrow } from "../views/MoveNotices.ts"
+
+/** How far an edit of a channel message reaches. @category models */
+export type PropagateMode = "change_one" | "change_later" | "change_all"
+
+/** PATCH /messages/{message_id}, decoded at the edge. @category models */
+export interface EditRequest {
+  readonly content?: string | undefined
+  /** The new topic (`topic`, or legacy `subject`); "general chat" and "(no topic)" mean the empty topic. */
+  readonly topic?: string | undefined
+  /** Default false. */
+  readonly send_notification_to_old_thread?: boolean | undefined
+  /** Default true. */
+  readonly send_notification_to_new_thread?: boolean | undefined
+  /** Default `change_one`; any other text is refused with Zulip's error. */
+  readonly propagate_mode?: string | undefined
+  readonly prev_content_sha256?: string | undefined
+}
+
+/** @category models */
+export interface EditResult {
+  /** Uploads the edit left without a message (none: uploads are not stored). */
+  readonly detached_uploads: ReadonlyArray<never>
+}
+
+/** One state of a message in GET /messages/{message_id}/history, oldest first. @category models */
+export interface HistoryEntry {
+  readonly topic: string
+  readonly content: string
+  readonly rendered_content: string
+  readonly timestamp: number
+  readonly user_id: number
+  readonly prev_content?: string
+  readonly prev_rendered_content?: string
+  readonly content_html_diff?: string
+  readonly prev_topic?: string
+  readonly prev_stream?: number
+  readonly stream?: number
+}
+
+/** What an edit can fail with. @category errors */
+export type EditError =
+  | Errors.BadRequest
+  | Errors.InvalidMessages
+  | Errors.PrevContentMismatch
+  | Errors.MoveTimeLimitExceeded
+
+/** The most messages one topic move reads and moves (each in one statement). @category constants */
+export const MaxTopicMove = 1_000_000
+
+const propagateModes: ReadonlySet<string> = new Set(["change_one", "change_later", "change_all"])
+
+/** What an emptied message reads as (Zulip stores it so, for channel messages and DMs alike). */
+const DeletedContent = "(deleted)"
+
+/** Zulip's normalisation of edited content: as a send's, but empty is "(deleted)". */
+const normalizeEditedContent = (raw: string): string => {
+  const body = raw.replace(/\s+$/u, "").replace(/^\n+/, "")
+  if (body.length === 0) return DeletedContent
+  const truncated = "\n[message truncated]"
+  return body.length > MaxMessageLength ? body.slice(0, MaxMessageLength - truncated.length) + truncated : body
+}
+
+const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex")
+
+/** Whether the message is in a channel that refuses changes to its messages (archived). */
+const inArchivedChannel = (ctx: AccessContext, message: Message) =>
+  message.channel_id !== null && ctx.channelsById.get(message.channel_id)?.is_archived === true
+
+/** The mention bits a rendering gives one user (the rest of a row's flags stay). */
+const MentionFlagMask = FlagBits.mentioned | FlagBits.stream_wildcard_mentioned | FlagBits.topic_wildcard_mentioned |
+  FlagBits.group_mentioned
+
+/** @category services */
+export class MessageEdits extends Context.Service<MessageEdits, {
+  /** PATCH /messages/{message_id}. */
+  edit(principal: Principal, id: number, request: EditRequest): Effect.Effect<EditResult, EditError>
+  /** GET /messages/{message_id}/history. */
+  history(
+    principal: Principal,
+    id: number,
+    options: { readonly allow_empty_topic_name: boolean }
+  ): Effect.Effect<ReadonlyArray<HistoryEntry>, Errors.InvalidMessages | Errors.EditHistoryDisabled>
+}>()("teamchat/core/services/MessageEdits") {
+  static readonly layer = Layer.effect(
+    MessageEdits,
+    Effect.gen(function*() {
+      const loadAccess = yield* makeAccessLoader
+      const messages = yield* MessageRepo
+      const store = yield* MessageStore
+      const realms = yield* RealmRepo
+      const events = yield* Events
+      const tx = yield* Transactor
+      const bot = yield* NotificationBot
+      const sends = yield* Messages
+
+      /** Who gets an action's events: everyone with a row, and a shared-history channel's subscribers (with flags `read`). */
+      const audienceFlags = Effect.fnUntraced(function*(ctx: AccessContext, message: Message) {
+        const flags = new Map<UserId, number>()
+        for (const row of yield* messages.recipients(message.id)) flags.set(row.user_id, row.flags)
+        if (message.channel_id !== null && ctx.channelsById.get(message.channel_id)?.history_public_to_subscribers === true) {
+          for (const id of ctx.subscribers.get(message.channel_id) ?? []) {
+            if (!flags.has(id) && ctx.state.usersById.get(id)?.is_active === true) flags.set(id, FlagBits.read)
+          }
+        }
+        return flags
+      })
+
+      /** A channel message's link, as notices give it. */
+      const messageUrl = (realmUrl: string, channel: Channel, topic: string, id: number) =>
+        `${realmUrl}/${topicNarrow(channel.id, channel.name, topic)}/near/${id}`
+
+      const edit = Effect.fn("MessageEdits.edit")(function*(principal: Principal, id: number, request: EditRequest) {
+        const propagateMode = (request.propagate_mode ?? "change_one") as PropagateMode
+        if (!propagateModes.has(propagateMode)) return yield* new Errors.BadRequest({ msg: "Invalid propagate_mode" })
+        const messageId = Option.getOrUndefined(MessageId.makeOption(id))
+        if (messageId === undefined) return yield* new Errors.InvalidMessages()
+        return yield* tx.withTransaction(Effect.gen(function*() {
+          const realm = (yield* realms.findById(principal.realm.id)) ?? principal.realm
+          const ctx = yield* loadAccess(realm)
+          const editor = ctx.state.usersById.get(principal.user.id) ?? principal.user
+          // The row lock first: a concurrent edit of this message waits here and then sees this one's result.
+          const locked = yield* messages.findByIdForUpdate(messageId)
+          if (locked === undefined) return yield* new Errors.InvalidMessages()
+          const found = yield* accessibleMessage(messages, ctx, editor, messageId)
+          if (found === undefined || inArchivedChannel(ctx, locked)) return yield* new Errors.InvalidMessages()
+          const message = locked
+          const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+          if (request.content !== undefined) {
+            const refusal = contentEditRefusal(realm.settings, editor.id, message, now)
+            if (refusal !== undefined) return yield* new Errors.BadRequest({ msg: refusal })
+          }
+          // A topic equal to the current one changes nothing.
+          let newTopic = request.topic === undefined ? undefined : yield* normalizeTopic(request.topic)
+          if (newTopic === message.topic) newTopic = undefined
+          if (request.content === undefined && newTopic === undefined) {
+            return yield* new Errors.BadRequest({ msg: "Nothing to change" })
+          }
+          if (message.channel_id === null && newTopic !== undefined) {
+            return yield* new Errors.BadRequest({ msg: "Direct messages cannot have topics." })
+          }
+          if (propagateMode !== "change_one" && newTopic === undefined) {
+            return yield* new Errors.BadRequest({ msg: "Invalid propagate_mode without topic edit" })
+          }
+          if (newTopic === ResolvedTopicPrefix.trim() || newTopic === ResolvedTopicPrefix + EmptyTopicDisplayName) {
+            return yield* new Errors.BadRequest({ msg: "General chat cannot be marked as resolved" })
+          }
+          if (request.prev_content_sha256 !== undefined && request.prev_content_sha256 !== sha256(message.content)) {
+            return yield* new Errors.PrevContentMismatch()
+          }
+          const channel = message.channel_id === null ? undefined : ctx.channelsById.get(message.channel_id)
+          const resolving = newTopic !== undefined && isResolveOrUnresolve(message.topic, newTopic)
+          // Realm-wide, everyone may resolve topics (the organization's can_resolve_topics_group is role:everyone).
+          if (newTopic !== undefined && channel !== undefined && !resolving) {
+            const refusal = topicMoveRefusal(realm.settings, {
+              role: editor.role,
+              isMemberOf: (value) => ctx.state.index.isMemberOfValue(editor.id, value)
+            }, channel, message, now)
+            if (refusal !== undefined) return yield* new Errors.BadRequest({ msg: refusal })
+          }
+
+          // Which messages move: the target, the later ones of its topic, or the whole topic.
+          let moving: ReadonlyArray<MessageId> = []
+          if (newTopic !== undefined && channel !== undefined) {
+            if (propagateMode === "change_one") moving = [message.id]
+            else {
+              const inTopic = yield* messages.topicMessageIds(channel.id, message.topic, MaxTopicMove)
+              let ids = propagateMode === "change_later" ? inTopic.filter((m) => m >= message.id) : inTopic
+              // Protected history: only what the mover received.
+              if (!channel.history_public_to_subscribers) {
+                const mine = new Set((yield* messages.userMessages(editor.id, ids)).map((r) => r.message_id))
+                ids = ids.filter((m) => mine.has(m))
+              }
+              moving = [...ids].sort((a, b) => a - b)
+            }
+            const limit = realm.settings.move_messages_within_stream_limit_seconds
+            if (propagateMode === "change_all" && !resolving && !movesWithoutTimeLimit(editor.role) && limit !== null) {
+              const dated = yield* messages.findByIds(moving)
+              const allowed = dated.filter((m) => now - m.date_sent <= limit + EditLimitGraceSeconds).map((m) => m.id)
+              if (allowed.length < dated.length) {
+                return yield* new Errors.MoveTimeLimitExceeded({
+                  first_message_id_allowed_to_move: allowed.length === 0 ? null : Math.min(...allowed),
+                  total_messages_in_topic: dated.length,
+                  total_messages_allowed_to_move: allowed.length
+                })
+              }
+            }
+            const policy = channel.topics_policy === "inherit" ? realm.settings.topics_policy : channel.topics_policy
+            if (newTopic === "" && policy === "disable_empty_topic") {
+              return yield* new Errors.BadRequest({
+                msg: `Sending messages to the ${EmptyTopicDisplayName} is not allowed in this channel.`
+              })
+            }
+            if (newTopic !== "" && policy === "empty_topic_only") {
+              return yield* new Errors.BadRequest({ msg: `Only the ${EmptyTopicDisplayName} topic is allowed in this channel.` })
+            }
+          }
+
+          // The writes: the target (content, and its topic), then the rest of the move in one statement.
+          const content = request.content === undefined ? undefined : normalizeEditedContent(request.content)
+          const sender = ctx.state.usersById.get(message.sender_id) ?? editor
+          const rendered = content === undefined ? undefined : render(content, renderContextFor(ctx, sender))
+          const moveEntry = newTopic === undefined ? {} : { prev_topic: message.topic, topic: newTopic }
+          const lastMoved = newTopic !== undefined && !resolving ? now : undefined
+          const newTopicHadMessages = newTopic !== undefined && channel !== undefined &&
+            (yield* messages.topicMessageIds(channel.id, newTopic, 1)).length > 0
+          if (content !== undefined && rendered !== undefined) {
+            const entry: EditHistoryEntry = {
+              user_id: editor.id,
+              timestamp: now,
+              prev_content: message.content,
+              prev_rendered_content: message.rendered_content,
+              ...moveEntry
+            }
+            yield* store.edit(message.id, {
+              content,
+              rendered_content: rendered.html,
+              has_attachment: rendered.hasAttachment,
+              has_image: rendered.hasImage,
+              has_link: rendered.hasLink,
+              last_edit_time: now,
+              ...(newTopic === undefined ? {} : { topic: newTopic }),
+              ...(lastMoved === undefined ? {} : { last_moved_time: lastMoved }),
+              edit_history: [entry, ...(message.edit_history ?? [])]
+            })
+          }
+          if (newTopic !== undefined && channel !== undefined) {
+            const rest = content === undefined ? moving : moving.filter((m) => m !== message.id)
+            yield* store.move(rest, {
+              channel_id: channel.id,
+              topic: newTopic,
+              entry: { user_id: editor.id, timestamp: now, ...moveEntry },
+              last_moved_time: lastMoved
+            })
+          }
+
+          // Who hears of it: everyone with a row for a changed message, and a shared-history channel's subscribers.
+          const flags = yield* audienceFlags(ctx, message)
+          if (moving.length > 1) {
+            for (const user of yield* messages.usersWithRows(moving)) if (!flags.has(user)) flags.set(user, FlagBits.read)
+          }
+          if (rendered !== undefined) {
+            // Mentions follow the new content on every row (Zulip's update of the mention flags).
+            const rows = yield* messages.recipients(message.id)
+            const groupMentioned = new Set<UserId>()
+            for (const groupId of rendered.mentionedGroupIds) {
+              for (const member of ctx.state.index.recursiveMembers(groupId as never)) groupMentioned.add(member)
+            }
+            // A channel topic's wildcard reaches the topic's participants, as the send worked out: kept as it is.
+            const keepsTopicWildcard = rendered.topicWildcard && message.type === "stream"
+            for (const row of rows) {
+              let bits = 0
+              if (rendered.mentionedUserIds.has(row.user_id)) bits |= FlagBits.mentioned
+              if (groupMentioned.has(row.user_id)) bits |= FlagBits.group_mentioned
+              if (rendered.channelWildcard) bits |= FlagBits.stream_wildcard_mentioned
+              if (rendered.topicWildcard && message.type === "private") bits |= FlagBits.topic_wildcard_mentioned
+              if (keepsTopicWildcard) bits |= row.flags & FlagBits.topic_wildcard_mentioned
+              const next = (row.flags & ~MentionFlagMask) | bits
+              if (next === row.flags) continue
+              const added = next & ~row.flags
+              const removed = row.flags & ~next
+              if (added !== 0) yield* store.updateFlags(row.user_id, [message.id], added, true)
+              if (removed !== 0) yield* store.updateFlags(row.user_id, [message.id], removed, false)
+              flags.set(row.user_id, next)
+            }
+          }
+
+          const byFlags = new Map<number, Array<UserId>>()
+          for (const [user, f] of flags) {
+            let list = byFlags.get(f)
+            if (list === undefined) byFlags.set(f, list = [])
+            list.push(user)
+          }
+          const changed = {
+            type: "update_message",
+            user_id: editor.id,
+            edit_timestamp: now,
+            message_id: message.id,
+            message_ids: newTopic === undefined ? [message.id] : moving,
+            rendering_only: false,
+            ...(content === undefined || rendered === undefined ? {} : {
+              orig_content: message.content,
+              orig_rendered_content: message.rendered_content,
+              content,
+              rendered_content: rendered.html,
+              is_me_message: isMeMessage(content)
+            }),
+            ...(channel === undefined ? {} : { stream_id: channel.id, stream_name: channel.name }),
+            ...(newTopic === undefined ? {} : {
+              propagate_mode: propagateMode,
+              orig_subject: message.topic,
+              subject: newTopic,
+              topic_links: []
+            })
+          } as const
+          const publications: Array<Publication> = []
+          // Queues without the empty_topic_name capability see the empty topic as "general chat".
+          const movedTo = newTopic
+          const namesEmptyTopic = movedTo !== undefined && (message.topic === "" || movedTo === "")
+          for (const [f, users] of byFlags) {
+            const audience = Audience.users(users.sort((a, b) => a - b))
+            if (!namesEmptyTopic || movedTo === undefined) {
+              publications.push({ event: { ...changed, flags: flagNames(f) }, audience })
+              continue
+            }
+            publications.push(
+              { event: { ...changed, flags: flagNames(f) }, audience, requires: { empty_topic_name: true } },
+              {
+                event: {
+                  ...changed,
+                  flags: flagNames(f),
+                  orig_subject: displayTopic(message.topic, false),
+                  subject: displayTopic(movedTo, false)
+                },
+                audience,
+                requires: { empty_topic_name: false }
+              }
+            )
+          }
+          yield* events.publishAll(realm.id, publications)
+
+          // Notification Bot's notices, in the same transaction.
+          if (newTopic !== undefined && channel !== undefined) {
+            const mover = silentMention(editor.full_name, editor.id)
+            const post = (topic: string, text: string) =>
+              Effect.flatMap(bot.bot(realm.id), (notificationBot) =>
+                sends.send({ user: notificationBot, realm }, { type: "stream", to: channel.id, topic, content: text }, {
+                  client: InternalClient
+                })).pipe(Effect.asVoid, Effect.catch(() => Effect.void))
+            if (resolving) {
+              yield* post(newTopic, resolveNotice(mover, newTopic === ResolvedTopicPrefix + message.topic))
+            } else {
+              const left = yield* messages.topicMessageIds(channel.id, message.topic, 1)
+              const input = {
+                mover,
+                from: topicLink(channel.id, channel.name, message.topic),
+                to: topicLink(channel.id, channel.name, newTopic),
+                count: moving.length,
+                wholeTopic: left.length === 0 && !newTopicHadMessages,
+                messageUrl: messageUrl(realm.url, channel, newTopic, message.id)
+              }
+              if (request.send_notification_to_new_thread ?? true) yield* post(newTopic, movedHereNotice(input))
+              if (request.send_notification_to_old_thread ?? false) {
+                yield* post(message.topic, movedAwayNotice({ ...input, wholeTopic: left.length === 0 }))
+              }
+            }
+          }
+          return { detached_uploads: [] } satisfies EditResult
+        }))
+      })
+
+      const history = Effect.fn("MessageEdits.history")(function*(
+        principal: Principal,
+        id: number,
+        options: { readonly allow_empty_topic_name: boolean }
+      ) {
+        const realm = (yield* realms.findById(principal.realm.id)) ?? principal.realm
+        const policy = realm.settings.message_edit_history_visibility_policy
+        if (policy === "none") return yield* new Errors.EditHistoryDisabled()
+        const ctx = yield* loadAccess(realm)
+        const found = yield* Option.match(MessageId.makeOption(id), {
+          onNone: () => Effect.succeed(undefined),
+          onSome: (messageId) => accessibleMessage(messages, ctx, principal.user, messageId)
+        })
+        if (found === undefined) return yield* new Errors.InvalidMessages()
+        const { message } = found
+        const topicOf = (topic: string) => displayTopic(topic, options.allow_empty_topic_name)
+        // Walk back from the message as it is: each stored entry says what it replaced.
+        let content = message.content
+        let rendered = message.rendered_content
+        let topic = message.topic
+        const entries: Array<HistoryEntry> = []
+        for (const stored of message.edit_history ?? []) {
+          const entry: Record<string, unknown> = {
+            topic: topicOf(topic),
+            content,
+            rendered_content: rendered,
+            timestamp: stored.timestamp,
+            user_id: stored.user_id
+          }
+          if (stored.prev_content !== undefined && stored.prev_rendered_content !== undefined) {
+            entry.prev_content = stored.prev_content
+            entry.prev_rendered_content = stored.prev_rendered_content
+            entry.content_html_diff = highlightHtmlDifferences(stored.prev_rendered_content, rendered)
+            content = stored.prev_content
+            rendered = stored.prev_rendered_content
+          }
+          if (stored.prev_topic !== undefined) {
+            entry.prev_topic = topicOf(stored.prev_topic)
+            topic = stored.prev_topic
+          }
+          if (stored.prev_stream !== undefined && stored.stream !== undefined) {
+            entry.prev_stream = stored.prev_stream
+            entry.stream = stored.stream
+          }
+          entries.push(entry as unknown as HistoryEntry)
+        }
+        entries.push({
+          topic: topicOf(topic),
+          content,
+          rendered_content: rendered,
+          timestamp: message.date_sent,
+          user_id: message.sender_id
+        })
+        entries.reverse()
+        if (policy === "all") return entries
+        // "moves": content-only edits dropped, content diffs removed from the rest.
+        return entries.filter((entry, i) => i === 0 || entry.prev_topic !== undefined || entry.prev_stream !== undefined)
+          .map(({ prev_content: _c, prev_rendered_content: _r, content_html_diff: _d, ...rest }) => rest)
+      })
+
+      return MessageEdits.of({ edit, history })
+    })
+  )
+}
