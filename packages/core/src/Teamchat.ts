@@ -32,6 +32,7 @@ import { ScheduledDelivery } from "./services/ScheduledDelivery.ts"
 import { ScheduledMessages } from "./services/ScheduledMessages.ts"
 import { Subscriptions } from "./services/Subscriptions.ts"
 import { Topics } from "./services/Topics.ts"
+import { Typing } from "./services/Typing.ts"
 import { Users } from "./services/Users.ts"
 import { UserGroups } from "./services/UserGroups.ts"
 import { UserSettings } from "./services/UserSettings.ts"
@@ -52,6 +53,7 @@ export type Services =
   | Messages
   | MessageFlags
   | Topics
+  | Typing
   | ScheduledMessages
   | ScheduledDelivery
   | NotificationBot
@@ -90,7 +92,7 @@ export const layerServices = Layer.mergeAll(
 ).pipe(
   // Register reads scheduled messages and message state.
   Layer.provideMerge(
-    Layer.mergeAll(layerMessaging, MessageFlags.layer, Topics.layer, UserStatus.layer, Drafts.layer, SavedSnippets.layer, PushDevices.layer)
+    Layer.mergeAll(layerMessaging, MessageFlags.layer, Topics.layer, Typing.layer, UserStatus.layer, Drafts.layer, SavedSnippets.layer, PushDevices.layer)
   ),
   Layer.provideMerge(Layer.mergeAll(Authentication.layer, Channels.layer, UserSettings.layer, EventQueues.layer, UserGroups.layer)),
   Layer.provideMerge(Layer.mergeAll(Organizations.layer, Presence.layer)),

@@ -275,6 +275,15 @@ export const userSettingsRepo = Layer.effect(
   MemoryDatabase.useSync((db) =>
     UserSettingsRepo.of({
       get: (user) => Effect.sync(() => db.tables.userSettings.get(user) ?? {}),
+      getMany: (users) =>
+        Effect.sync(() => {
+          const out = new Map<UserId, Readonly<Record<string, unknown>>>()
+          for (const user of users) {
+            const overrides = db.tables.userSettings.get(user)
+            if (overrides !== undefined) out.set(user, overrides)
+          }
+          return out
+        }),
       set: (user, overrides) => Effect.sync(() => void db.tables.userSettings.set(user, { ...overrides }))
     }))
 )

@@ -138,6 +138,8 @@ export class SubscriptionRepo extends Context.Service<SubscriptionRepo, {
 export class UserSettingsRepo extends Context.Service<UserSettingsRepo, {
   /** The stored overrides; `{}` for a user who changed nothing. */
   get(userId: UserId): Effect.Effect<Readonly<Record<string, unknown>>>
+  /** The stored overrides of several users (users who changed nothing are left out). */
+  getMany(userIds: ReadonlyArray<UserId>): Effect.Effect<ReadonlyMap<UserId, Readonly<Record<string, unknown>>>>
   set(userId: UserId, overrides: Readonly<Record<string, unknown>>): Effect.Effect<void>
 }>()("teamchat/core/ports/UserSettingsRepo") {}
 

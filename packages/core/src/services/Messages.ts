@@ -182,7 +182,7 @@ const notAuthorized = (channel: Channel) =>
   new Errors.BadRequest({ msg: `Not authorized to send to channel '${channel.name}'` })
 
 /** Zulip's `access_stream_for_send_message`, on one read of the organization. */
-const checkChannelSend = (ctx: AccessContext, sender: User, channel: Channel): Effect.Effect<void, Errors.BadRequest> => {
+export const checkChannelSend = (ctx: AccessContext, sender: User, channel: Channel): Effect.Effect<void, Errors.BadRequest> => {
   const owner = sender.is_bot && sender.bot_owner_id !== null ? ctx.state.usersById.get(sender.bot_owner_id) : undefined
   const mayPost = (user: User) => ctx.state.index.isMemberOfValue(user.id, channel.settings.can_send_message_group)
   if (!mayPost(sender) && !(owner !== undefined && mayPost(owner))) {

@@ -6,10 +6,12 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
+import { fromRow } from "../domain/Ids.ts"
 import type { UserId } from "../domain/Ids.ts"
 import { UserSettingsRepo } from "../ports/Repositories.ts"
-import { json, jsonText } from "./internal/Columns.ts"
+import { int, json, jsonText } from "./internal/Columns.ts"
 import type { Row } from "./internal/Columns.ts"
+import { inIds } from "./SqlArrays.ts"
 
 /** @category layers */
 export const layer: Layer.Layer<UserSettingsRepo, never, SqlClient.SqlClient> = Layer.effect(
@@ -20,6 +22,13 @@ export const layer: Layer.Layer<UserSettingsRepo, never, SqlClient.SqlClient> = 
       get: Effect.fn("UserSettingsRepo.get")(function*(user: UserId) {
         const rows = yield* sql<Row>`SELECT settings FROM user_settings WHERE user_id = ${user}`
         return rows.length === 0 ? {} : json<Record<string, unknown>>(rows[0]!.settings)
+      }, Effect.orDie),
+      getMany: Effect.fn("UserSettingsRepo.getMany")(function*(users: ReadonlyArray<UserId>) {
+        const out = new Map<UserId, Readonly<Record<string, unknown>>>()
+        if (users.length === 0) return out
+        const rows = yield* sql<Row>`SELECT user_id, settings FROM user_settings WHERE ${inIds(sql, "user_id", users)}`
+        for (const r of rows) out.set(fromRow.userId(int(r.user_id)), json<Record<string, unknown>>(r.settings))
+        return out
       }, Effect.orDie),
       set: Effect.fn("UserSettingsRepo.set")(function*(user: UserId, overrides: Readonly<Record<string, unknown>>) {
         yield* sql`

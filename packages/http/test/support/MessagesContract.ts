@@ -24,6 +24,7 @@ import { flagsNarrowTests } from "./messages/FlagsNarrow.ts"
 import { listTests } from "./messages/List.ts"
 import { registerTests } from "./messages/Register.ts"
 import { sendTests } from "./messages/Send.ts"
+import { typingTests } from "./messages/Typing.ts"
 
 export const messagesContract = (backend: Backend) =>
   describe(`messages over HTTP on ${backend}`, () => {
@@ -36,5 +37,6 @@ export const messagesContract = (backend: Backend) =>
       registerTests(it)
       eventsTests(it)
       deleteTopicTests(it)
+      typingTests(it)
     })
   })
