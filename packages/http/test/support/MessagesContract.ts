@@ -24,6 +24,7 @@ import { flagsNarrowTests } from "./messages/FlagsNarrow.ts"
 import { listTests } from "./messages/List.ts"
 import { registerTests } from "./messages/Register.ts"
 import { sendTests } from "./messages/Send.ts"
+import { topicListTests } from "./messages/TopicList.ts"
 import { typingTests } from "./messages/Typing.ts"
 
 export const messagesContract = (backend: Backend) =>
@@ -38,5 +39,6 @@ export const messagesContract = (backend: Backend) =>
       eventsTests(it)
       deleteTopicTests(it)
       typingTests(it)
+      topicListTests(it)
     })
   })
