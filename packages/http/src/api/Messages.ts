@@ -7,7 +7,8 @@
  * - GET /messages/{message_id} reads one message;
  * - POST /messages/flags and /messages/flags/narrow change read, starred
  *   and collapsed;
- * - POST /streams/{stream_id}/delete_topic deletes a topic (administrators).
+ * - POST /streams/{stream_id}/delete_topic deletes a topic (administrators);
+ * - POST /messages/render renders Markdown as the user's message would be.
  *
  * Values that are not plain strings arrive as JSON text; `to`, `anchor` and
  * `narrow` keep their raw form here and the core reads them, so its errors
@@ -123,7 +124,11 @@ export class MessagesApi extends HttpApiGroup.make("messages")
       params: { stream_id: Params.PathId(() => new Errors.InvalidChannelId(), "The channel's id.") },
       query: { topic_name: Schema.String },
       success: Envelope.Success({ complete: Schema.Boolean })
-    }).annotate(OpenApi.Summary, "Delete a topic")
+    }).annotate(OpenApi.Summary, "Delete a topic"),
+    HttpApiEndpoint.post("render", "/messages/render", {
+      query: { content: Schema.String.annotate({ description: "The Markdown to render." }) },
+      success: Envelope.Success({ rendered: Schema.String })
+    }).annotate(OpenApi.Summary, "Render a message")
   )
   .middleware(Authentication)
 {}

@@ -43,7 +43,11 @@ export class StreamsApi extends HttpApiGroup.make("streams")
       success: Envelope.Success({
         topics: Schema.Array(Schema.Struct({ name: Schema.String, max_id: Schema.Int }))
       })
-    }).annotate(OpenApi.Summary, "Get topics in a channel")
+    }).annotate(OpenApi.Summary, "Get topics in a channel"),
+    HttpApiEndpoint.get("idByName", "/get_stream_id", {
+      query: { stream: Schema.String.annotate({ description: "The channel's name (any case)." }) },
+      success: Envelope.Success({ stream_id: Schema.Int })
+    }).annotate(OpenApi.Summary, "Get channel ID")
   )
   .middleware(Authentication)
 {}

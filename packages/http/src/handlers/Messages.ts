@@ -1,6 +1,6 @@
 /**
  * POST/GET /messages, GET /messages/{id}, POST /messages/flags[/narrow] and
- * POST /streams/{stream_id}/delete_topic.
+ * POST /streams/{stream_id}/delete_topic and POST /messages/render.
  *
  * @since 0.1.0
  */
@@ -192,7 +192,12 @@ export const layer = HttpApiBuilder.group(
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
           return yield* topics.deleteTopic(principal, params.stream_id, query.topic_name)
-        }).pipe(Envelope.wrap)
+        }).pipe(Envelope.wrap),
+      render: ({ query }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => messages.render(principal, query.content)).pipe(
+          Effect.map((rendered) => ({ rendered })),
+          Envelope.wrap
+        )
     })
   })
 )

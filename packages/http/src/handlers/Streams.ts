@@ -1,5 +1,5 @@
 /**
- * GET /streams, GET /users/me/{stream_id}/topics.
+ * GET /streams, GET /users/me/{stream_id}/topics, GET /get_stream_id.
  *
  * @since 0.1.0
  */
@@ -30,5 +30,10 @@ export const layer = HttpApiBuilder.group(
             Effect.map((found) => ({ topics: found })),
             Envelope.wrap
           ))
+      .handle("idByName", ({ query }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => channels.idByName(principal, query.stream)).pipe(
+          Effect.map((stream_id) => ({ stream_id })),
+          Envelope.wrap
+        ))
   })
 )

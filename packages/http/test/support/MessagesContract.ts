@@ -22,6 +22,7 @@ import { eventsTests } from "./messages/Events.ts"
 import { flagsTests } from "./messages/Flags.ts"
 import { flagsNarrowTests } from "./messages/FlagsNarrow.ts"
 import { listTests } from "./messages/List.ts"
+import { lookupsTests } from "./messages/Lookups.ts"
 import { registerTests } from "./messages/Register.ts"
 import { sendTests } from "./messages/Send.ts"
 import { topicListTests } from "./messages/TopicList.ts"
@@ -40,5 +41,6 @@ export const messagesContract = (backend: Backend) =>
       deleteTopicTests(it)
       typingTests(it)
       topicListTests(it)
+      lookupsTests(it)
     })
   })
