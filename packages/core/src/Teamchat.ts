@@ -37,6 +37,7 @@ import { Reactions } from "./services/Reactions.ts"
 import { MessageDeletion } from "./services/MessageDeletion.ts"
 import { Topics } from "./services/Topics.ts"
 import { MessageEdits } from "./services/MessageEdits.ts"
+import { Typing } from "./services/Typing.ts"
 import { Users } from "./services/Users.ts"
 import { UserGroups } from "./services/UserGroups.ts"
 import { UserSettings } from "./services/UserSettings.ts"
@@ -62,6 +63,7 @@ export type Services =
   | Topics
   | Submessages
   | MessageEdits
+  | Typing
   | ScheduledMessages
   | ScheduledDelivery
   | NotificationBot
@@ -100,7 +102,7 @@ export const layerServices = Layer.mergeAll(
 ).pipe(
   // Register reads scheduled messages and message state.
   Layer.provideMerge(
-    Layer.mergeAll(layerMessaging, MessageFlags.layer, MessageDeletion.layer, Muting.layer, Reactions.layer, Topics.layer, Submessages.layer, UserStatus.layer, Drafts.layer, SavedSnippets.layer, PushDevices.layer)
+    Layer.mergeAll(layerMessaging, MessageFlags.layer, MessageDeletion.layer, Muting.layer, Reactions.layer, Topics.layer, Typing.layer, Submessages.layer, UserStatus.layer, Drafts.layer, SavedSnippets.layer, PushDevices.layer)
   ),
   Layer.provideMerge(Layer.mergeAll(Authentication.layer, Channels.layer, UserSettings.layer, EventQueues.layer, UserGroups.layer)),
   Layer.provideMerge(Layer.mergeAll(Organizations.layer, Presence.layer)),

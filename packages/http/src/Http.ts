@@ -59,6 +59,7 @@ import * as UserGroupsHandlers from "./handlers/UserGroups.ts"
 import * as ServerHandlers from "./handlers/Server.ts"
 import * as SettingsHandlers from "./handlers/Settings.ts"
 import * as StreamsHandlers from "./handlers/Streams.ts"
+import * as TypingHandlers from "./handlers/Typing.ts"
 import * as SubscriptionsHandlers from "./handlers/Subscriptions.ts"
 import * as UsersHandlers from "./handlers/Users.ts"
 import * as UserStatusHandlers from "./handlers/UserStatus.ts"
@@ -125,7 +126,8 @@ const handlers = Layer.mergeAll(
   ProfileFieldsHandlers.layer,
   MessagesHandlers.layer,
   InvitationsHandlers.layer,
-  PushDevicesHandlers.layer
+  PushDevicesHandlers.layer,
+  TypingHandlers.layer
 )
 
 const limiters = new WeakMap<HttpOptions, Layer.Layer<RateLimiter, never, RateLimitStore.RateLimitStore>>()

@@ -40,6 +40,18 @@ export class InvalidChannelId extends ZulipError.make<InvalidChannelId>()("Inval
 }) {}
 
 /**
+ * GET /get_stream_id: no channel of that name the user may see.
+ *
+ * @category channels
+ * @since 0.1.0
+ */
+export class InvalidChannelName extends ZulipError.make<InvalidChannelName>()("InvalidChannelName", {
+  code: "BAD_REQUEST",
+  params: { stream: Schema.String },
+  message: ({ stream }) => `Invalid channel name '${stream}'`
+}) {}
+
+/**
  * An unknown recipient user id (messages, scheduled messages, drafts).
  *
  * @category users
@@ -101,6 +113,7 @@ export const RecipientErrors = [
   StreamDoesNotExist,
   StreamNameDoesNotExist,
   InvalidChannelId,
+  InvalidChannelName,
   InvalidUserId,
   InvalidUserIdColon,
   NoSuchUser,

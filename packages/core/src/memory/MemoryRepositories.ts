@@ -412,6 +412,18 @@ export const messageRepo = Layer.effect(
           }
           return out
         }),
+      channelTopics: (channel, receivedBy) =>
+        Effect.sync(() => {
+          const rows = receivedBy === null ? undefined : store.rowsOf(receivedBy)
+          const newest = new Map<string, MessageId>()
+          // Newest first: a topic's first message met is its newest.
+          for (const id of store.inChannel(channel).descending()) {
+            if (rows !== undefined ? !rows.has(id) : receivedBy !== null) continue
+            const message = store.examine(id)
+            if (message !== undefined && !newest.has(message.topic)) newest.set(message.topic, messageId(id))
+          }
+          return Array.from(newest, ([topic, max_id]) => ({ topic, max_id }))
+        }),
       oldestInChannel: (channel) =>
         Effect.sync(() => {
           const oldest = store.inChannel(channel).first()

@@ -203,6 +203,14 @@ export class MessageRepo extends Context.Service<MessageRepo, {
   userHasTopic(userId: UserId, channelId: ChannelId, topic: string): Effect.Effect<boolean>
   /** Ids of a channel topic (case-insensitive), newest first, at most `limit`. */
   topicMessageIds(channelId: ChannelId, topic: string, limit: number): Effect.Effect<ReadonlyArray<MessageId>>
+  /**
+   * A channel's topics as stored (exact spelling), each with its newest
+   * message id; with `receivedBy`, only messages that user has a row for.
+   */
+  channelTopics(
+    channelId: ChannelId,
+    receivedBy: UserId | null
+  ): Effect.Effect<ReadonlyArray<{ readonly topic: string; readonly max_id: MessageId }>>
   /** The oldest message id of a channel, null when it has none. */
   oldestInChannel(channelId: ChannelId): Effect.Effect<MessageId | null>
   /** The highest message id among the user's rows, -1 when none. */

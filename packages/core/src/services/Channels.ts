@@ -16,14 +16,14 @@ import type { ChannelId, GroupId, RealmId, UserId } from "../domain/Ids.ts"
 import type { TopicsPolicy } from "../domain/Realm.ts"
 import { isAdministrator, isGuest } from "../domain/Role.ts"
 import type { User } from "../domain/User.ts"
-import { BadRequest, CannotAdministerChannel, InvalidUserId, StreamDoesNotExist } from "../errors/Errors.ts"
+import { BadRequest, CannotAdministerChannel, InvalidChannelName, InvalidUserId, StreamDoesNotExist } from "../errors/Errors.ts"
 import { renderDescription } from "../markdown/Description.ts"
 import { hasContentAccess, hasMetadataAccess, isChannelAdministrator } from "../permissions/ChannelAccess.ts"
 import { membershipCheck } from "../permissions/GroupMembership.ts"
 import { Events } from "./events/Events.ts"
 import { Audience } from "../domain/Event.ts"
 import type { EventOf } from "../domain/Event.ts"
-import { accessOfRequest, makeAccessLoader, postPolicyGroupsIn, subscribersOf } from "./internal/access.ts"
+import { accessOfRequest, canSeeChannel, makeAccessLoader, postPolicyGroupsIn, subscribersOf } from "./internal/access.ts"
 import { streamObject, subscriptionAddEvents } from "./events/subscriptionEvents.ts"
 import { ChannelRepo, RealmRepo, SubscriptionRepo, UserRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
@@ -103,6 +103,8 @@ export class Channels extends Context.Service<Channels, {
     channelId: ChannelId,
     changes: { readonly name?: string | undefined; readonly description?: string | undefined }
   ): Effect.Effect<Channel, BadRequest | StreamDoesNotExist | CannotAdministerChannel>
+  /** GET /get_stream_id: the id of the channel of that name (any case) the user can see. */
+  idByName(principal: Principal, name: string): Effect.Effect<ChannelId, InvalidChannelName>
 }>()("teamchat/core/services/Channels") {
   static readonly layer = Layer.effect(
     Channels,
@@ -387,7 +389,20 @@ export class Channels extends Context.Service<Channels, {
         }))
       )
 
+      // Zulip's `access_stream_by_name` without content access: knowing the channel is enough.
+      const idByName = Effect.fn("Channels.idByName")(function*(principal: Principal, name: string) {
+        const ctx = yield* accessOfRequest(loadAccess, principal)
+        const user = ctx.state.usersById.get(principal.user.id) ?? principal.user
+        const key = name.toLowerCase()
+        const channel = ctx.channels.find((c) => c.name.toLowerCase() === key)
+        if (channel === undefined || !canSeeChannel(ctx, user, channel)) {
+          return yield* new InvalidChannelName({ stream: name })
+        }
+        return channel.id
+      })
+
       return Channels.of({
+        idByName,
         update,
         create,
         createMany,

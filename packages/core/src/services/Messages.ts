@@ -184,7 +184,7 @@ const notAuthorized = (channel: Channel) =>
   new Errors.BadRequest({ msg: `Not authorized to send to channel '${channel.name}'` })
 
 /** Zulip's `access_stream_for_send_message`, on one read of the organization. */
-const checkChannelSend = (ctx: AccessContext, sender: User, channel: Channel): Effect.Effect<void, Errors.BadRequest> => {
+export const checkChannelSend = (ctx: AccessContext, sender: User, channel: Channel): Effect.Effect<void, Errors.BadRequest> => {
   const owner = sender.is_bot && sender.bot_owner_id !== null ? ctx.state.usersById.get(sender.bot_owner_id) : undefined
   const mayPost = (user: User) => ctx.state.index.isMemberOfValue(user.id, channel.settings.can_send_message_group)
   if (!mayPost(sender) && !(owner !== undefined && mayPost(owner))) {
@@ -848,7 +848,14 @@ const makeMessages = Effect.gen(function*() {
     }
   })
 
-  return Messages.of({ validate, send, sendDeferred, sendMany, fetch, fetchDeferred, getById })
+  // POST /messages/render: the sender's view of the organization, nothing written.
+  const renderPreview = Effect.fn("Messages.render")(function*(principal: Principal, content: string) {
+    const ctx = yield* contextOf(principal)
+    const sender = ctx.state.usersById.get(principal.user.id) ?? principal.user
+    return render(content, renderContextFor(ctx, sender)).html
+  })
+
+  return Messages.of({ validate, send, sendDeferred, sendMany, fetch, fetchDeferred, getById, render: renderPreview })
 })
 
 /** @category services */
@@ -894,6 +901,8 @@ export class Messages extends Context.Service<Messages, {
     id: number,
     options: { readonly apply_markdown: boolean; readonly allow_empty_topic_name: boolean }
   ): Effect.Effect<{ readonly message: ApiMessage; readonly raw_content: string }, Errors.InvalidMessages>
+  /** POST /messages/render: the HTML `content` would have as the user's message; nothing is stored or sent. */
+  render(principal: Principal, content: string): Effect.Effect<string>
 }>()("teamchat/core/services/Messages") {
   static readonly layer = Layer.effect(Messages, makeMessages)
 }

@@ -1,5 +1,6 @@
 /**
- * Topic-wide operations: POST /streams/{stream_id}/delete_topic.
+ * Topic-wide operations: GET /users/me/{stream_id}/topics and POST
+ * /streams/{stream_id}/delete_topic.
  *
  * A topic can hold many messages, so deletion runs newest first in batches,
  * one transaction per batch (each batch's events go out once it commits),
@@ -21,7 +22,7 @@ import { isAdministrator } from "../domain/Role.ts"
 import { InvalidChannelId, OrganizationAdministratorRequired } from "../errors/Errors.ts"
 import { Events } from "./events/Events.ts"
 import { deleteMessages } from "./internal/messageDeletion.ts"
-import { accessInput, makeAccessLoader } from "./internal/access.ts"
+import { accessInput, accessOfRequest, makeAccessLoader } from "./internal/access.ts"
 import { hasContentAccess } from "../permissions/ChannelAccess.ts"
 import { MessageStore } from "../ports/MessageStore.ts"
 import { ChannelRepo, MessageRepo, RealmRepo } from "../ports/Repositories.ts"
@@ -40,8 +41,44 @@ export interface DeleteTopicOptions {
   readonly timeBudgetMillis?: number | undefined
 }
 
+/** One entry of GET /users/me/{stream_id}/topics. @category models */
+export interface TopicEntry {
+  readonly name: string
+  readonly max_id: number
+}
+
+/**
+ * Topics as Zulip lists them: spellings that differ only in case are one
+ * topic, named as its newest message spells it, with the newest id of all
+ * of them; newest first. Without `allowEmptyTopicName` the empty topic
+ * reads "general chat".
+ *
+ * @category views
+ */
+export const topicHistory = (
+  rows: ReadonlyArray<{ readonly topic: string; readonly max_id: number }>,
+  allowEmptyTopicName: boolean
+): ReadonlyArray<TopicEntry> => {
+  const byKey = new Map<string, { name: string; max_id: number }>()
+  for (const row of rows) {
+    const key = row.topic.toLowerCase()
+    const seen = byKey.get(key)
+    if (seen === undefined || row.max_id > seen.max_id) byKey.set(key, { name: row.topic, max_id: row.max_id })
+  }
+  return Array.from(byKey.values(), ({ name, max_id }) => ({
+    name: name === "" && !allowEmptyTopicName ? EmptyTopicDisplayName : name,
+    max_id
+  })).sort((a, b) => b.max_id - a.max_id)
+}
+
 /** @category services */
 export class Topics extends Context.Service<Topics, {
+  /** GET /users/me/{stream_id}/topics: the channel's topics the user may see, newest first. */
+  list(
+    principal: Principal,
+    channelId: number,
+    options: { readonly allowEmptyTopicName: boolean }
+  ): Effect.Effect<ReadonlyArray<TopicEntry>, InvalidChannelId>
   /** POST /streams/{stream_id}/delete_topic (administrators only). */
   deleteTopic(
     principal: Principal,
@@ -115,7 +152,26 @@ export class Topics extends Context.Service<Topics, {
         }
       })
 
-      return Topics.of({ deleteTopic })
+      const list = Effect.fn("Topics.list")(function*(
+        principal: Principal,
+        channelId: number,
+        options: { readonly allowEmptyTopicName: boolean }
+      ) {
+        const ctx = yield* accessOfRequest(loadAccess, principal)
+        const user = ctx.state.usersById.get(principal.user.id) ?? principal.user
+        const channel = ChannelId.makeOption(channelId).pipe(
+          Option.flatMapNullishOr((id) => ctx.channelsById.get(id)),
+          Option.getOrUndefined
+        )
+        if (channel === undefined || !hasContentAccess(accessInput(ctx, user, channel))) {
+          return yield* new InvalidChannelId()
+        }
+        // Protected history: only the topics of messages the user received.
+        const rows = yield* messages.channelTopics(channel.id, channel.history_public_to_subscribers ? null : user.id)
+        return topicHistory(rows, options.allowEmptyTopicName)
+      })
+
+      return Topics.of({ list, deleteTopic })
     })
   )
 }

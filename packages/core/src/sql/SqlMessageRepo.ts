@@ -206,6 +206,16 @@ export const layer: Layer.Layer<MessageRepo, never, SqlClient.SqlClient> = Layer
         },
         Effect.orDie
       ),
+      channelTopics: Effect.fn("MessageRepo.channelTopics")(function*(channel: ChannelId, receivedBy: UserId | null) {
+        const rows = receivedBy === null
+          ? yield* sql<{ topic: unknown; max_id: unknown }>`
+            SELECT topic, max(id) AS max_id FROM messages WHERE channel_id = ${channel} GROUP BY topic`
+          : yield* sql<{ topic: unknown; max_id: unknown }>`
+            SELECT m.topic, max(m.id) AS max_id
+            FROM messages m JOIN user_messages um ON um.message_id = m.id AND um.user_id = ${receivedBy}
+            WHERE m.channel_id = ${channel} GROUP BY m.topic`
+        return rows.map((r) => ({ topic: str(r.topic), max_id: fromRow.messageId(int(r.max_id)) }))
+      }, Effect.orDie),
       oldestInChannel: Effect.fn("MessageRepo.oldestInChannel")(function*(channel: ChannelId) {
         const rows = yield* sql<{ id: unknown }>`
           SELECT id FROM messages WHERE channel_id = ${channel} ORDER BY id LIMIT 1`

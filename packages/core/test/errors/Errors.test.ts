@@ -153,6 +153,10 @@ const table: ReadonlyArray<Row> = [
   row(new E.StreamNameDoesNotExist({ stream: "nowhere" }),
     json`{"result":"error","msg":"Channel 'nowhere' does not exist","code":"STREAM_DOES_NOT_EXIST","stream":"nowhere"}`),
   row(new E.InvalidChannelId(), json`{"result":"error","msg":"Invalid channel ID","code":"BAD_REQUEST"}`),
+  row(
+    new E.InvalidChannelName({ stream: "Nowhere" }),
+    json`{"result":"error","msg":"Invalid channel name 'Nowhere'","code":"BAD_REQUEST"}`
+  ),
   row(new E.InvalidUserId({ user_id: 1234 }),
     json`{"result":"error","msg":"Invalid user ID 1234","code":"BAD_REQUEST"}`),
   row(new E.InvalidUserIdColon({ user_id: 1234 }),

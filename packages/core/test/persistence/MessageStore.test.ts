@@ -16,7 +16,7 @@ import { FlagBits } from "../../src/domain/Message.ts"
 import type { Principal } from "../../src/domain/Principal.ts"
 import { MessageStore } from "../../src/ports/MessageStore.ts"
 import type { Reaction } from "../../src/domain/Message.ts"
-import { MessageRepo, UserSettingsRepo } from "../../src/ports/Repositories.ts"
+import { MessageRepo } from "../../src/ports/Repositories.ts"
 import { Transactor } from "../../src/ports/Transactor.ts"
 import { Channels } from "../../src/services/Channels.ts"
 import { Messages } from "../../src/services/Messages.ts"
@@ -301,20 +301,6 @@ for (const backend of ["memory", "PGlite", "PostgreSQL"] as const) {
           // The owner's rows are theirs.
           assert.strictEqual(yield* unread(org.owner), ownerUnread)
           assert.isAbove(ownerUnread, 0)
-        }))
-
-      it.effect("UserSettingsRepo.getMany: the stored overrides of the users that have any", () =>
-        Effect.gen(function*() {
-          const org = yield* makeOrg
-          const settings = yield* UserSettingsRepo
-          yield* settings.set(org.member.user.id, { send_read_receipts: false })
-          yield* settings.set(org.other.user.id, {})
-          const found = yield* settings.getMany([org.owner.user.id, org.member.user.id, org.other.user.id])
-          assert.deepStrictEqual(
-            [...found.entries()].sort(([a], [b]) => a - b),
-            [[org.member.user.id, { send_read_receipts: false }], [org.other.user.id, {}]]
-          )
-          assert.deepStrictEqual([...(yield* settings.getMany([])).entries()], [])
         }))
 
       it.effect("reactions: one per user and emoji, read in the order added, on message objects; a rollback undoes; a deleted message takes its reactions", () =>

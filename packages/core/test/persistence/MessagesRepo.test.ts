@@ -9,7 +9,7 @@ import { messageId } from "../../src/domain/Ids.ts"
 import type { MessageId } from "../../src/domain/Ids.ts"
 import { FlagBits } from "../../src/domain/Message.ts"
 import { MessageStore } from "../../src/ports/MessageStore.ts"
-import { MessageRepo } from "../../src/ports/Repositories.ts"
+import { MessageRepo, UserSettingsRepo } from "../../src/ports/Repositories.ts"
 import { Transactor } from "../../src/ports/Transactor.ts"
 import * as TestDatabase from "../../src/testing/TestDatabase.ts"
 import type { Repos } from "./MessagesFixtures.ts"
@@ -179,6 +179,51 @@ const messageRepoContract = (name: string, makeLayer: () => Layer.Layer<Repos, u
           assert.strictEqual(yield* repo.oldestInChannel(empty!.id), null)
           assert.strictEqual(yield* repo.maxUserMessageId(alice!.id), e.id - 1)
           assert.strictEqual(yield* repo.maxUserMessageId(bob!.id), -1)
+        }))
+
+      it.effect("channelTopics: each exact spelling with its newest id, over everything or one user's rows", () =>
+        Effect.gen(function*() {
+          const repo = yield* MessageRepo
+          const store = yield* MessageStore
+          const { realm, users: [alice, bob], channels: [general, empty, other] } = yield* seedOrganization({
+            users: 2,
+            channels: [{}, {}, {}]
+          })
+          const both = [{ user_id: alice!.id, flags: 0 }, { user_id: bob!.id, flags: 0 }]
+          const aliceOnly = [{ user_id: alice!.id, flags: 0 }]
+          const a = yield* store.insert(channelMessage(realm.id, alice!.id, general!.id, "Lunch", "1"), both)
+          yield* store.insert(channelMessage(realm.id, alice!.id, other!.id, "elsewhere", "2"), both)
+          const c = yield* store.insert(channelMessage(realm.id, alice!.id, general!.id, "LUNCH", "3"), aliceOnly)
+          const d = yield* store.insert(channelMessage(realm.id, alice!.id, general!.id, "", "4"), aliceOnly)
+          const e = yield* store.insert(channelMessage(realm.id, alice!.id, general!.id, "Lunch", "5"), both)
+          const sorted = (rows: ReadonlyArray<{ readonly topic: string; readonly max_id: MessageId }>) =>
+            [...rows].sort((x, y) => x.max_id - y.max_id)
+          assert.deepStrictEqual(sorted(yield* repo.channelTopics(general!.id, null)), [
+            { topic: "LUNCH", max_id: c.id },
+            { topic: "", max_id: d.id },
+            { topic: "Lunch", max_id: e.id }
+          ])
+          assert.deepStrictEqual(sorted(yield* repo.channelTopics(general!.id, bob!.id)), [{ topic: "Lunch", max_id: e.id }])
+          assert.isTrue(a.id < e.id)
+          assert.deepStrictEqual(yield* repo.channelTopics(empty!.id, null), [])
+          assert.deepStrictEqual(yield* repo.channelTopics(empty!.id, alice!.id), [])
+        }))
+
+      it.effect("UserSettingsRepo.getMany: the stored overrides of the users who have some", () =>
+        Effect.gen(function*() {
+          const settings = yield* UserSettingsRepo
+          const { users: [alice, bob, carol] } = yield* seedOrganization({ users: 3, channels: [] })
+          yield* settings.set(alice!.id, { receives_typing_notifications: false })
+          yield* settings.set(carol!.id, { send_stream_typing_notifications: false, presence_enabled: false })
+          const found = yield* settings.getMany([alice!.id, bob!.id, carol!.id])
+          assert.deepStrictEqual(
+            [...found].sort(([x], [y]) => x - y),
+            [
+              [alice!.id, { receives_typing_notifications: false }],
+              [carol!.id, { send_stream_typing_notifications: false, presence_enabled: false }]
+            ]
+          )
+          assert.strictEqual((yield* settings.getMany([])).size, 0)
         }))
 
       it.effect("recentDmConversations: the user's conversations, newest first, limited", () =>

@@ -32,6 +32,7 @@ import { UserStatusApi } from "./UserStatus.ts"
 import { PresenceApi } from "./Presence.ts"
 import { InvitationsApi } from "./Invitations.ts"
 import { PushDevicesApi } from "./PushDevices.ts"
+import { TypingApi } from "./Typing.ts"
 
 const annotations = OpenApi.annotations({
   title: "teamchat: Zulip-compatible REST API",
@@ -60,6 +61,7 @@ const common = HttpApi.make("teamchat")
   .add(SavedSnippetsApi)
   .add(InvitationsApi)
   .add(PushDevicesApi)
+  .add(TypingApi)
 
 /** The API with the demo-only `dev` group. @category api */
 export class Api extends common.add(DevApi)

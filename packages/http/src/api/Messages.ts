@@ -17,7 +17,8 @@
  * - POST /submessage attaches data to a message (a widget's votes and tasks);
  * - PATCH /messages/{message_id} edits a message's content (its sender),
  *   moves it (and later ones, or its whole topic) to another topic, resolves;
- * - GET /messages/{message_id}/history reads a message's edits.
+ * - GET /messages/{message_id}/history reads a message's edits;
+ * - POST /messages/render renders Markdown as the user's message would be.
  *
  * Values that are not plain strings arrive as JSON text; `to`, `anchor` and
  * `narrow` keep their raw form here and the core reads them, so its errors
@@ -228,7 +229,11 @@ export class MessagesApi extends HttpApiGroup.make("messages")
         content: Schema.String.annotate({ description: "JSON text, stored and sent on as given." })
       },
       success: Envelope.Success({})
-    }).annotate(OpenApi.Summary, "Add a submessage")
+    }).annotate(OpenApi.Summary, "Add a submessage"),
+    HttpApiEndpoint.post("render", "/messages/render", {
+      query: { content: Schema.String.annotate({ description: "The Markdown to render." }) },
+      success: Envelope.Success({ rendered: Schema.String })
+    }).annotate(OpenApi.Summary, "Render a message")
   )
   .middleware(Authentication)
 {}

@@ -1,9 +1,11 @@
 /**
- * The `streams` group: GET /streams, the channels the user can access.
+ * The `streams` group: GET /streams, the channels the user can access; GET
+ * /users/me/{stream_id}/topics, a channel's topics; GET /get_stream_id, a
+ * channel's id by name.
  *
  * @since 0.1.0
  */
-import { EventPayload } from "@teamchat/core"
+import { Errors, EventPayload } from "@teamchat/core"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
@@ -34,7 +36,18 @@ export class StreamsApi extends HttpApiGroup.make("streams")
         include_all_active: Params.optionalBoolean(false, "Deprecated alias of include_all.")
       },
       success: Envelope.Success({ streams: Schema.Array(Channel) })
-    }).annotate(OpenApi.Summary, "Get channels")
+    }).annotate(OpenApi.Summary, "Get channels"),
+    HttpApiEndpoint.get("topics", "/users/me/:stream_id/topics", {
+      params: { stream_id: Params.PathId(() => new Errors.InvalidChannelId(), "The channel's id.") },
+      query: { allow_empty_topic_name: Params.optionalBoolean(false) },
+      success: Envelope.Success({
+        topics: Schema.Array(Schema.Struct({ name: Schema.String, max_id: Schema.Int }))
+      })
+    }).annotate(OpenApi.Summary, "Get topics in a channel"),
+    HttpApiEndpoint.get("idByName", "/get_stream_id", {
+      query: { stream: Schema.String.annotate({ description: "The channel's name (any case)." }) },
+      success: Envelope.Success({ stream_id: Schema.Int })
+    }).annotate(OpenApi.Summary, "Get channel ID")
   )
   .middleware(Authentication)
 {}

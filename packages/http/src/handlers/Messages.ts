@@ -4,7 +4,7 @@
  * /mark_all_as_read, /mark_stream_as_read, /mark_topic_as_read, GET
  * /messages/{id}/read_receipts, POST and DELETE
  * /messages/{message_id}/reactions, POST /streams/{stream_id}/delete_topic
- * and POST /submessage.
+ * POST /submessage and POST /messages/render.
  *
  * @since 0.1.0
  */
@@ -246,7 +246,12 @@ export const layer = HttpApiBuilder.group(
           const principal = yield* CurrentPrincipal
           const message_history = yield* edits.history(principal, params.message_id, query)
           return { message_history }
-        }).pipe(Envelope.wrap)
+        }).pipe(Envelope.wrap),
+      render: ({ query }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => messages.render(principal, query.content)).pipe(
+          Effect.map((rendered) => ({ rendered })),
+          Envelope.wrap
+        )
     })
   })
 )

@@ -262,6 +262,20 @@ const integers: ReadonlyArray<Row> = [
     }
   ]),
   {
+    name: "GET /users/me/{id}/topics beyond any id",
+    method: "GET",
+    path: "/api/v1/users/me/9007199254740993/topics",
+    status: 400,
+    body: badRequest("Invalid channel ID")
+  },
+  {
+    name: "GET /users/me/{id}/topics not digits",
+    method: "GET",
+    path: "/api/v1/users/me/1.5/topics",
+    status: 404,
+    body: noRoute
+  },
+  {
     name: "GET /users/{id} beyond any id",
     method: "GET",
     path: "/api/v1/users/9223372036854775808",

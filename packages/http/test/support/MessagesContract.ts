@@ -29,11 +29,14 @@ import { eventsTests } from "./messages/Events.ts"
 import { flagsTests } from "./messages/Flags.ts"
 import { flagsNarrowTests } from "./messages/FlagsNarrow.ts"
 import { listTests } from "./messages/List.ts"
+import { lookupsTests } from "./messages/Lookups.ts"
 import { readStateTests } from "./messages/ReadState.ts"
 import { reactionsTests } from "./messages/Reactions.ts"
 import { registerTests } from "./messages/Register.ts"
 import { sendTests } from "./messages/Send.ts"
 import { submessageTests } from "./messages/Submessages.ts"
+import { topicListTests } from "./messages/TopicList.ts"
+import { typingTests } from "./messages/Typing.ts"
 
 export const messagesContract = (backend: Backend) =>
   describe(`messages over HTTP on ${backend}`, () => {
@@ -51,5 +54,8 @@ export const messagesContract = (backend: Backend) =>
       readStateTests(it)
       submessageTests(it)
       reactionsTests(it)
+      typingTests(it)
+      topicListTests(it)
+      lookupsTests(it)
     })
   })

@@ -3,6 +3,7 @@
  * its rows to its area's file (or a new file listed here).
  */
 import { channelsRows } from "./Channels.ts"
+import { composingRows } from "./Composing.ts"
 import { draftsRows, savedSnippetsRows } from "./Drafts.ts"
 import { eventsRows } from "./Events.ts"
 import { invitationsRows } from "./Invitations.ts"
@@ -31,6 +32,7 @@ export const matrix: ReadonlyArray<Row> = [
   ...settingsRows,
   ...messagesRows,
   ...mutingRows,
+  ...composingRows,
   ...scheduledMessagesRows,
   ...draftsRows,
   ...savedSnippetsRows,

@@ -274,7 +274,7 @@ export const setMuted = (who: Credentials, channelId: number, muted: boolean) =>
 export const ownChannel = (
   iago: Credentials & { readonly userId: number },
   members: readonly [readonly [email: string, fullName: string], readonly [email: string, fullName: string]],
-  channel: { readonly name: string; readonly invite_only?: boolean }
+  channel: { readonly name: string; readonly invite_only?: boolean; readonly history_public_to_subscribers?: boolean }
 ) =>
   Effect.gen(function*() {
     const server = yield* Server
