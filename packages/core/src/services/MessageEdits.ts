@@ -35,7 +35,7 @@ import { Events } from "./events/Events.ts"
 import type { Publication } from "./events/Events.ts"
 import { makeAccessLoader } from "./internal/access.ts"
 import type { AccessContext } from "./internal/access.ts"
-import { accessibleMessage, modifiableMessage } from "./internal/messageAccess.ts"
+import { modifiableMessage, readableMessage } from "./internal/messageAccess.ts"
 import { Messages, normalizeTopic, renderContextFor } from "./Messages.ts"
 import { InternalClient, NotificationBot } from "./NotificationBot.ts"
 import type { Channel } from "../domain/Channel.ts"
@@ -402,11 +402,7 @@ export class MessageEdits extends Context.Service<MessageEdits, {
         const policy = realm.settings.message_edit_history_visibility_policy
         if (policy === "none") return yield* new Errors.EditHistoryDisabled()
         const ctx = yield* loadAccess(realm)
-        const found = yield* Option.match(MessageId.makeOption(id), {
-          onNone: () => Effect.succeed(undefined),
-          onSome: (messageId) => accessibleMessage(messages, ctx, principal.user, messageId)
-        })
-        if (found === undefined) return yield* new Errors.InvalidMessages()
+        const found = yield* readableMessage(messages, ctx, principal.user, id)
         const { message } = found
         const topicOf = (topic: string) => displayTopic(topic, options.allow_empty_topic_name)
         // Walk back from the message as it is: each stored entry says what it replaced.

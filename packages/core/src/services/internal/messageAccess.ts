@@ -12,6 +12,7 @@ import { MessageId } from "../../domain/Ids.ts"
 import type { ChannelId, UserId } from "../../domain/Ids.ts"
 import type { Channel } from "../../domain/Channel.ts"
 import type { Message } from "../../domain/Message.ts"
+import { InvalidMessages } from "../../errors/MessageErrors.ts"
 import { isGuest } from "../../domain/Role.ts"
 import type { User } from "../../domain/User.ts"
 import type { MessageSearch, RangeOptions } from "../../ports/MessageSearch.ts"
@@ -57,14 +58,32 @@ export const accessMessage = Effect.fnUntraced(function*(
   return allowed ? { message, channel, flags: row?.flags } : undefined
 })
 
-/** The message by id if the user may read it (GET /messages/{id}, narrows, receipts, edit history). */
+/**
+ * The message by id, as a request gives it (any number), if the user may
+ * read it (GET /messages/{id}, narrows, receipts, edit history); undefined
+ * otherwise.
+ */
 export const accessibleMessage = Effect.fnUntraced(function*(
   repo: MessageRepo["Service"],
   ctx: AccessContext,
   user: User,
-  id: MessageId
+  id: number
 ) {
-  return yield* accessMessage(repo, ctx, user, yield* repo.findById(id), "read")
+  const messageId = Option.getOrUndefined(MessageId.makeOption(id))
+  if (messageId === undefined) return undefined
+  return yield* accessMessage(repo, ctx, user, yield* repo.findById(messageId), "read")
+})
+
+/** `accessibleMessage`, or Zulip's "Invalid message(s)" (a missing and a hidden message alike). */
+export const readableMessage = Effect.fnUntraced(function*(
+  repo: MessageRepo["Service"],
+  ctx: AccessContext,
+  user: User,
+  id: number
+) {
+  const found = yield* accessibleMessage(repo, ctx, user, id)
+  if (found === undefined) return yield* new InvalidMessages()
+  return found
 })
 
 /** The message, read and locked by the caller, if the user may change it (edit, delete, react, submessage). */
@@ -145,14 +164,7 @@ export const narrowContext = Effect.fnUntraced(function*(
     historyChannelIds: history,
     canAccessPublicChannels: !isGuest(user.role),
     accessibleMessage: (id: number) =>
-      Option.match(MessageId.makeOption(id), {
-        onNone: () => Effect.succeed(undefined),
-        onSome: (messageId) =>
-          Effect.map(
-            accessibleMessage(repos.messages, ctx, user, messageId),
-            (found): Message | undefined => found?.message
-          )
-      })
+      Effect.map(accessibleMessage(repos.messages, ctx, user, id), (found): Message | undefined => found?.message)
   } satisfies NarrowContext
 })
 
