@@ -35,7 +35,7 @@ import { Events } from "./events/Events.ts"
 import type { Publication } from "./events/Events.ts"
 import { makeAccessLoader } from "./internal/access.ts"
 import type { AccessContext } from "./internal/access.ts"
-import { accessibleMessage } from "./internal/messageAccess.ts"
+import { modifiableMessage, readableMessage } from "./internal/messageAccess.ts"
 import { Messages, normalizeTopic, renderContextFor } from "./Messages.ts"
 import { InternalClient, NotificationBot } from "./NotificationBot.ts"
 import type { Channel } from "../domain/Channel.ts"
@@ -111,10 +111,6 @@ const normalizeEditedContent = (raw: string): string => {
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex")
 
-/** Whether the message is in a channel that refuses changes to its messages (archived). */
-const inArchivedChannel = (ctx: AccessContext, message: Message) =>
-  message.channel_id !== null && ctx.channelsById.get(message.channel_id)?.is_archived === true
-
 /** The mention bits a rendering gives one user (the rest of a row's flags stay). */
 const MentionFlagMask = FlagBits.mentioned | FlagBits.stream_wildcard_mentioned | FlagBits.topic_wildcard_mentioned |
   FlagBits.group_mentioned
@@ -170,8 +166,8 @@ export class MessageEdits extends Context.Service<MessageEdits, {
           // The row lock first: a concurrent edit of this message waits here and then sees this one's result.
           const locked = yield* messages.findByIdForUpdate(messageId)
           if (locked === undefined) return yield* new Errors.InvalidMessages()
-          const found = yield* accessibleMessage(messages, ctx, editor, messageId)
-          if (found === undefined || inArchivedChannel(ctx, locked)) return yield* new Errors.InvalidMessages()
+          const found = yield* modifiableMessage(messages, ctx, editor, locked)
+          if (found === undefined) return yield* new Errors.InvalidMessages()
           const message = locked
           const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
           if (request.content !== undefined) {
@@ -406,11 +402,7 @@ export class MessageEdits extends Context.Service<MessageEdits, {
         const policy = realm.settings.message_edit_history_visibility_policy
         if (policy === "none") return yield* new Errors.EditHistoryDisabled()
         const ctx = yield* loadAccess(realm)
-        const found = yield* Option.match(MessageId.makeOption(id), {
-          onNone: () => Effect.succeed(undefined),
-          onSome: (messageId) => accessibleMessage(messages, ctx, principal.user, messageId)
-        })
-        if (found === undefined) return yield* new Errors.InvalidMessages()
+        const found = yield* readableMessage(messages, ctx, principal.user, id)
         const { message } = found
         const topicOf = (topic: string) => displayTopic(topic, options.allow_empty_topic_name)
         // Walk back from the message as it is: each stored entry says what it replaced.

@@ -41,7 +41,7 @@ import { isMutedTopic, topicKey } from "../domain/Muting.ts"
 import type { VisibilityPolicy } from "../domain/Muting.ts"
 import { MessageRepo, RealmRepo, SubscriptionRepo, UserSettingsRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
-import { accessibleMessage, narrowRange } from "./internal/messageAccess.ts"
+import { narrowRange, readableMessage } from "./internal/messageAccess.ts"
 import type { Principal } from "../domain/Principal.ts"
 
 /** `add` or `remove`. @category models */
@@ -375,11 +375,7 @@ export class MessageFlags extends Context.Service<MessageFlags, {
       const readReceipts = Effect.fn("MessageFlags.readReceipts")(function*(principal: Principal, id: number) {
         const realm = (yield* realms.findById(principal.realm.id)) ?? principal.realm
         const ctx = yield* loadAccess(realm)
-        const found = yield* Option.match(MessageId.makeOption(id), {
-          onNone: () => Effect.succeed(undefined),
-          onSome: (mid) => accessibleMessage(messages, ctx, principal.user, mid)
-        })
-        if (found === undefined) return yield* new Errors.InvalidMessages()
+        const found = yield* readableMessage(messages, ctx, principal.user, id)
         if (!realm.settings.enable_read_receipts) return yield* new Errors.ReadReceiptsDisabled()
         // Active readers other than the sender (bots too; the requester too).
         const readers = (yield* messages.recipients(found.message.id))

@@ -48,7 +48,7 @@ import type { ApiMessage, MessageViewContext } from "../views/MessageView.ts"
 import type { Anchor } from "../ports/MessageSearch.ts"
 import { HistoricalFlags, MessageSearch } from "../ports/MessageSearch.ts"
 import type { NarrowParseError, NarrowResolveError } from "../narrow/Narrow.ts"
-import { accessibleMessage, narrowRange } from "./internal/messageAccess.ts"
+import { narrowRange, readableMessage } from "./internal/messageAccess.ts"
 import type { Principal } from "../domain/Principal.ts"
 
 /** The `type` values clients send; `channel`/`direct` are the modern names. @category models */
@@ -831,11 +831,7 @@ const makeMessages = Effect.gen(function*() {
     options: { readonly apply_markdown: boolean; readonly allow_empty_topic_name: boolean }
   ) {
     const ctx = yield* contextOf(principal)
-    const found = yield* Option.match(MessageId.makeOption(id), {
-      onNone: () => Effect.succeed(undefined),
-      onSome: (messageId) => accessibleMessage(messages, ctx, principal.user, messageId)
-    })
-    if (found === undefined) return yield* new Errors.InvalidMessages()
+    const found = yield* readableMessage(messages, ctx, principal.user, id)
     const { message } = found
     const flags = found.flags ?? HistoricalFlags
     return {

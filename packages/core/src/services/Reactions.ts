@@ -23,16 +23,15 @@ import { MessageId } from "../domain/Ids.ts"
 import { FlagBits } from "../domain/Message.ts"
 import type { Message, Reaction } from "../domain/Message.ts"
 import type { Principal } from "../domain/Principal.ts"
-import { isGuest } from "../domain/Role.ts"
 import * as Errors from "../errors/Errors.ts"
-import { actionAudience, hasMessageAccess } from "../permissions/MessageAccess.ts"
 import { MessageStore } from "../ports/MessageStore.ts"
 import { MessageRepo, RealmRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import { Events } from "./events/Events.ts"
-import { accessInput, makeAccessLoader, subscribersOf } from "./internal/access.ts"
+import { makeAccessLoader } from "./internal/access.ts"
 import type { AccessContext } from "./internal/access.ts"
 import { checkEmojiTriple, lookupEmoji } from "./internal/emoji.ts"
+import { messageActionAudience, modifiableMessage } from "./internal/messageAccess.ts"
 
 /** POST /messages/{message_id}/reactions: the emoji by name, with its code and type when known. @category models */
 export interface AddReaction {
@@ -84,22 +83,16 @@ export class Reactions extends Context.Service<Reactions, {
 
       /**
        * Zulip's `access_message(..., lock_message=True, is_modifying_message=True)`:
-       * the message, locked, when the user may read it and it is not in an
-       * archived channel; with whether the user has a row of it.
+       * the message, locked, when the user may change it; with whether the
+       * user has a row of it.
        */
       const lockAccessible = Effect.fnUntraced(function*(principal: Principal, ctx: AccessContext, id: number) {
         const messageId = Option.getOrUndefined(MessageId.makeOption(id))
         if (messageId === undefined) return yield* new Errors.InvalidMessages()
         const message = yield* messages.findByIdForUpdate(messageId)
-        if (message === undefined || message.realm_id !== ctx.state.realm.id) return yield* new Errors.InvalidMessages()
-        const hasRow = (yield* messages.userMessages(principal.user.id, [messageId])).length > 0
-        const channel = message.channel_id === null ? undefined : ctx.channelsById.get(message.channel_id)
-        if (message.channel_id !== null && (channel === undefined || channel.is_archived)) {
-          return yield* new Errors.InvalidMessages()
-        }
-        const input = { hasRow, channel: channel === undefined ? undefined : accessInput(ctx, principal.user, channel) }
-        if (!hasMessageAccess(input)) return yield* new Errors.InvalidMessages()
-        return { message, hasRow }
+        const found = yield* modifiableMessage(messages, ctx, principal.user, message)
+        if (found === undefined) return yield* new Errors.InvalidMessages()
+        return { message: found.message, hasRow: found.flags !== undefined }
       })
 
       const publish = Effect.fnUntraced(function*(
@@ -110,19 +103,7 @@ export class Reactions extends Context.Service<Reactions, {
         reaction: Reaction
       ) {
         const channel = message.channel_id === null ? undefined : ctx.channelsById.get(message.channel_id)
-        const rowHolders = (yield* messages.recipients(message.id)).map((row) => row.user_id)
-        const audience = actionAudience({
-          rowHolders,
-          channel: channel === undefined ? undefined : {
-            invite_only: channel.invite_only,
-            history_public_to_subscribers: channel.history_public_to_subscribers,
-            subscribers: subscribersOf(ctx, channel.id),
-            isGuest: (id) => {
-              const user = ctx.state.usersById.get(id)
-              return user === undefined || isGuest(user.role)
-            }
-          }
-        })
+        const audience = yield* messageActionAudience(messages, ctx, channel, [message.id])
         const user = principal.user
         const event: EventOf<"reaction"> = {
           type: "reaction",

@@ -13,16 +13,14 @@ import { Audience } from "../domain/Event.ts"
 import { MessageId } from "../domain/Ids.ts"
 import type { SubmessageId } from "../domain/Ids.ts"
 import type { Principal } from "../domain/Principal.ts"
-import { isGuest } from "../domain/Role.ts"
 import { checkWidgetData, parseSubmessageContent, widgetTypeOf } from "../domain/Widget.ts"
 import { BadRequest, InvalidMessages, InvalidSubmessageJson, SubmessageNotAllowed } from "../errors/Errors.ts"
-import { actionAudience } from "../permissions/MessageAudience.ts"
 import { MessageStore } from "../ports/MessageStore.ts"
 import { MessageRepo, RealmRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import { Events } from "./events/Events.ts"
-import { makeAccessLoader, subscribersOf } from "./internal/access.ts"
-import { accessibleMessage } from "./internal/messageAccess.ts"
+import { makeAccessLoader } from "./internal/access.ts"
+import { messageActionAudience, modifiableMessage } from "./internal/messageAccess.ts"
 
 /** What POST /submessage asks for. @category models */
 export interface SubmessageRequest {
@@ -63,11 +61,9 @@ export class Submessages extends Context.Service<Submessages, {
           if (!(yield* store.lockMessage(id))) return yield* new InvalidMessages()
           const realm = (yield* realms.findById(principal.realm.id)) ?? principal.realm
           const ctx = yield* loadAccess(realm)
-          const found = yield* accessibleMessage(messages, ctx, principal.user, id)
+          const found = yield* modifiableMessage(messages, ctx, principal.user, yield* messages.findById(id))
           if (found === undefined) return yield* new InvalidMessages()
-          const { message } = found
-          const channel = message.channel_id === null ? undefined : ctx.channelsById.get(message.channel_id)
-          if (channel?.is_archived === true) return yield* new InvalidMessages()
+          const { channel, message } = found
           const existing = yield* store.submessages([id])
           const isAuthor = message.sender_id === principal.user.id
           if (!isAuthor && !existing.some((s) => s.sender_id === message.sender_id)) {
@@ -83,17 +79,7 @@ export class Submessages extends Context.Service<Submessages, {
             msg_type: request.msg_type,
             content: request.content
           })
-          const rows = yield* messages.recipients(id)
-          const audience = actionAudience({
-            channel,
-            subscribers: channel === undefined ? [] : subscribersOf(ctx, channel.id),
-            rowUserIds: rows.map((r) => r.user_id),
-            isActive: (userId) => ctx.state.usersById.get(userId)?.is_active === true,
-            isGuest: (userId) => {
-              const user = ctx.state.usersById.get(userId)
-              return user === undefined || isGuest(user.role)
-            }
-          })
+          const audience = yield* messageActionAudience(messages, ctx, channel, [id])
           yield* events.publish(realm.id, {
             type: "submessage",
             msg_type: submessage.msg_type,

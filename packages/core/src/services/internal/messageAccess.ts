@@ -1,23 +1,28 @@
 /**
  * Which messages a user may read, as the narrow resolver and the message
  * services need it: the channels whose history is open to the user, muted
- * channels, and single-message access (Zulip's `access_message`).
+ * channels, single-message access (Zulip's `access_message`) and who hears
+ * of an action on a message.
  *
  * @internal
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { MessageId } from "../../domain/Ids.ts"
-import type { ChannelId } from "../../domain/Ids.ts"
+import type { ChannelId, UserId } from "../../domain/Ids.ts"
+import type { Channel } from "../../domain/Channel.ts"
 import type { Message } from "../../domain/Message.ts"
+import { InvalidMessages } from "../../errors/MessageErrors.ts"
 import { isGuest } from "../../domain/Role.ts"
 import type { User } from "../../domain/User.ts"
 import type { MessageSearch, RangeOptions } from "../../ports/MessageSearch.ts"
 import { parseNarrow, readsMutedChannels, resolveNarrow } from "../../narrow/Narrow.ts"
 import type { NarrowContext } from "../../narrow/Narrow.ts"
 import { canReadFullHistory, hasContentAccess } from "../../permissions/ChannelAccess.ts"
+import { actionAudience, hasMessageAccess } from "../../permissions/MessageAccess.ts"
+import type { MessageAccessPurpose } from "../../permissions/MessageAccess.ts"
 import type { MessageRepo, SubscriptionRepo } from "../../ports/Repositories.ts"
-import { accessInput } from "./access.ts"
+import { accessInput, subscribersOf } from "./access.ts"
 import type { AccessContext } from "./access.ts"
 
 /** Whether the user may read a channel's whole history without having received it. */
@@ -29,23 +34,87 @@ export const canReadChannelHistory = (ctx: AccessContext, user: User, channelId:
 }
 
 /**
- * The message if the user may read it: a row of theirs, or channel history
- * open to them; undefined otherwise (also for other organizations).
+ * Zulip's `access_message`: the message with its channel (undefined for a
+ * direct message) and the user's flags (undefined without a row) when the
+ * rule of `permissions/MessageAccess.ts` lets the user read or change it;
+ * undefined otherwise (also for other organizations). The message is read
+ * (and locked, when changing it) by the caller.
+ */
+export const accessMessage = Effect.fnUntraced(function*(
+  repo: MessageRepo["Service"],
+  ctx: AccessContext,
+  user: User,
+  message: Message | undefined,
+  purpose: MessageAccessPurpose
+) {
+  if (message === undefined || message.realm_id !== ctx.state.realm.id) return undefined
+  const channel = message.channel_id === null ? undefined : ctx.channelsById.get(message.channel_id)
+  if (message.channel_id !== null && channel === undefined) return undefined
+  const [row] = yield* repo.userMessages(user.id, [message.id])
+  const allowed = hasMessageAccess(purpose, {
+    hasRow: row !== undefined,
+    channel: channel === undefined ? undefined : { ...accessInput(ctx, user, channel), isArchived: channel.is_archived }
+  })
+  return allowed ? { message, channel, flags: row?.flags } : undefined
+})
+
+/**
+ * The message by id, as a request gives it (any number), if the user may
+ * read it (GET /messages/{id}, narrows, receipts, edit history); undefined
+ * otherwise.
  */
 export const accessibleMessage = Effect.fnUntraced(function*(
   repo: MessageRepo["Service"],
   ctx: AccessContext,
   user: User,
-  id: MessageId
+  id: number
 ) {
-  const message = yield* repo.findById(id)
-  if (message === undefined || message.realm_id !== ctx.state.realm.id) return undefined
-  const rows = yield* repo.userMessages(user.id, [id])
-  if (rows.length > 0) return { message, flags: rows[0]!.flags }
-  if (message.channel_id !== null && canReadChannelHistory(ctx, user, message.channel_id)) {
-    return { message, flags: undefined }
-  }
-  return undefined
+  const messageId = Option.getOrUndefined(MessageId.makeOption(id))
+  if (messageId === undefined) return undefined
+  return yield* accessMessage(repo, ctx, user, yield* repo.findById(messageId), "read")
+})
+
+/** `accessibleMessage`, or Zulip's "Invalid message(s)" (a missing and a hidden message alike). */
+export const readableMessage = Effect.fnUntraced(function*(
+  repo: MessageRepo["Service"],
+  ctx: AccessContext,
+  user: User,
+  id: number
+) {
+  const found = yield* accessibleMessage(repo, ctx, user, id)
+  if (found === undefined) return yield* new InvalidMessages()
+  return found
+})
+
+/** The message, read and locked by the caller, if the user may change it (edit, delete, react, submessage). */
+export const modifiableMessage = (
+  repo: MessageRepo["Service"],
+  ctx: AccessContext,
+  user: User,
+  message: Message | undefined
+) => accessMessage(repo, ctx, user, message, "modify")
+
+/**
+ * Who hears of an action on existing messages of one channel (undefined:
+ * direct messages): `actionAudience` over the users with a row of any of them.
+ */
+export const messageActionAudience = Effect.fnUntraced(function*(
+  repo: MessageRepo["Service"],
+  ctx: AccessContext,
+  channel: Channel | undefined,
+  ids: ReadonlyArray<MessageId>
+) {
+  const rowHolders = new Set<UserId>()
+  for (const id of ids) for (const row of yield* repo.recipients(id)) rowHolders.add(row.user_id)
+  return actionAudience({
+    rowHolders,
+    channel: channel === undefined ? undefined : { channel, subscribers: subscribersOf(ctx, channel.id) },
+    isActive: (id) => ctx.state.usersById.get(id)?.is_active === true,
+    isGuest: (id) => {
+      const user = ctx.state.usersById.get(id)
+      return user === undefined || isGuest(user.role)
+    }
+  })
 })
 
 /**
@@ -95,14 +164,7 @@ export const narrowContext = Effect.fnUntraced(function*(
     historyChannelIds: history,
     canAccessPublicChannels: !isGuest(user.role),
     accessibleMessage: (id: number) =>
-      Option.match(MessageId.makeOption(id), {
-        onNone: () => Effect.succeed(undefined),
-        onSome: (messageId) =>
-          Effect.map(
-            accessibleMessage(repos.messages, ctx, user, messageId),
-            (found): Message | undefined => found?.message
-          )
-      })
+      Effect.map(accessibleMessage(repos.messages, ctx, user, id), (found): Message | undefined => found?.message)
   } satisfies NarrowContext
 })
 
@@ -130,28 +192,4 @@ export const narrowRange = Effect.fnUntraced(function*(
     range
   )
   return { narrow, range: fetched }
-})
-
-/**
- * The message if the user may change it (delete, and in Zulip edit, react,
- * add a submessage): Zulip's `access_message` with `is_modifying_message`.
- * A direct message needs the user's row; a channel message needs content
- * access to its channel, which must not be archived, and, without public
- * history, the user's row too. The message is given, read (and locked) by
- * the caller; undefined when it may not be changed.
- */
-export const modifiableMessage = Effect.fnUntraced(function*(
-  repo: MessageRepo["Service"],
-  ctx: AccessContext,
-  user: User,
-  message: Message | undefined
-) {
-  if (message === undefined || message.realm_id !== ctx.state.realm.id) return undefined
-  const hasRow = Effect.map(repo.userMessages(user.id, [message.id]), (rows) => rows.length > 0)
-  if (message.channel_id === null) return (yield* hasRow) ? { message, channel: undefined } : undefined
-  const channel = ctx.channelsById.get(message.channel_id)
-  if (channel === undefined || channel.is_archived) return undefined
-  if (!hasContentAccess(accessInput(ctx, user, channel))) return undefined
-  if (!channel.history_public_to_subscribers && !(yield* hasRow)) return undefined
-  return { message, channel }
 })

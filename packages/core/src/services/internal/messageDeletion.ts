@@ -19,11 +19,10 @@ import type { EventPayload } from "../../domain/events/EventPayload.ts"
 import type { ChannelId, MessageId, UserId } from "../../domain/Ids.ts"
 import { EmptyTopicDisplayName } from "../../domain/Message.ts"
 import type { Message } from "../../domain/Message.ts"
-import { isGuest } from "../../domain/Role.ts"
 import { MessageStore } from "../../ports/MessageStore.ts"
 import { ChannelRepo, MessageRepo } from "../../ports/Repositories.ts"
-import { isPublic } from "../../permissions/ChannelAccess.ts"
 import type { AccessContext } from "./access.ts"
+import { messageActionAudience } from "./messageAccess.ts"
 
 /** Messages of one conversation to delete: one channel and topic, or one direct message. */
 /** An event to publish and who gets it (what `Events.publishAll` takes). */
@@ -89,47 +88,9 @@ export const deleteMessagePublications = (
 }
 
 /**
- * Who hears of an action on existing messages (Zulip's
- * `event_recipient_ids_for_action_on_messages`), with the acting user:
- * direct messages, those who received them; a public channel with public
- * history, its subscribers and the non-guests who have a row; a private
- * channel with shared history, its subscribers; with protected history,
- * the subscribers who received them. Active users only.
- */
-export const actionAudience = Effect.fnUntraced(function*(
-  ctx: AccessContext,
-  channel: Channel | undefined,
-  ids: ReadonlyArray<MessageId>,
-  actorId: UserId
-) {
-  const repo = yield* MessageRepo
-  const withRows = new Set<UserId>()
-  for (const id of ids) for (const row of yield* repo.recipients(id)) withRows.add(row.user_id)
-  const audience = new Set<UserId>()
-  if (channel === undefined) {
-    for (const id of withRows) audience.add(id)
-  } else {
-    const subscribers = ctx.subscribers.get(channel.id) ?? new Set<UserId>()
-    if (!channel.history_public_to_subscribers) {
-      for (const id of subscribers) if (withRows.has(id)) audience.add(id)
-    } else {
-      for (const id of subscribers) audience.add(id)
-      if (isPublic(channel)) {
-        for (const id of withRows) {
-          const user = ctx.state.usersById.get(id)
-          if (user !== undefined && !isGuest(user.role)) audience.add(id)
-        }
-      }
-    }
-  }
-  const active = Array.from(audience).filter((id) => ctx.state.usersById.get(id)?.is_active === true)
-  return Array.from(new Set([...active, actorId])).sort((a, b) => a - b)
-})
-
-/**
  * Deletes the messages with everything attached to them; returns the ids
  * deleted (ascending) and what to publish: `delete_message` to
- * `actionAudience`, after a `stream` update of `first_message_id` when the
+ * `messageActionAudience` and the actor, after a `stream` update of `first_message_id` when the
  * channel's first message went (Zulip's order).
  */
 export const deleteMessages = Effect.fnUntraced(function*(deletion: Deletion) {
@@ -137,7 +98,9 @@ export const deleteMessages = Effect.fnUntraced(function*(deletion: Deletion) {
   const none = { deleted: [] as ReadonlyArray<MessageId>, publications: [] as ReadonlyArray<Publication> }
   if (doomed.length === 0) return none
   const ids = doomed.map((m) => m.id)
-  const userIds = yield* actionAudience(ctx, channel, ids, deletion.actorId)
+  // The acting user hears of it too, whatever their access now.
+  const audience = yield* messageActionAudience(yield* MessageRepo, ctx, channel, ids)
+  const userIds = Array.from(new Set([...audience, deletion.actorId])).sort((a, b) => a - b)
   const deleted = yield* (yield* MessageStore).delete(ids)
   if (deleted.length === 0) return none
   const publications: Array<Publication> = []

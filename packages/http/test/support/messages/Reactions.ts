@@ -17,6 +17,7 @@ import {
   invalidMessages,
   listedAlone,
   person,
+  privateChannel,
   read,
   register,
   sent,
@@ -62,22 +63,6 @@ const reactionEvent = (
 })
 
 const reactionQueue = (who: Credentials) => register(who, { event_types: JSON.stringify(["reaction"]) })
-
-/** Creates a private channel for `members` (the first creates it) with the given history setting. */
-const privateChannel = (name: string, members: ReadonlyArray<Person>, historyPublic: boolean) =>
-  Effect.gen(function*() {
-    const server = yield* Server
-    const reply = yield* server.fetch("POST", "/api/v1/users/me/subscriptions", {
-      as: members[0]!,
-      form: {
-        subscriptions: JSON.stringify([{ name }]),
-        principals: JSON.stringify(members.map((m) => m.userId)),
-        invite_only: "true",
-        history_public_to_subscribers: String(historyPublic)
-      }
-    })
-    assert.strictEqual(reply.status, 200, reply.text)
-  })
 
 export const reactionsTests = (it: Vitest.MethodsNonLive<Server>): void => {
   it.effect("reactions: add and remove by name; message objects and reaction events follow", () =>

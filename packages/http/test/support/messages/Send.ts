@@ -6,7 +6,7 @@ import { accounts, Server } from "../Harness.ts"
 import { channelId, userId } from "@teamchat/core/domain/Ids"
 import { SubscriptionRepo, UserRepo } from "@teamchat/core/ports/Repositories"
 import type { Vitest } from "@effect/vitest"
-import { success, badRequest, invalidMessages, bare, withoutFlags, mobileUserAgent, person, as, channels, tick, send, sent, getMessage, read, list, expectReply, register, channelMessage, directMessage, recipientOf, narrowOf, listedAlone, ownChannel } from "./fixtures.ts"
+import { success, badRequest, invalidMessages, bare, withoutFlags, mobileUserAgent, person, as, channels, tick, send, sent, getMessage, read, list, expectReply, register, channelMessage, directMessage, recipientOf, narrowOf, listedAlone, ownChannel, privateChannel, unsubscribe } from "./fixtures.ts"
 
 export const sendTests = (it: Vitest.MethodsNonLive<Server>): void => {
   // -----------------------------------------------------------------------
@@ -502,5 +502,25 @@ export const sendTests = (it: Vitest.MethodsNonLive<Server>): void => {
       expectReply(yield* send(writer, form("after deactivation")), 401, { result: "error", msg: "Account is deactivated", code: "USER_DEACTIVATED" })
       // Neither refused send left a message behind.
       assert.deepStrictEqual(yield* topic(), [[first, "<p>first</p>"], [second, "<p>second</p>"]])
+    }))
+
+  it.effect("GET /messages/{id} after leaving a private channel: a received message stays readable only with content access (section 1)", () =>
+    Effect.gen(function*() {
+      const hamlet = yield* as("member")
+      const othello = yield* person("othello@zulip.com")
+      const cases = [["get protected", false], ["get shared", true]] as const
+      for (const [name, historyPublic] of cases) {
+        yield* privateChannel(name, [hamlet, othello], historyPublic)
+        const id = yield* sent(hamlet, { type: "stream", to: name, topic: "t", content: "kept" })
+        assert.deepStrictEqual((yield* read(othello, id)).flags, [])
+        // Othello keeps the row but loses content access: Zulip refuses the message.
+        yield* unsubscribe(othello, [name])
+        expectReply(yield* getMessage(othello, id), 400, invalidMessages)
+        // Back in the channel, the row grants it again (protected history needs both).
+        yield* privateChannel(name, [hamlet, othello], historyPublic)
+        assert.deepStrictEqual((yield* read(othello, id)).flags, [])
+        yield* unsubscribe(othello, [name])
+        yield* unsubscribe(hamlet, [name])
+      }
     }))
 }

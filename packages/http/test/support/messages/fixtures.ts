@@ -245,6 +245,22 @@ export const subscribe = (who: Credentials, names: ReadonlyArray<string>) =>
     assert.strictEqual(reply.status, 200, reply.text)
   })
 
+/** Creates a private channel for `members` (the first creates it) with the given history setting. */
+export const privateChannel = (name: string, members: ReadonlyArray<Person>, historyPublic: boolean) =>
+  Effect.gen(function*() {
+    const server = yield* Server
+    const reply = yield* server.fetch("POST", "/api/v1/users/me/subscriptions", {
+      as: members[0]!,
+      form: {
+        subscriptions: JSON.stringify([{ name }]),
+        principals: JSON.stringify(members.map((m) => m.userId)),
+        invite_only: "true",
+        history_public_to_subscribers: String(historyPublic)
+      }
+    })
+    assert.strictEqual(reply.status, 200, reply.text)
+  })
+
 export const unsubscribe = (who: Credentials, names: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const server = yield* Server
