@@ -336,6 +336,8 @@ const recipientFlags = (
   for (const id of ids) {
     let flags = destination._tag === "direct" ? FlagBits.is_private : 0
     if (id === sender.id && validated.read_by_sender) flags |= FlagBits.read
+    // A muted sender's message arrives read for the muter (Zulip's `mark_as_read` at send).
+    if (id !== sender.id && ctx.mutes.get(id)?.has(sender.id) === true) flags |= FlagBits.read
     if (rendered.mentionedUserIds.has(id)) flags |= FlagBits.mentioned
     if (groupMentioned.has(id)) flags |= FlagBits.group_mentioned
     if (rendered.channelWildcard) flags |= FlagBits.stream_wildcard_mentioned
