@@ -35,6 +35,12 @@ export interface AccessContext {
   readonly subscriptions: ReadonlyMap<UserId, ReadonlySet<ChannelId>>
   /** Every user's alert words (users without any are absent); sends flag `has_alert_word` from them. */
   readonly alertWords: ReadonlyMap<UserId, ReadonlyArray<string>>
+  /**
+   * The users each user muted (users who muted nobody are absent): a send
+   * marks a muted sender's message read for the muter, read receipts leave
+   * mutes out.
+   */
+  readonly mutes: ReadonlyMap<UserId, ReadonlySet<UserId>>
 }
 
 /** A read with the organization's access version it was made at (`AccessCache`'s entries). @category models */

@@ -18,6 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { Term } from "../narrow/Narrow.ts"
 import { compile, pgLower } from "../narrow/NarrowPredicate.ts"
+import type { MessageFacts } from "../narrow/NarrowPredicate.ts"
 import {
   byId,
   HistoricalFlags,
@@ -171,6 +172,9 @@ const take = (ids: Iterable<number>, limit: number, accept: (id: number) => Mess
 
 const make = (db: MemoryDatabase["Service"]): MessageSearch["Service"] => {
   const store = db.tables.messages
+  const facts: MessageFacts = {
+    hasReaction: (messageId) => (db.tables.reactions.get(messageId)?.length ?? 0) > 0
+  }
 
   /**
    * The query's test of one message id: the row (message and the viewer's
@@ -180,7 +184,7 @@ const make = (db: MemoryDatabase["Service"]): MessageSearch["Service"] => {
   const acceptor = (query: SearchQuery, terms: ReadonlyArray<Term>, history: ReadonlyArray<number> | null) => {
     const rows = store.rowsOf(query.viewerId)
     const historySet = history === null ? null : new Set<number>(history)
-    const test = compile(terms)
+    const test = compile(terms, facts)
     return (id: number): MessageRow | undefined => {
       const message = store.examine(id)
       if (message === undefined || message.realm_id !== query.realmId) return undefined

@@ -55,11 +55,21 @@ export const layer: Layer.Layer<MutingRepo, never, MemoryDatabase> = Layer.effec
           return true
         }),
       listTopics: (userId) => Effect.sync(() => [...(topics.get(userId)?.values() ?? [])].sort(byChannelAndTopic)),
+      listMutesByUsers: (users) =>
+        Effect.sync(() => {
+          const out = new Map<UserId, ReadonlySet<UserId>>()
+          for (const user of users) {
+            const mine = muted.get(user)
+            if (mine !== undefined && mine.size > 0) out.set(user, new Set(Array.from(mine.values(), (r) => r.muted_user_id)))
+          }
+          return out
+        }),
       mute: (row) =>
         Effect.sync(() => {
           const mine = muted.get(row.user_id) ?? new Map()
           if (mine.has(row.muted_user_id)) return false
           muted.set(row.user_id, new Map(mine).set(row.muted_user_id, row))
+          db.accessChanged(db.tables.users.get(row.user_id)?.realm_id)
           return true
         }),
       unmute: (userId, mutedUserId) =>
@@ -69,6 +79,7 @@ export const layer: Layer.Layer<MutingRepo, never, MemoryDatabase> = Layer.effec
           const next = new Map(mine)
           next.delete(mutedUserId)
           muted.set(userId, next)
+          db.accessChanged(db.tables.users.get(userId)?.realm_id)
           return true
         }),
       listMuted: (userId) =>

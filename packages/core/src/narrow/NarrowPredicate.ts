@@ -139,6 +139,17 @@ const sameIds = (a: ReadonlyArray<number>, b: ReadonlyArray<number>): boolean =>
 /** A compiled term, before negation. */
 type Test = (message: Message, flags: number) => boolean
 
+/**
+ * What the predicate needs beyond the message row: facts stored in other
+ * tables (SQL reads them with a subquery).
+ *
+ * @category models
+ */
+export interface MessageFacts {
+  /** Whether the message has at least one reaction. */
+  readonly hasReaction: (messageId: number) => boolean
+}
+
 const never: Test = () => false
 
 const isTest = (flag: IsOperand): Test => {
@@ -161,7 +172,7 @@ const isTest = (flag: IsOperand): Test => {
   }
 }
 
-const hasTest = (what: HasOperand): Test => {
+const hasTest = (what: HasOperand, facts: MessageFacts): Test => {
   switch (what) {
     case "attachment":
       return (m) => m.has_attachment
@@ -170,12 +181,11 @@ const hasTest = (what: HasOperand): Test => {
     case "link":
       return (m) => m.has_link
     case "reaction":
-      // No reactions are stored yet.
-      return never
+      return (m) => facts.hasReaction(m.id)
   }
 }
 
-const compileTerm = (term: Term): Test => {
+const compileTerm = (term: Term, facts: MessageFacts): Test => {
   switch (term._tag) {
     case "Channel":
       return (m) => m.channel_id === term.channelId
@@ -200,7 +210,7 @@ const compileTerm = (term: Term): Test => {
     case "Is":
       return isTest(term.flag)
     case "Has":
-      return hasTest(term.what)
+      return hasTest(term.what, facts)
     case "Id":
       return (m) => m.id === term.messageId
     case "Search":
@@ -214,10 +224,13 @@ const compileTerm = (term: Term): Test => {
  *
  * @category interpreters
  */
-export const compile = (narrow: Narrow | ReadonlyArray<Term>): (message: Message, flags: number) => boolean => {
+export const compile = (
+  narrow: Narrow | ReadonlyArray<Term>,
+  facts: MessageFacts
+): (message: Message, flags: number) => boolean => {
   const terms = "terms" in narrow ? narrow.terms : narrow
   const tests = terms.map((term): Test => {
-    const test = compileTerm(term)
+    const test = compileTerm(term, facts)
     return "negated" in term && term.negated ? (m, f) => !test(m, f) : test
   })
   return (message, flags) => tests.every((test) => test(message, flags))
@@ -228,5 +241,9 @@ export const compile = (narrow: Narrow | ReadonlyArray<Term>): (message: Message
  *
  * @category interpreters
  */
-export const matches = (narrow: Narrow | ReadonlyArray<Term>, message: Message, flags: number): boolean =>
-  compile(narrow)(message, flags)
+export const matches = (
+  narrow: Narrow | ReadonlyArray<Term>,
+  facts: MessageFacts,
+  message: Message,
+  flags: number
+): boolean => compile(narrow, facts)(message, flags)

@@ -25,10 +25,19 @@ export class MutingRepo extends Context.Service<MutingRepo, {
   clearTopicPolicy(userId: UserId, channelId: ChannelId, topic: string): Effect.Effect<boolean>
   /** The user's topic policies, by channel id then lower-cased topic. */
   listTopics(userId: UserId): Effect.Effect<ReadonlyArray<UserTopic>>
-  /** Mutes; false when already muted (nothing written). */
+  /**
+   * Mutes; false when already muted (nothing written). Mutes are part of an
+   * organization's access state (`AccessContext.mutes`): mute and unmute
+   * move its access version.
+   */
   mute(row: MutedUser): Effect.Effect<boolean>
   /** Unmutes; false when not muted. */
   unmute(userId: UserId, mutedUserId: UserId): Effect.Effect<boolean>
+  /**
+   * The users each of `users` muted (users who muted nobody are absent), in
+   * one read whatever their number; sends and read receipts decide from it.
+   */
+  listMutesByUsers(users: ReadonlyArray<UserId>): Effect.Effect<ReadonlyMap<UserId, ReadonlySet<UserId>>>
   /** The users the user muted, by muted user id. */
   listMuted(userId: UserId): Effect.Effect<ReadonlyArray<MutedUser>>
   /** The ids of the user's unread messages sent by `senderId`, ascending. */

@@ -377,12 +377,17 @@ export class MessageFlags extends Context.Service<MessageFlags, {
         const ctx = yield* loadAccess(realm)
         const found = yield* readableMessage(messages, ctx, principal.user, id)
         if (!realm.settings.enable_read_receipts) return yield* new Errors.ReadReceiptsDisabled()
-        // Active readers other than the sender (bots too; the requester too).
+        // Active readers other than the sender (bots too; the requester too), leaving out both
+        // sides of the requester's mutes.
+        const requester = principal.user.id
+        const mutedByRequester = ctx.mutes.get(requester)
         const readers = (yield* messages.recipients(found.message.id))
           .filter((row) =>
             (row.flags & FlagBits.read) !== 0 &&
             row.user_id !== found.message.sender_id &&
-            ctx.state.usersById.get(row.user_id)?.is_active === true
+            ctx.state.usersById.get(row.user_id)?.is_active === true &&
+            mutedByRequester?.has(row.user_id) !== true &&
+            ctx.mutes.get(row.user_id)?.has(requester) !== true
           )
           .map((row) => row.user_id)
         const overrides = yield* userSettings.getMany(readers)

@@ -48,7 +48,7 @@ import type { ApiMessage, MessageViewContext } from "../views/MessageView.ts"
 import type { Anchor } from "../ports/MessageSearch.ts"
 import { HistoricalFlags, MessageSearch } from "../ports/MessageSearch.ts"
 import type { NarrowParseError, NarrowResolveError } from "../narrow/Narrow.ts"
-import { narrowRange, readableMessage } from "./internal/messageAccess.ts"
+import { narrowMatches, narrowRange, readableMessage } from "./internal/messageAccess.ts"
 import type { Principal } from "../domain/Principal.ts"
 
 /** The `type` values clients send; `channel`/`direct` are the modern names. @category models */
@@ -300,6 +300,18 @@ export interface FetchResult {
 /** @category errors */
 export type FetchError = Errors.BadRequest | Errors.AnchorExcludedMidRange | NarrowParseError | NarrowResolveError
 
+/**
+ * A message's fields in GET /messages/matches_narrow: its rendered content
+ * and HTML-escaped topic, with a search's words highlighted as GET /messages
+ * does.
+ *
+ * @category models
+ */
+export interface NarrowMatch {
+  readonly match_content: string
+  readonly match_subject: string
+}
+
 /** At most this many messages per GET /messages. @category constants */
 export const MaxMessagesPerFetch = 5000
 
@@ -336,6 +348,8 @@ const recipientFlags = (
   for (const id of ids) {
     let flags = destination._tag === "direct" ? FlagBits.is_private : 0
     if (id === sender.id && validated.read_by_sender) flags |= FlagBits.read
+    // A muted sender's message arrives read for the muter (Zulip's `mark_as_read` at send).
+    if (id !== sender.id && ctx.mutes.get(id)?.has(sender.id) === true) flags |= FlagBits.read
     if (rendered.mentionedUserIds.has(id)) flags |= FlagBits.mentioned
     if (groupMentioned.has(id)) flags |= FlagBits.group_mentioned
     if (rendered.channelWildcard) flags |= FlagBits.stream_wildcard_mentioned
@@ -844,6 +858,21 @@ const makeMessages = Effect.gen(function*() {
     }
   })
 
+  const matchesNarrow = Effect.fn("Messages.matchesNarrow")(function*(
+    principal: Principal,
+    ids: ReadonlyArray<number>,
+    rawNarrow: unknown
+  ) {
+    const ctx = yield* contextOf(principal)
+    const { narrow, rows } = yield* narrowMatches({ messages, subscriptions, search }, ctx, principal.user, rawNarrow, ids)
+    const searchTerm = narrow.terms.find((t) => t._tag === "Search")
+    // Without a search, no word is highlighted: the rendered content and the escaped topic.
+    const words = searchTerm === undefined ? [] : lexemes(searchTerm.query)
+    const matches: Record<string, NarrowMatch> = {}
+    for (const row of rows) matches[String(row.message.id)] = searchMatches(row.message, words)
+    return matches
+  })
+
   // POST /messages/render: the sender's view of the organization, nothing written.
   const renderPreview = Effect.fn("Messages.render")(function*(principal: Principal, content: string) {
     const ctx = yield* contextOf(principal)
@@ -851,7 +880,17 @@ const makeMessages = Effect.gen(function*() {
     return render(content, renderContextFor(ctx, sender)).html
   })
 
-  return Messages.of({ validate, send, sendDeferred, sendMany, fetch, fetchDeferred, getById, render: renderPreview })
+  return Messages.of({
+    validate,
+    send,
+    sendDeferred,
+    sendMany,
+    fetch,
+    fetchDeferred,
+    getById,
+    matchesNarrow,
+    render: renderPreview
+  })
 })
 
 /** @category services */
@@ -897,6 +936,15 @@ export class Messages extends Context.Service<Messages, {
     id: number,
     options: { readonly apply_markdown: boolean; readonly allow_empty_topic_name: boolean }
   ): Effect.Effect<{ readonly message: ApiMessage; readonly raw_content: string }, Errors.InvalidMessages>
+  /**
+   * GET /messages/matches_narrow: of `ids`, those the user received that
+   * match the narrow, by id, with their search highlights.
+   */
+  matchesNarrow(
+    principal: Principal,
+    ids: ReadonlyArray<number>,
+    narrow: unknown
+  ): Effect.Effect<Readonly<Record<string, NarrowMatch>>, NarrowParseError | NarrowResolveError>
   /** POST /messages/render: the HTML `content` would have as the user's message; nothing is stored or sent. */
   render(principal: Principal, content: string): Effect.Effect<string>
 }>()("teamchat/core/services/Messages") {

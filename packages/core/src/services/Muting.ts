@@ -6,7 +6,10 @@
  * unread counts read the same rows (`Register`, `internal/messageState.ts`).
  *
  * Muting someone marks their messages read for the muter, in the same
- * transaction, with the `update_message_flags` event Zulip sends.
+ * transaction, with the `update_message_flags` event Zulip sends. Mutes are
+ * also part of the organization's access read (`AccessContext.mutes`), from
+ * which a send marks a muted sender's later messages read for the muter and
+ * read receipts leave out both sides of a mute.
  *
  * @since 0.1.0
  */

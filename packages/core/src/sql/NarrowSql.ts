@@ -51,8 +51,7 @@ const hasCondition = (sql: Sql, what: HasOperand): Fragment => {
     case "link":
       return sql`m.has_link`
     case "reaction":
-      // No reactions are stored yet.
-      return sql.literal("FALSE")
+      return sql`EXISTS (SELECT 1 FROM reactions r WHERE r.message_id = m.id)`
   }
 }
 

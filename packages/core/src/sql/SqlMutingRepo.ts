@@ -2,6 +2,8 @@
  * Topic policies and muted users on SQL (`user_topics`, `muted_users`,
  * migration `0020_muting`). Topics are unique per user and channel by
  * `lower(topic_name)`, so the policy write is one conflict-aware insert.
+ * Muted users are also read with the organization's access state, so a
+ * mute or unmute moves its access version.
  *
  * @since 0.1.0
  */
@@ -12,7 +14,9 @@ import { fromRow } from "../domain/Ids.ts"
 import type { ChannelId, UserId } from "../domain/Ids.ts"
 import { FlagBits } from "../domain/Message.ts"
 import type { MutedUser, UserTopic, VisibilityPolicy } from "../domain/Muting.ts"
+import { AccessCache } from "../ports/AccessCache.ts"
 import { MutingRepo } from "../ports/MutingRepo.ts"
+import { inIds } from "./SqlArrays.ts"
 
 type Row = Readonly<Record<string, unknown>>
 
@@ -31,10 +35,21 @@ const decodeMuted = (row: Row): MutedUser => ({
 })
 
 /** @category layers */
-export const layer: Layer.Layer<MutingRepo, never, SqlClient.SqlClient> = Layer.effect(
+export const layer: Layer.Layer<MutingRepo, never, SqlClient.SqlClient | AccessCache> = Layer.effect(
   MutingRepo,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const { changed } = yield* AccessCache
+    /**
+     * Mutes are part of the access read (`AccessContext.mutes`) but
+     * `muted_users` has no trigger moving the version, so the write moves
+     * it itself (the notice goes out at commit, as a trigger's would).
+     */
+    const accessChanged = (userId: UserId) =>
+      Effect.andThen(
+        sql`SELECT bump_access_version(realm_id) FROM users WHERE id = ${userId}`,
+        changed(undefined)
+      )
     return MutingRepo.of({
       setTopicPolicy: Effect.fn("MutingRepo.setTopicPolicy")(function*(row: UserTopic) {
         // A row comes back when inserted or changed; none when the policy was already this one.
@@ -66,12 +81,28 @@ export const layer: Layer.Layer<MutingRepo, never, SqlClient.SqlClient> = Layer.
           VALUES (${row.user_id}, ${row.muted_user_id}, ${row.date_muted})
           ON CONFLICT (user_id, muted_user_id) DO NOTHING
           RETURNING user_id`
-        return rows.length > 0
+        if (rows.length === 0) return false
+        yield* accessChanged(row.user_id)
+        return true
       }, Effect.orDie),
       unmute: Effect.fn("MutingRepo.unmute")(function*(userId: UserId, mutedUserId: UserId) {
         const rows = yield* sql<Row>`
           DELETE FROM muted_users WHERE user_id = ${userId} AND muted_user_id = ${mutedUserId} RETURNING user_id`
-        return rows.length > 0
+        if (rows.length === 0) return false
+        yield* accessChanged(userId)
+        return true
+      }, Effect.orDie),
+      listMutesByUsers: Effect.fn("MutingRepo.listMutesByUsers")(function*(users: ReadonlyArray<UserId>) {
+        const out = new Map<UserId, Set<UserId>>()
+        if (users.length === 0) return out
+        const rows = yield* sql<Row>`SELECT user_id, muted_user_id FROM muted_users WHERE ${inIds(sql, "user_id", users)}`
+        for (const row of rows) {
+          const id = fromRow.userId(Number(row.user_id))
+          let set = out.get(id)
+          if (set === undefined) out.set(id, set = new Set())
+          set.add(fromRow.userId(Number(row.muted_user_id)))
+        }
+        return out
       }, Effect.orDie),
       listMuted: Effect.fn("MutingRepo.listMuted")(function*(userId: UserId) {
         const rows = yield* sql<Row>`SELECT * FROM muted_users WHERE user_id = ${userId} ORDER BY muted_user_id`

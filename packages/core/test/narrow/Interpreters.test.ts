@@ -189,6 +189,7 @@ const everyKindMatches = (backend: Backend) =>
       { _tag: "Is", flag: "resolved", negated: false },
       { _tag: "Is", flag: "mentioned", negated: false },
       { _tag: "GroupDm", userIds: [world.viewer], negated: false },
+      { _tag: "Has", what: "reaction", negated: false },
       { _tag: "Search", query: "well-known", phrases: [] },
       { _tag: "Search", query: "été", phrases: [] },
       { _tag: "Search", query: "-42", phrases: [] }
@@ -202,12 +203,34 @@ const everyKindMatches = (backend: Backend) =>
     }
   })
 
+/** `has:reaction` splits the viewer's messages exactly into those with a reaction left and the rest. */
+const reactionSplits = (backend: Backend) =>
+  Effect.gen(function*() {
+    const { world } = backend
+    const ids = (terms: ReadonlyArray<Term>) =>
+      backend.search.fetchRange(
+        {
+          realmId: world.realmId,
+          viewerId: world.viewer,
+          historyChannelIds: null,
+          narrow: { terms, near: null, historyChannelIds: null, firstUnreadExcludedChannelIds: [] }
+        },
+        { anchor: { _tag: "newest" }, numBefore: 1000, numAfter: 0, includeAnchor: true }
+      ).pipe(Effect.map((range) => range.messages.map((row) => row.message.id)))
+    const all = yield* ids([])
+    const reacted = new Set(world.reacted)
+    assert.deepStrictEqual(yield* ids([{ _tag: "Has", what: "reaction", negated: false }]), all.filter((id) => reacted.has(id)))
+    assert.deepStrictEqual(yield* ids([{ _tag: "Has", what: "reaction", negated: true }]), all.filter((id) => !reacted.has(id)))
+  })
+
 describe("memory and SQL interpreters agree", () => {
   it.effect("memory vs PGlite", () =>
     Effect.gen(function*() {
       const memory = yield* openBackend("memory", memorySearchLayer(), SEED, SIZE)
       const pglite = yield* openBackend("PGlite", sqlSearchLayer(TestDatabase.pgliteLayer()), SEED, SIZE)
       yield* everyKindMatches(memory)
+      yield* reactionSplits(memory)
+      yield* reactionSplits(pglite)
       yield* agree(memory, pglite, 300)
     }), 240_000)
 
@@ -215,6 +238,7 @@ describe("memory and SQL interpreters agree", () => {
     Effect.gen(function*() {
       const memory = yield* openBackend("memory", memorySearchLayer(), SEED + 1, SIZE)
       const postgres = yield* openBackend("PostgreSQL", sqlSearchLayer(TestDatabase.postgresLayer()), SEED + 1, SIZE)
+      yield* reactionSplits(postgres)
       yield* agree(memory, postgres, 150)
     }), 240_000)
 })

@@ -7,7 +7,8 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as SqlClient from "effect/sql/SqlClient"
-import type { ChannelId, RealmId, UserId } from "../../src/domain/Ids.ts"
+import type { ChannelId, MessageId, RealmId, UserId } from "../../src/domain/Ids.ts"
+import type { Reaction } from "../../src/domain/Message.ts"
 import { FlagBits } from "../../src/domain/Message.ts"
 import * as MemoryMessageSearch from "../../src/memory/MemoryMessageSearch.ts"
 import { MessageSearch } from "../../src/ports/MessageSearch.ts"
@@ -79,13 +80,16 @@ export interface World {
   readonly users: ReadonlyArray<UserId>
   readonly channels: ReadonlyArray<ChannelId>
   readonly maxId: number
+  /** The messages with at least one reaction, ascending. */
+  readonly reacted: ReadonlyArray<number>
 }
 
 /**
  * Inserts `size` random messages: channel messages in three channels (the
  * viewer has rows for about 70%), direct messages of 1-3 participants (rows
- * for every participant), random content, attachments and flags; then one
- * message of another organization.
+ * for every participant), random content, attachments, flags and reactions
+ * (some added and taken back again); then one message of another
+ * organization.
  */
 export const seedWorld = (seed: number, size: number) =>
   Effect.gen(function*() {
@@ -109,6 +113,27 @@ export const seedWorld = (seed: number, size: number) =>
       has_link: random.chance(0.3)
     })
     let maxId = 0
+    const reacted: Array<number> = []
+    const react = (message_id: MessageId) =>
+      Effect.gen(function*() {
+        const reaction = (user_id: UserId, emoji_code: string): Reaction => ({
+          message_id,
+          user_id,
+          emoji_name: `e${emoji_code}`,
+          emoji_code,
+          reaction_type: "unicode_emoji"
+        })
+        if (random.chance(0.25)) {
+          yield* repo.addReaction(reaction(random.pick(users), "1f44d"))
+          if (random.chance(0.5)) yield* repo.addReaction(reaction(random.pick(users), "1f389"))
+          reacted.push(message_id)
+        } else if (random.chance(0.1)) {
+          // Reacted and taken back: no reaction left.
+          const user = random.pick(users)
+          yield* repo.addReaction(reaction(user, "1f44d"))
+          yield* repo.removeReaction({ message_id, user_id: user, emoji_code: "1f44d", reaction_type: "unicode_emoji" })
+        }
+      })
     for (let i = 0; i < size; i++) {
       const sender = random.pick(users)
       if (random.chance(0.7)) {
@@ -120,6 +145,7 @@ export const seedWorld = (seed: number, size: number) =>
           rows
         )
         maxId = m.id
+        yield* react(m.id)
       } else {
         const others = users.filter((u) => u !== sender && random.chance(0.4)).slice(0, 2)
         const m = yield* repo.insert(
@@ -127,6 +153,7 @@ export const seedWorld = (seed: number, size: number) =>
           [sender, ...others].map((user_id) => ({ user_id, flags: flags() }))
         )
         maxId = m.id
+        yield* react(m.id)
       }
     }
     const foreign = yield* repo.insert(
@@ -134,7 +161,7 @@ export const seedWorld = (seed: number, size: number) =>
       [{ user_id: other.users[0]!.id, flags: 0 }]
     )
     maxId = foreign.id
-    const world: World = { realmId: org.realm.id, viewer, users, channels, maxId }
+    const world: World = { realmId: org.realm.id, viewer, users, channels, maxId, reacted }
     return world
   })
 

@@ -4,6 +4,7 @@
  *
  * - POST /messages sends a channel or direct message;
  * - GET /messages reads a range of a narrow around an anchor;
+ * - GET /messages/matches_narrow tells which of some messages match a narrow;
  * - GET /messages/{message_id} reads one message;
  * - DELETE /messages/{message_id} deletes one message;
  * - POST /messages/flags and /messages/flags/narrow change read, starred
@@ -230,6 +231,17 @@ export class MessagesApi extends HttpApiGroup.make("messages")
       },
       success: Envelope.Success({})
     }).annotate(OpenApi.Summary, "Add a submessage"),
+    HttpApiEndpoint.get("matchesNarrow", "/messages/matches_narrow", {
+      query: {
+        msg_ids: Params.JsonIntegerList.annotate({ description: "JSON list of the ids of the messages to check." }),
+        narrow: Schema.String.annotate({
+          description: "JSON list of narrow terms: `[operator, operand]` pairs or `{operator, operand, negated}` objects."
+        })
+      },
+      success: Envelope.Success({
+        messages: Schema.Record(Schema.String, Schema.Struct({ match_content: Schema.String, match_subject: Schema.String }))
+      })
+    }).annotate(OpenApi.Summary, "Check if messages match a narrow"),
     HttpApiEndpoint.post("render", "/messages/render", {
       query: { content: Schema.String.annotate({ description: "The Markdown to render." }) },
       success: Envelope.Success({ rendered: Schema.String })

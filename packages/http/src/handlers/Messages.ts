@@ -247,6 +247,12 @@ export const layer = HttpApiBuilder.group(
           const message_history = yield* edits.history(principal, params.message_id, query)
           return { message_history }
         }).pipe(Envelope.wrap),
+      matchesNarrow: ({ query }) =>
+        Effect.gen(function*() {
+          const principal = yield* CurrentPrincipal
+          const narrow = yield* Params.parseJsonParameter("narrow", query.narrow)
+          return { messages: yield* messages.matchesNarrow(principal, query.msg_ids, narrow) }
+        }).pipe(Envelope.wrap),
       render: ({ query }) =>
         Effect.flatMap(CurrentPrincipal, (principal) => messages.render(principal, query.content)).pipe(
           Effect.map((rendered) => ({ rendered })),

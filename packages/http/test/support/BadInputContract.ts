@@ -331,6 +331,30 @@ const integers: ReadonlyArray<Row> = [
     body: badRequest("user_ids[1] is too large")
   },
   {
+    name: "GET /messages/matches_narrow msg_ids beyond the range",
+    method: "GET",
+    path: "/api/v1/messages/matches_narrow",
+    options: { query: { msg_ids: "[1e20]", narrow: "[]" } },
+    status: 400,
+    body: badRequest("msg_ids[0] is too large")
+  },
+  {
+    name: "GET /messages/matches_narrow msg_ids not JSON",
+    method: "GET",
+    path: "/api/v1/messages/matches_narrow",
+    options: { query: { msg_ids: "[1", narrow: "[]" } },
+    status: 400,
+    body: badRequest("msg_ids is not valid JSON")
+  },
+  {
+    name: "GET /messages/matches_narrow narrow not JSON",
+    method: "GET",
+    path: "/api/v1/messages/matches_narrow",
+    options: { query: { msg_ids: "[1]", narrow: "[" } },
+    status: 400,
+    body: badRequest("narrow is not valid JSON")
+  },
+  {
     name: "POST /messages/flags messages beyond the range",
     method: "POST",
     path: "/api/v1/messages/flags",

@@ -30,6 +30,7 @@ import { flagsTests } from "./messages/Flags.ts"
 import { flagsNarrowTests } from "./messages/FlagsNarrow.ts"
 import { listTests } from "./messages/List.ts"
 import { lookupsTests } from "./messages/Lookups.ts"
+import { matchesNarrowTests } from "./messages/MatchesNarrow.ts"
 import { readStateTests } from "./messages/ReadState.ts"
 import { reactionsTests } from "./messages/Reactions.ts"
 import { registerTests } from "./messages/Register.ts"
@@ -52,6 +53,7 @@ export const messagesContract = (backend: Backend) =>
       eventsTests(it)
       deleteTopicTests(it)
       readStateTests(it)
+      matchesNarrowTests(it)
       submessageTests(it)
       reactionsTests(it)
       typingTests(it)

@@ -18,7 +18,21 @@ import { Users } from "@teamchat/core/services/Users"
 import * as Effect from "effect/Effect"
 import type { Backend, Credentials } from "./Harness.ts"
 import { demoLayer, layerServer, Server } from "./Harness.ts"
-import { as, badRequest, bare, channels, expectReply, flags, person, register, sent, success, tick } from "./messages/fixtures.ts"
+import {
+  as,
+  badRequest,
+  bare,
+  channels,
+  expectReply,
+  flags,
+  ownChannel,
+  person,
+  read,
+  register,
+  sent,
+  success,
+  tick
+} from "./messages/fixtures.ts"
 
 const missing = (name: string) => ({
   result: "error",
@@ -366,6 +380,86 @@ export const mutingContract = (backend: Backend) =>
           expectReply(yield* mute(guest, loner.id), 200, success())
           expectReply(yield* unmute(guest, loner.id), 200, success())
           assert.deepStrictEqual((yield* state(guest, { fetch_event_types: JSON.stringify(["muted_users"]) })).muted_users, [])
+        }))
+
+      it.effect("muted users: what a muted user sends later arrives read for the muter, on each way a send is written", () =>
+        Effect.gen(function*() {
+          const iago = yield* as("admin")
+          const own = yield* ownChannel(iago, [["mu-send-1@zulip.com", "Muter"], ["mu-send-2@zulip.com", "Muted"]], {
+            name: "muting sends"
+          })
+          const [muter, muted] = own.members
+          expectReply(yield* mute(muter.as, muted.id), 200, success())
+          const muterQueue = yield* register(muter.as, { event_types: JSON.stringify(["message"]) })
+          const iagoQueue = yield* register(iago, { event_types: JSON.stringify(["message"]) })
+          const toChannel = (content: string) => ({ type: "stream", to: String(own.channel), topic: "muted", content })
+          // The channel's first message and a widget are written in a transaction; a later message and
+          // a direct message by one statement.
+          const ids = [
+            yield* sent(muted.as, toChannel("first")),
+            yield* sent(muted.as, toChannel("second")),
+            yield* sent(muted.as, toChannel("/poll Lunch?")),
+            yield* sent(muted.as, { type: "private", to: JSON.stringify([muter.id, iago.userId]), content: "psst" })
+          ]
+          const flagsOf = (events: ReadonlyArray<Record<string, unknown>>) =>
+            events.filter((e) => e.type === "message").map((e) => [(e.message as { id: number }).id, e.flags])
+          assert.deepStrictEqual(flagsOf(yield* muterQueue.drain), ids.map((id) => [id, ["read"]]))
+          // Someone who did not mute them gets the messages unread.
+          assert.deepStrictEqual(flagsOf(yield* iagoQueue.drain), ids.map((id) => [id, []]))
+          for (const id of ids) assert.include((yield* read(muter.as, id)).flags as Array<string>, "read")
+          for (const id of ids) assert.notInclude((yield* read(iago, id)).flags as Array<string>, "read")
+          const unread = (yield* state(muter.as, { fetch_event_types: JSON.stringify(["message", "update_message_flags"]) }))
+            .unread_msgs
+          assert.strictEqual(unread.count, 0)
+
+          // Unmuted, their next message is unread again.
+          expectReply(yield* unmute(muter.as, muted.id), 200, success())
+          const later = yield* sent(muted.as, toChannel("unmuted"))
+          assert.deepStrictEqual(flagsOf(yield* muterQueue.drain), [[later, []]])
+        }))
+
+      it.effect("read receipts leave out those who muted the requester and those the requester muted", () =>
+        Effect.gen(function*() {
+          const server = yield* Server
+          const iago = yield* as("admin")
+          const first = yield* ownChannel(iago, [["mu-rr-1@zulip.com", "Requester"], ["mu-rr-2@zulip.com", "Muting"]], {
+            name: "muting receipts one"
+          })
+          const second = yield* ownChannel(iago, [["mu-rr-3@zulip.com", "Muted"], ["mu-rr-4@zulip.com", "Bystander"]], {
+            name: "muting receipts two"
+          })
+          const [requester, muting] = first.members
+          const [muted, bystander] = second.members
+          const everyone = [requester, muting, muted, bystander]
+          const id = yield* sent(iago, {
+            type: "private",
+            to: JSON.stringify(everyone.map((m) => m.id)),
+            content: "who read this?"
+          })
+          for (const who of everyone) {
+            expectReply(yield* flags(who.as, { messages: JSON.stringify([id]), op: "add", flag: "read" }), 200, success({ messages: [id] }))
+          }
+          const readers = (who: Credentials) =>
+            Effect.map(server.fetch("GET", `/api/v1/messages/${id}/read_receipts`, { as: who }), (reply) => {
+              assert.strictEqual(reply.status, 200, reply.text)
+              return [...(reply.json.user_ids as Array<number>)].sort((a, b) => a - b)
+            })
+          const ids = (...people: ReadonlyArray<{ readonly id: number }>) => people.map((p) => p.id).sort((a, b) => a - b)
+          assert.deepStrictEqual(yield* readers(requester.as), ids(...everyone))
+
+          expectReply(yield* mute(muting.as, requester.id), 200, success())
+          expectReply(yield* mute(requester.as, muted.id), 200, success())
+          assert.deepStrictEqual(yield* readers(requester.as), ids(requester, bystander))
+          // Each side of a mute leaves the other out.
+          assert.deepStrictEqual(yield* readers(muting.as), ids(muting, muted, bystander))
+          assert.deepStrictEqual(yield* readers(muted.as), ids(muting, muted, bystander))
+          assert.deepStrictEqual(yield* readers(bystander.as), ids(...everyone))
+          assert.deepStrictEqual(yield* readers(iago), ids(...everyone))
+
+          expectReply(yield* unmute(muting.as, requester.id), 200, success())
+          assert.deepStrictEqual(yield* readers(requester.as), ids(requester, muting, bystander))
+          expectReply(yield* unmute(requester.as, muted.id), 200, success())
+          assert.deepStrictEqual(yield* readers(requester.as), ids(...everyone))
         }))
 
       it.effect("muted users: Zulip's refusals, and nothing written by them", () =>

@@ -19,6 +19,7 @@ import { hasContentAccess, hasMetadataAccess } from "../../permissions/ChannelAc
 import type { ChannelAccessInput } from "../../permissions/ChannelAccess.ts"
 import { membershipCheck } from "../../permissions/GroupMembership.ts"
 import { AccessCache } from "../../ports/AccessCache.ts"
+import { MutingRepo } from "../../ports/MutingRepo.ts"
 import { AlertWordRepo, ChannelRepo, RealmRepo, SubscriptionRepo } from "../../ports/Repositories.ts"
 import type { GroupRepo, UserRepo } from "../../ports/Repositories.ts"
 import { systemGroupIdsOf } from "../../domain/UserGroup.ts"
@@ -35,6 +36,7 @@ export const loadAccessContext = Effect.fnUntraced(function*(realm: Realm) {
   const channels = yield* (yield* ChannelRepo).listByRealm(realm.id)
   const subs = yield* (yield* SubscriptionRepo).listByRealm(realm.id)
   const alertWords = yield* (yield* AlertWordRepo).listByUsers(state.users.map((u) => u.id))
+  const mutes = yield* (yield* MutingRepo).listMutesByUsers(state.users.map((u) => u.id))
   const subscribers = new Map<ChannelId, Set<UserId>>()
   const subscriptions = new Map<UserId, Set<ChannelId>>()
   for (const sub of subs) {
@@ -52,7 +54,8 @@ export const loadAccessContext = Effect.fnUntraced(function*(realm: Realm) {
     channelsById: new Map(channels.map((c) => [c.id, c])),
     subscribers,
     subscriptions,
-    alertWords
+    alertWords,
+    mutes
   } satisfies AccessContext
 })
 
@@ -114,7 +117,7 @@ export const canSeeSubscribers = canSeeChannel
  * project provides one).
  */
 export const makeAccessLoader = Effect.gen(function*() {
-  const context = yield* Effect.context<UserRepo | GroupRepo | ChannelRepo | SubscriptionRepo | AlertWordRepo>()
+  const context = yield* Effect.context<UserRepo | GroupRepo | ChannelRepo | SubscriptionRepo | AlertWordRepo | MutingRepo>()
   const cache = yield* Effect.serviceOption(AccessCache)
   const load = (realm: Realm): Effect.Effect<AccessContext> => Effect.provideContext(loadAccessContext(realm), context)
   if (Option.isNone(cache)) return load

@@ -193,3 +193,28 @@ export const narrowRange = Effect.fnUntraced(function*(
   )
   return { narrow, range: fetched }
 })
+
+/**
+ * The messages among `ids` that match a narrow and that the user received
+ * (has a row for), ascending: GET /messages/matches_narrow, Zulip's
+ * `messages_in_narrow_backend`, which reads only the user's rows.
+ */
+export const narrowMatches = Effect.fnUntraced(function*(
+  repos: {
+    readonly messages: MessageRepo["Service"]
+    readonly subscriptions: SubscriptionRepo["Service"]
+    readonly search: MessageSearch["Service"]
+  },
+  ctx: AccessContext,
+  user: User,
+  rawNarrow: unknown,
+  ids: ReadonlyArray<number>
+) {
+  const terms = yield* parseNarrow(rawNarrow)
+  const narrow = yield* resolveNarrow(terms, yield* narrowContext(ctx, user, repos, readsMutedChannels(terms)))
+  const rows = yield* repos.search.fetchIds(
+    { realmId: ctx.state.realm.id, viewerId: user.id, narrow, historyChannelIds: null },
+    ids
+  )
+  return { narrow, rows }
+})

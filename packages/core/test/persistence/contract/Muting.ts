@@ -3,7 +3,8 @@
  * first spelling), left alone when unchanged and cleared, topics matched
  * case-insensitively (non-ASCII too, as SQL's `lower`), each user's rows
  * only; a mute and an unmute that report whether they changed anything; a
- * user's unread messages from one sender; and nothing left by a rollback.
+ * user's unread messages from one sender; everyone's mutes in one read;
+ * and nothing left by a rollback.
  */
 import { assert } from "@effect/vitest"
 import type { Vitest } from "@effect/vitest"
@@ -75,6 +76,13 @@ export const mutingTests = (it: Vitest.MethodsNonLive<Persistence>): void => {
       assert.isFalse(yield* repo.unmute(alice.id, bob.id))
       assert.deepStrictEqual(yield* repo.listMuted(alice.id), [{ user_id: alice.id, muted_user_id: carol.id, date_muted: 5 }])
       assert.deepStrictEqual(yield* repo.listMuted(bob.id), [{ user_id: bob.id, muted_user_id: alice.id, date_muted: 8 }])
+      // Everyone's mutes at once; users who muted nobody are absent.
+      assert.deepStrictEqual(
+        yield* repo.listMutesByUsers([alice.id, bob.id, carol.id]),
+        new Map([[alice.id, new Set([carol.id])], [bob.id, new Set([alice.id])]])
+      )
+      assert.deepStrictEqual(yield* repo.listMutesByUsers([carol.id]), new Map())
+      assert.deepStrictEqual(yield* repo.listMutesByUsers([]), new Map())
     }))
 
   it.effect("unreadFrom: the user's unread messages by that sender, ascending", () =>

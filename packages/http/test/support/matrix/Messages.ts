@@ -16,7 +16,7 @@
 import * as Effect from "effect/Effect"
 import type { ChannelKind } from "./Channel.ts"
 import { channelKinds, kindScenario, rowChannel } from "./Channel.ts"
-import type { Account, Expected, Fixture, Row } from "./Table.ts"
+import type { Account, BodyOf, Expected, Fixture, Row } from "./Table.ts"
 import { administratorRequired, allRoles, authenticated, eachRole, ok, refused, refusedWith, success } from "./Table.ts"
 
 /** Whether a role reads the messages of a channel of this kind. */
@@ -284,6 +284,34 @@ export const messagesRows: ReadonlyArray<Row> = [
       kind,
       kind === "subscribed" ? success() : refusedWith((_f, _a, call) => `No such topic '${call.made!.topic}'`),
       invalidChannel
+    )
+  })),
+  // Only messages the principal received count: a channel's message for its subscribers, never another channel's history.
+  ...perKind((kind) => ({
+    operation: "GET /messages/matches_narrow",
+    scenario: `a message ${kindScenario[kind]}`,
+    request: (fixture) =>
+      Effect.gen(function*() {
+        const channel = yield* rowChannel(fixture, "matches narrow", kind)
+        const { message } = yield* fixture.call("bystander", "GET", `/messages/${channel.messageId}`, {})
+        return {
+          query: { msg_ids: JSON.stringify([channel.messageId]), narrow: "[]" },
+          made: { id: channel.messageId, content: message.content, topic: channel.topic }
+        }
+      }),
+    expect: byRole(
+      kind,
+      {
+        status: 200,
+        body: ((_fixture, _as, call) => ({
+          result: "success",
+          msg: "",
+          messages: kind === "subscribed"
+            ? { [call.made!.id]: { match_content: call.made!.content, match_subject: call.made!.topic } }
+            : {}
+        })) satisfies BodyOf
+      },
+      success({ messages: {} })
     )
   })),
   // Message access as GET /messages/{id}; nobody but its sender (never listed) has read the row's message.
