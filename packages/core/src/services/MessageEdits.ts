@@ -37,7 +37,9 @@ import { Events } from "./events/Events.ts"
 import type { Publication } from "./events/Events.ts"
 import { makeAccessLoader } from "./internal/access.ts"
 import type { AccessContext } from "./internal/access.ts"
-import { accessibleMessage, canReadChannelHistory } from "./internal/messageAccess.ts"
+import { accessibleMessage } from "./internal/messageAccess.ts"
+import { accessInput } from "./internal/access.ts"
+import { hasContentAccess } from "../permissions/ChannelAccess.ts"
 import { channelMoveAccess } from "./internal/channelMoveAccess.ts"
 import { deleteMessagePublications } from "./internal/messageDeletion.ts"
 import { Messages, normalizeTopic, renderContextFor } from "./Messages.ts"
@@ -126,10 +128,10 @@ const sha256 = (text: string) => createHash("sha256").update(text, "utf8").diges
 const inArchivedChannel = (ctx: AccessContext, message: Message) =>
   message.channel_id !== null && ctx.channelsById.get(message.channel_id)?.is_archived === true
 
-/** The channel a move may go to: one whose history the editor can read, not archived. */
+/** The channel a move may go to: one the editor has content access to (Zulip's `access_stream_by_id`), not archived. */
 const destinationChannel = (ctx: AccessContext, editor: User, id: number): Channel | undefined => {
   const channel = Option.getOrUndefined(ChannelId.makeOption(id).pipe(Option.flatMapNullishOr((c) => ctx.channelsById.get(c))))
-  if (channel === undefined || channel.is_archived || !canReadChannelHistory(ctx, editor, channel.id)) return undefined
+  if (channel === undefined || channel.is_archived || !hasContentAccess(accessInput(ctx, editor, channel))) return undefined
   return channel
 }
 
