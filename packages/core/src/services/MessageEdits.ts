@@ -1,6 +1,6 @@
 /**
- * Editing messages: PATCH /messages/{message_id} (content edits, topic moves
- * and resolving within a channel) and GET /messages/{message_id}/history.
+ * Editing messages: PATCH /messages/{message_id} (content edits, topic moves,
+ * resolving, moves to another channel) and GET /messages/{message_id}/history.
  *
  * An edit reads the message under its row lock inside the request's
  * transaction, so two edits of one message run one after the other: each
