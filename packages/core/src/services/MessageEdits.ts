@@ -28,6 +28,7 @@ import type { GroupSettingValue } from "../domain/GroupSetting.ts"
 import * as Errors from "../errors/Errors.ts"
 import { render } from "../markdown/Markdown.ts"
 import { contentEditRefusal } from "../permissions/MessageEditing.ts"
+import { EventStore } from "../ports/EventStore.ts"
 import { MessageStore } from "../ports/MessageStore.ts"
 import { MessageRepo, RealmRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
@@ -158,6 +159,7 @@ export class MessageEdits extends Context.Service<MessageEdits, {
       const store = yield* MessageStore
       const realms = yield* RealmRepo
       const events = yield* Events
+      const eventLog = yield* EventStore
       const tx = yield* Transactor
       const bot = yield* NotificationBot
       const sends = yield* Messages
@@ -198,6 +200,9 @@ export class MessageEdits extends Context.Service<MessageEdits, {
           // The row lock first: a concurrent edit of this message waits here and then sees this one's result.
           const locked = yield* messages.findByIdForUpdate(messageId)
           if (locked === undefined) return yield* new Errors.InvalidMessages()
+          // A move beyond this message reads its topic next: with the event log's lock (rows first, then the log, the
+          // documented order) a send to the topic commits before the read, and moves, or after this move.
+          if (propagateMode !== "change_one") yield* eventLog.lockLog(realm.id)
           const found = yield* accessibleMessage(messages, ctx, editor, messageId)
           if (found === undefined || inArchivedChannel(ctx, locked)) return yield* new Errors.InvalidMessages()
           const message = locked
