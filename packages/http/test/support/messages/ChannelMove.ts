@@ -4,6 +4,8 @@ import * as Effect from "effect/Effect"
 import type { Vitest } from "@effect/vitest"
 import type { Credentials } from "../Harness.ts"
 import { Server } from "../Harness.ts"
+import { channelId } from "@teamchat/core/domain/Ids"
+import { ChannelRepo } from "@teamchat/core/ports/Repositories"
 import { as, badRequest, bare, expectReply, getMessage, invalidMessages, list, narrowOf, ownChannel, read, register, sent, success } from "./fixtures.ts"
 
 const editMessage = (who: Credentials, id: number | string, form: Record<string, string>) =>
@@ -172,7 +174,7 @@ export const channelMoveTests = (it: Vitest.MethodsNonLive<Server>): void => {
       assert.deepStrictEqual((yield* topicMessages(from.iago, to.id, "here")).filter(([, who]) => who !== bot).map(([id]) => id), ids)
     }))
 
-  it.effect("PATCH /messages/{id} stream_id: Zulip's refusals (direct messages, content, the same channel, the destination, the time limit)", () =>
+  it.effect("PATCH /messages/{id} stream_id: Zulip's refusals (direct messages, content, the same channel, the destination, its posting permission, the time limit)", () =>
     Effect.gen(function*() {
       const from = yield* channelOf("refusals-from")
       const hidden = yield* channelOf("refusals-hidden", { invite_only: true })
@@ -191,6 +193,21 @@ export const channelMoveTests = (it: Vitest.MethodsNonLive<Server>): void => {
       for (const channel of [hidden.id, 999_999]) {
         expectReply(yield* editMessage(from.first.as, id, { stream_id: String(channel) }), 400, badRequest("Invalid channel ID"))
       }
+      // The destination's can_send_message_group must include the mover.
+      const closed = yield* channelOf("refusals-closed")
+      yield* server.core(Effect.gen(function*() {
+        const channels = yield* ChannelRepo
+        const channel = (yield* channels.findById(channelId(closed.id)))!
+        yield* channels.update({
+          ...channel,
+          settings: { ...channel.settings, can_send_message_group: { direct_members: [], direct_subgroups: [] } }
+        })
+      }))
+      expectReply(
+        yield* editMessage(from.iago, id, { stream_id: String(closed.id) }),
+        400,
+        badRequest("You do not have permission to post in this channel.")
+      )
       // A week and 20 s for members; none for moderators.
       server.clock.advance(604_821_000)
       expectReply(
