@@ -20,6 +20,7 @@ import { defaultOptions } from "./harness.ts"
 import { httpBenchmark } from "./http.ts"
 import { invitesBenchmark } from "./invites.ts"
 import { messagesBenchmark } from "./messages.ts"
+import { movesBenchmark } from "./moves.ts"
 import { zulipLoadBenchmark } from "./zulipload.ts"
 import { presenceBenchmark } from "./presence.ts"
 import { pushBenchmark } from "./push.ts"
@@ -34,6 +35,7 @@ const benchmarks: ReadonlyArray<Benchmark> = [
   eventsBenchmark,
   heartbeatsBenchmark,
   messagesBenchmark,
+  movesBenchmark,
   scheduledBenchmark,
   groupsBenchmark,
   presenceBenchmark,

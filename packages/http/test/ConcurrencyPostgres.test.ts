@@ -328,6 +328,71 @@ describe("concurrent writes on PostgreSQL with two workers", () => {
         }
       }))
 
+    it.effect("a topic moved to another channel while messages are sent to it: no 5xx, each send moved or after the move, events in commit order", () =>
+      Effect.gen(function*() {
+        const server = yield* Server
+        const iago = yield* server.login(accounts.admin)
+        const hamlet = yield* server.login(accounts.member)
+        const streamId = (name: string) =>
+          Effect.map(server.fetch("GET", "/api/v1/get_stream_id", { as: iago, query: { stream: name } }), (reply) => {
+            assert.strictEqual(reply.status, 200, reply.text)
+            return reply.json.stream_id as number
+          })
+        const verona = yield* streamId("Verona")
+        const denmark = yield* streamId("Denmark")
+        const queue = yield* registerQueue(iago, ["message", "update_message"])
+        const inTopic = (channel: number, topic: string) =>
+          Effect.map(
+            server.fetch("GET", "/api/v1/messages", {
+              as: iago,
+              query: {
+                anchor: "oldest",
+                num_before: "0",
+                num_after: "100",
+                narrow: JSON.stringify([{ operator: "channel", operand: channel }, { operator: "topic", operand: topic }])
+              }
+            }),
+            (reply) => {
+              assert.strictEqual(reply.status, 200, reply.text)
+              return (reply.json.messages as Array<{ id: number }>).map((m) => m.id)
+            }
+          )
+        for (let round = 0; round < rounds; round++) {
+          const topic = `channel move race ${round}`
+          const first = yield* server.fetch("POST", "/api/v1/messages", {
+            as: hamlet,
+            form: { type: "stream", to: String(verona), topic, content: "first" }
+          })
+          assert.strictEqual(first.status, 200, first.text)
+          const firstId = first.json.id as number
+          const sends = Array.from({ length: 8 }, (_, i) =>
+            server.fetch("POST", "/api/v1/messages", {
+              as: hamlet,
+              form: { type: "stream", to: String(verona), topic, content: `during ${i}` }
+            }))
+          const move = server.fetch("PATCH", `/api/v1/messages/${firstId}`, {
+            as: iago,
+            form: { stream_id: String(denmark), propagate_mode: "change_all", send_notification_to_new_thread: "false" }
+          })
+          const replies = yield* atOnce([...sends.slice(0, 4), move, ...sends.slice(4)])
+          noServerError(replies)
+          for (const reply of replies) assert.strictEqual(reply.status, 200, reply.text)
+          const sentIds = replies.filter((r) => r.json.id !== undefined).map((r) => r.json.id as number)
+          // The log's order is the commit order: sends logged before the move's event moved, the rest stayed.
+          const events = (yield* queuedEvents(iago, queue)).filter((e: any) =>
+            (e.type === "message" && e.message.subject === topic) || (e.type === "update_message" && e.message_id === firstId)
+          )
+          const moveAt = events.findIndex((e: any) => e.type === "update_message")
+          assert.isAtLeast(moveAt, 1)
+          const before = events.slice(0, moveAt).map((e: any) => e.message.id as number).sort((a, b) => a - b)
+          const after = events.slice(moveAt + 1).map((e: any) => e.message.id as number).sort((a, b) => a - b)
+          assert.deepStrictEqual([...before, ...after].sort((a, b) => a - b), [firstId, ...sentIds].sort((a, b) => a - b))
+          assert.deepStrictEqual(events[moveAt].message_ids, before)
+          assert.deepStrictEqual(yield* inTopic(denmark, topic), before)
+          assert.deepStrictEqual(yield* inTopic(verona, topic), after)
+        }
+      }))
+
     it.effect("8 edits of one message at once: all stay in its history, events in commit order; with prev_content_sha256 one wins", () =>
       Effect.gen(function*() {
         const server = yield* Server

@@ -45,6 +45,11 @@ export const RealmSettings = Schema.Struct({
   message_edit_history_visibility_policy: EditHistoryVisibilityPolicy,
   /** Seconds after sending others than moderators may move a message to another topic; null: no limit. */
   move_messages_within_stream_limit_seconds: Schema.NullOr(Schema.Int),
+  /**
+   * Seconds after sending others than moderators may move a message to another channel; null: no limit.
+   * Absent (organizations written before the setting) is Zulip's default, a week: no migration needed.
+   */
+  move_messages_between_streams_limit_seconds: Schema.optionalKey(Schema.NullOr(Schema.Int)),
   enable_read_receipts: Schema.Boolean,
   require_unique_names: Schema.Boolean,
   waiting_period_threshold: Schema.Int,

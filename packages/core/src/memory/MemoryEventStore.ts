@@ -62,6 +62,8 @@ export const layer: Layer.Layer<EventStore, never, Transactor> = Layer.effect(
       }))
     return EventStore.of({
       append,
+      // Transactions run one at a time in memory: nothing to wait for.
+      lockLog: () => Effect.void,
       highWaterMark: (realmId) =>
         Effect.sync(() => {
           for (let i = log.length - 1; i >= 0; i--) if (log[i]!.realm_id === realmId) return log[i]!.id

@@ -21,7 +21,12 @@ export const EditRefusals = {
   editingDisabled: "Your organization has turned off message editing",
   notSender: "You don't have permission to edit this message",
   contentLimitPassed: "The time limit for editing this message has passed",
-  topicLimitPassed: "The time limit for editing this message's topic has passed."
+  topicLimitPassed: "The time limit for editing this message's topic has passed.",
+  notMover: "You don't have permission to move this message",
+  channelLimitPassed: "The time limit for editing this message's channel has passed",
+  dmToChannel: "Direct messages cannot be moved to channels.",
+  contentWithChannel: "Cannot change message content while changing channel",
+  cannotPost: "You do not have permission to post in this channel."
 } as const
 
 /** The prefix of a resolved topic (U+2714 and a space). @category constants */
@@ -80,3 +85,58 @@ export const contentEditRefusal = (
   if (limit !== null && now - message.date_sent > limit + EditLimitGraceSeconds) return EditRefusals.contentLimitPassed
   return undefined
 }
+
+/** Zulip's default for `move_messages_between_streams_limit_seconds`: a week. @category constants */
+export const DefaultChannelMoveLimitSeconds = 604800
+
+/** The organization's limit for moves to another channel (absent: Zulip's default; null: none). @category rules */
+export const channelMoveLimitSeconds = (
+  settings: Pick<RealmSettings, "move_messages_between_streams_limit_seconds">
+): number | null =>
+  settings.move_messages_between_streams_limit_seconds === undefined
+    ? DefaultChannelMoveLimitSeconds
+    : settings.move_messages_between_streams_limit_seconds
+
+/**
+ * Why the mover may not move `message` out of its channel `origin` at `now`,
+ * or undefined when they may (Zulip's `can_move_messages_out_of_channel` and
+ * the channel move limit): administrators, the organization's
+ * `can_move_messages_between_channels_group`, the origin's administrators or
+ * its `can_move_messages_out_of_channel_group`; then, below moderators, the
+ * limit plus the grace period. Guests never move messages between channels.
+ *
+ * @category rules
+ */
+export const channelMoveRefusal = (
+  settings: Pick<RealmSettings, "can_move_messages_between_channels_group" | "move_messages_between_streams_limit_seconds">,
+  mover: { readonly role: Role; readonly isMemberOf: (value: GroupSettingValue) => boolean },
+  origin: Pick<Channel, "settings">,
+  message: Pick<Message, "date_sent">,
+  now: number
+): string | undefined => {
+  const may = isAdministrator(mover.role) ||
+    mover.isMemberOf(settings.can_move_messages_between_channels_group) ||
+    mover.isMemberOf(origin.settings.can_administer_channel_group) ||
+    mover.isMemberOf(origin.settings.can_move_messages_out_of_channel_group)
+  if (!may) return EditRefusals.notMover
+  const limit = channelMoveLimitSeconds(settings)
+  if (!movesWithoutTimeLimit(mover.role) && limit !== null && now - message.date_sent > limit + EditLimitGraceSeconds) {
+    return EditRefusals.channelLimitPassed
+  }
+  return undefined
+}
+
+/**
+ * Whether the mover may post in the destination (its `can_send_message_group`;
+ * a bot through its owner as well), as a move needs.
+ *
+ * @category predicates
+ */
+export const mayPostIn = (
+  destination: Pick<Channel, "settings">,
+  isMemberOf: (userId: number, value: GroupSettingValue) => boolean,
+  moverId: number,
+  botOwnerId: number | null
+): boolean =>
+  isMemberOf(moverId, destination.settings.can_send_message_group) ||
+  (botOwnerId !== null && isMemberOf(botOwnerId, destination.settings.can_send_message_group))

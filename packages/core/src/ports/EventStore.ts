@@ -57,6 +57,14 @@ export class EventStore extends Context.Service<EventStore, {
    * opened when there is none); waiters are signalled after it commits.
    */
   append(realmId: RealmId, events: ReadonlyArray<NewLoggedEvent>): Effect.Effect<void>
+  /**
+   * Takes the organization's event-log lock now, until the current
+   * transaction ends (what `append` takes as a transaction's last write).
+   * A write that must not interleave with single-statement sends (a topic
+   * moved whole while messages arrive) takes it right after its row locks:
+   * a send then commits before it, and is seen, or after it.
+   */
+  lockLog(realmId: RealmId): Effect.Effect<void>
   /** The newest event id of the organization visible now (0 when none). */
   highWaterMark(realmId: RealmId): Effect.Effect<number>
   /**

@@ -1,6 +1,6 @@
 /**
- * Editing messages: PATCH /messages/{message_id} (content edits, topic moves
- * and resolving within a channel) and GET /messages/{message_id}/history.
+ * Editing messages: PATCH /messages/{message_id} (content edits, topic moves,
+ * resolving, moves to another channel) and GET /messages/{message_id}/history.
  *
  * An edit reads the message under its row lock inside the request's
  * transaction, so two edits of one message run one after the other: each
@@ -20,12 +20,15 @@ import * as Option from "effect/Option"
 import { Audience } from "../domain/Event.ts"
 import type { EditHistoryEntry, Message } from "../domain/Message.ts"
 import { EmptyTopicDisplayName, flagNames, FlagBits, MaxMessageLength } from "../domain/Message.ts"
-import { MessageId } from "../domain/Ids.ts"
+import { ChannelId, MessageId } from "../domain/Ids.ts"
 import type { UserId } from "../domain/Ids.ts"
 import type { Principal } from "../domain/Principal.ts"
+import type { User } from "../domain/User.ts"
+import type { GroupSettingValue } from "../domain/GroupSetting.ts"
 import * as Errors from "../errors/Errors.ts"
 import { render } from "../markdown/Markdown.ts"
 import { contentEditRefusal } from "../permissions/MessageEditing.ts"
+import { EventStore } from "../ports/EventStore.ts"
 import { MessageStore } from "../ports/MessageStore.ts"
 import { MessageRepo, RealmRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
@@ -36,12 +39,20 @@ import type { Publication } from "./events/Events.ts"
 import { makeAccessLoader } from "./internal/access.ts"
 import type { AccessContext } from "./internal/access.ts"
 import { modifiableMessage, readableMessage } from "./internal/messageAccess.ts"
+import { accessInput } from "./internal/access.ts"
+import { hasContentAccess } from "../permissions/ChannelAccess.ts"
+import { channelMoveAccess } from "./internal/channelMoveAccess.ts"
+import { deleteMessagePublications } from "./internal/messageDeletion.ts"
 import { Messages, normalizeTopic, renderContextFor } from "./Messages.ts"
 import { InternalClient, NotificationBot } from "./NotificationBot.ts"
 import type { Channel } from "../domain/Channel.ts"
 import {
+  channelMoveLimitSeconds,
+  channelMoveRefusal,
   EditLimitGraceSeconds,
+  EditRefusals,
   isResolveOrUnresolve,
+  mayPostIn,
   movesWithoutTimeLimit,
   ResolvedTopicPrefix,
   topicMoveRefusal
@@ -56,6 +67,8 @@ export interface EditRequest {
   readonly content?: string | undefined
   /** The new topic (`topic`, or legacy `subject`); "general chat" and "(no topic)" mean the empty topic. */
   readonly topic?: string | undefined
+  /** The channel to move the message (and, with `propagate_mode`, its topic) to. */
+  readonly stream_id?: number | undefined
   /** Default false. */
   readonly send_notification_to_old_thread?: boolean | undefined
   /** Default true. */
@@ -89,6 +102,7 @@ export interface HistoryEntry {
 /** What an edit can fail with. @category errors */
 export type EditError =
   | Errors.BadRequest
+  | Errors.InvalidChannelId
   | Errors.InvalidMessages
   | Errors.PrevContentMismatch
   | Errors.MoveTimeLimitExceeded
@@ -110,6 +124,13 @@ const normalizeEditedContent = (raw: string): string => {
 }
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex")
+
+/** The channel a move may go to: one the editor has content access to (Zulip's `access_stream_by_id`), not archived. */
+const destinationChannel = (ctx: AccessContext, editor: User, id: number): Channel | undefined => {
+  const channel = Option.getOrUndefined(ChannelId.makeOption(id).pipe(Option.flatMapNullishOr((c) => ctx.channelsById.get(c))))
+  if (channel === undefined || channel.is_archived || !hasContentAccess(accessInput(ctx, editor, channel))) return undefined
+  return channel
+}
 
 /** The mention bits a rendering gives one user (the rest of a row's flags stay). */
 const MentionFlagMask = FlagBits.mentioned | FlagBits.stream_wildcard_mentioned | FlagBits.topic_wildcard_mentioned |
@@ -134,6 +155,7 @@ export class MessageEdits extends Context.Service<MessageEdits, {
       const store = yield* MessageStore
       const realms = yield* RealmRepo
       const events = yield* Events
+      const eventLog = yield* EventStore
       const tx = yield* Transactor
       const bot = yield* NotificationBot
       const sends = yield* Messages
@@ -147,6 +169,14 @@ export class MessageEdits extends Context.Service<MessageEdits, {
             if (!flags.has(id) && ctx.state.usersById.get(id)?.is_active === true) flags.set(id, FlagBits.read)
           }
         }
+        return flags
+      })
+
+      /** Who hears of a move to another channel: everyone with a row after it, and the subscribers who are told. */
+      const channelMoveAudienceFlags = Effect.fnUntraced(function*(id: MessageId, subscribersTold: ReadonlyArray<UserId>) {
+        const flags = new Map<UserId, number>()
+        for (const row of yield* messages.recipients(id)) flags.set(row.user_id, row.flags)
+        for (const user of subscribersTold) if (!flags.has(user)) flags.set(user, FlagBits.read)
         return flags
       })
 
@@ -166,6 +196,9 @@ export class MessageEdits extends Context.Service<MessageEdits, {
           // The row lock first: a concurrent edit of this message waits here and then sees this one's result.
           const locked = yield* messages.findByIdForUpdate(messageId)
           if (locked === undefined) return yield* new Errors.InvalidMessages()
+          // A move beyond this message reads its topic next: with the event log's lock (rows first, then the log, the
+          // documented order) a send to the topic commits before the read, and moves, or after this move.
+          if (propagateMode !== "change_one") yield* eventLog.lockLog(realm.id)
           const found = yield* modifiableMessage(messages, ctx, editor, locked)
           if (found === undefined) return yield* new Errors.InvalidMessages()
           const message = locked
@@ -177,18 +210,29 @@ export class MessageEdits extends Context.Service<MessageEdits, {
           // A topic equal to the current one changes nothing.
           let newTopic = request.topic === undefined ? undefined : yield* normalizeTopic(request.topic)
           if (newTopic === message.topic) newTopic = undefined
-          if (request.content === undefined && newTopic === undefined) {
+          // The message's own channel is no move.
+          const newChannelId = request.stream_id === message.channel_id ? undefined : request.stream_id
+          if (request.content === undefined && newTopic === undefined && newChannelId === undefined) {
             return yield* new Errors.BadRequest({ msg: "Nothing to change" })
+          }
+          if (message.channel_id === null && newChannelId !== undefined) {
+            return yield* new Errors.BadRequest({ msg: EditRefusals.dmToChannel })
           }
           if (message.channel_id === null && newTopic !== undefined) {
             return yield* new Errors.BadRequest({ msg: "Direct messages cannot have topics." })
           }
-          if (propagateMode !== "change_one" && newTopic === undefined) {
+          if (propagateMode !== "change_one" && newTopic === undefined && newChannelId === undefined) {
             return yield* new Errors.BadRequest({ msg: "Invalid propagate_mode without topic edit" })
           }
           if (newTopic === ResolvedTopicPrefix.trim() || newTopic === ResolvedTopicPrefix + EmptyTopicDisplayName) {
             return yield* new Errors.BadRequest({ msg: "General chat cannot be marked as resolved" })
           }
+          if (request.content !== undefined && newChannelId !== undefined) {
+            return yield* new Errors.BadRequest({ msg: EditRefusals.contentWithChannel })
+          }
+          // The destination: one the editor can read (else Zulip's "Invalid channel ID"), not archived.
+          const destination = newChannelId === undefined ? undefined : destinationChannel(ctx, editor, newChannelId)
+          if (newChannelId !== undefined && destination === undefined) return yield* new Errors.InvalidChannelId()
           if (request.prev_content_sha256 !== undefined && request.prev_content_sha256 !== sha256(message.content)) {
             return yield* new Errors.PrevContentMismatch()
           }
@@ -202,10 +246,23 @@ export class MessageEdits extends Context.Service<MessageEdits, {
             }, channel, message, now)
             if (refusal !== undefined) return yield* new Errors.BadRequest({ msg: refusal })
           }
+          const mover = { role: editor.role, isMemberOf: (value: GroupSettingValue) => ctx.state.index.isMemberOfValue(editor.id, value) }
+          if (destination !== undefined && channel !== undefined) {
+            const refusal = channelMoveRefusal(realm.settings, mover, channel, message, now)
+            if (refusal !== undefined) return yield* new Errors.BadRequest({ msg: refusal })
+            const isMemberOf = (userId: number, value: GroupSettingValue) => ctx.state.index.isMemberOfValue(userId as UserId, value)
+            if (!mayPostIn(destination, isMemberOf, editor.id, editor.is_bot ? editor.bot_owner_id : null)) {
+              return yield* new Errors.BadRequest({ msg: EditRefusals.cannotPost })
+            }
+          }
+          // Where the messages go: the destination channel (or their own) and the new topic (or their own).
+          const target = destination ?? channel
+          const targetTopic = newTopic ?? message.topic
+          const moves = newTopic !== undefined || destination !== undefined
 
           // Which messages move: the target, the later ones of its topic, or the whole topic.
           let moving: ReadonlyArray<MessageId> = []
-          if (newTopic !== undefined && channel !== undefined) {
+          if (moves && channel !== undefined && target !== undefined) {
             if (propagateMode === "change_one") moving = [message.id]
             else {
               const inTopic = yield* messages.topicMessageIds(channel.id, message.topic, MaxTopicMove)
@@ -217,7 +274,12 @@ export class MessageEdits extends Context.Service<MessageEdits, {
               }
               moving = [...ids].sort((a, b) => a - b)
             }
-            const limit = realm.settings.move_messages_within_stream_limit_seconds
+            // The stricter of the limits that apply (Zulip checks the topic's and the channel's).
+            const limits = [
+              newTopic === undefined ? null : realm.settings.move_messages_within_stream_limit_seconds,
+              destination === undefined ? null : channelMoveLimitSeconds(realm.settings)
+            ].filter((l): l is number => l !== null)
+            const limit = limits.length === 0 ? null : Math.min(...limits)
             if (propagateMode === "change_all" && !resolving && !movesWithoutTimeLimit(editor.role) && limit !== null) {
               const dated = yield* messages.findByIds(moving)
               const allowed = dated.filter((m) => now - m.date_sent <= limit + EditLimitGraceSeconds).map((m) => m.id)
@@ -229,13 +291,13 @@ export class MessageEdits extends Context.Service<MessageEdits, {
                 })
               }
             }
-            const policy = channel.topics_policy === "inherit" ? realm.settings.topics_policy : channel.topics_policy
-            if (newTopic === "" && policy === "disable_empty_topic") {
+            const policy = target.topics_policy === "inherit" ? realm.settings.topics_policy : target.topics_policy
+            if (targetTopic === "" && policy === "disable_empty_topic") {
               return yield* new Errors.BadRequest({
                 msg: `Sending messages to the ${EmptyTopicDisplayName} is not allowed in this channel.`
               })
             }
-            if (newTopic !== "" && policy === "empty_topic_only") {
+            if (targetTopic !== "" && policy === "empty_topic_only") {
               return yield* new Errors.BadRequest({ msg: `Only the ${EmptyTopicDisplayName} topic is allowed in this channel.` })
             }
           }
@@ -244,10 +306,13 @@ export class MessageEdits extends Context.Service<MessageEdits, {
           const content = request.content === undefined ? undefined : normalizeEditedContent(request.content)
           const sender = ctx.state.usersById.get(message.sender_id) ?? editor
           const rendered = content === undefined ? undefined : render(content, renderContextFor(ctx, sender))
-          const moveEntry = newTopic === undefined ? {} : { prev_topic: message.topic, topic: newTopic }
-          const lastMoved = newTopic !== undefined && !resolving ? now : undefined
-          const newTopicHadMessages = newTopic !== undefined && channel !== undefined &&
-            (yield* messages.topicMessageIds(channel.id, newTopic, 1)).length > 0
+          const moveEntry = {
+            ...(newTopic === undefined ? {} : { prev_topic: message.topic, topic: newTopic }),
+            ...(destination === undefined || channel === undefined ? {} : { prev_stream: channel.id, stream: destination.id })
+          }
+          const lastMoved = destination !== undefined || (newTopic !== undefined && !resolving) ? now : undefined
+          const newTopicHadMessages = moves && target !== undefined &&
+            (yield* messages.topicMessageIds(target.id, targetTopic, 1)).length > 0
           if (content !== undefined && rendered !== undefined) {
             const entry: EditHistoryEntry = {
               user_id: editor.id,
@@ -268,18 +333,33 @@ export class MessageEdits extends Context.Service<MessageEdits, {
               edit_history: [entry, ...(message.edit_history ?? [])]
             })
           }
-          if (newTopic !== undefined && channel !== undefined) {
+          if (moves && target !== undefined) {
             const rest = content === undefined ? moving : moving.filter((m) => m !== message.id)
             yield* store.move(rest, {
-              channel_id: channel.id,
-              topic: newTopic,
+              channel_id: target.id,
+              topic: targetTopic,
               entry: { user_id: editor.id, timestamp: now, ...moveEntry },
               last_moved_time: lastMoved
             })
           }
 
+          // Another channel: rows go from those who leave the messages behind and come to those who only now receive them.
+          const access = destination === undefined || channel === undefined
+            ? undefined
+            : channelMoveAccess(ctx, channel, destination)
+          if (access !== undefined) {
+            if (access.losingRows.length > 0) yield* store.deleteUserMessages(moving, access.losingRows)
+            if (access.gainingRows.length > 0) {
+              yield* store.insertUserMessages(access.gainingRows.flatMap((user_id) =>
+                moving.map((message_id) => ({ user_id, message_id, flags: FlagBits.read }))
+              ))
+            }
+          }
+
           // Who hears of it: everyone with a row for a changed message, and a shared-history channel's subscribers.
-          const flags = yield* audienceFlags(ctx, message)
+          const flags = access === undefined
+            ? yield* audienceFlags(ctx, message)
+            : yield* channelMoveAudienceFlags(message.id, access.subscribersTold)
           if (moving.length > 1) {
             for (const user of yield* messages.usersWithRows(moving)) if (!flags.has(user)) flags.set(user, FlagBits.read)
           }
@@ -320,7 +400,7 @@ export class MessageEdits extends Context.Service<MessageEdits, {
             user_id: editor.id,
             edit_timestamp: now,
             message_id: message.id,
-            message_ids: newTopic === undefined ? [message.id] : moving,
+            message_ids: moves ? moving : [message.id],
             rendering_only: false,
             ...(content === undefined || rendered === undefined ? {} : {
               orig_content: message.content,
@@ -330,16 +410,13 @@ export class MessageEdits extends Context.Service<MessageEdits, {
               is_me_message: isMeMessage(content)
             }),
             ...(channel === undefined ? {} : { stream_id: channel.id, stream_name: channel.name }),
-            ...(newTopic === undefined ? {} : {
-              propagate_mode: propagateMode,
-              orig_subject: message.topic,
-              subject: newTopic,
-              topic_links: []
-            })
+            ...(moves ? { propagate_mode: propagateMode, orig_subject: message.topic } : {}),
+            ...(newTopic === undefined ? {} : { subject: newTopic, topic_links: [] }),
+            ...(destination === undefined ? {} : { new_stream_id: destination.id })
           } as const
           const publications: Array<Publication> = []
           // Queues without the empty_topic_name capability see the empty topic as "general chat".
-          const movedTo = newTopic
+          const movedTo = moves ? targetTopic : undefined
           const namesEmptyTopic = movedTo !== undefined && (message.topic === "" || movedTo === "")
           for (const [f, users] of byFlags) {
             const audience = Audience.users(users.sort((a, b) => a - b))
@@ -354,38 +431,42 @@ export class MessageEdits extends Context.Service<MessageEdits, {
                   ...changed,
                   flags: flagNames(f),
                   orig_subject: displayTopic(message.topic, false),
-                  subject: displayTopic(movedTo, false)
+                  ...(newTopic === undefined ? {} : { subject: displayTopic(movedTo, false) })
                 },
                 audience,
                 requires: { empty_topic_name: false }
               }
             )
           }
+          // Those left without access hear the messages are gone from the old channel, as for a deletion.
+          if (access !== undefined && channel !== undefined && access.losingAccess.length > 0) {
+            publications.push(...deleteMessagePublications(moving, { channelId: channel.id, topic: message.topic }, access.losingAccess))
+          }
           yield* events.publishAll(realm.id, publications)
 
           // Notification Bot's notices, in the same transaction.
-          if (newTopic !== undefined && channel !== undefined) {
-            const mover = silentMention(editor.full_name, editor.id)
-            const post = (topic: string, text: string) =>
+          if (moves && channel !== undefined && target !== undefined) {
+            const moverMention = silentMention(editor.full_name, editor.id)
+            const post = (to: Channel, topic: string, text: string) =>
               Effect.flatMap(bot.bot(realm.id), (notificationBot) =>
-                sends.send({ user: notificationBot, realm }, { type: "stream", to: channel.id, topic, content: text }, {
+                sends.send({ user: notificationBot, realm }, { type: "stream", to: to.id, topic, content: text }, {
                   client: InternalClient
                 })).pipe(Effect.asVoid, Effect.catch(() => Effect.void))
-            if (resolving) {
-              yield* post(newTopic, resolveNotice(mover, newTopic === ResolvedTopicPrefix + message.topic))
+            if (resolving && destination === undefined && newTopic !== undefined) {
+              yield* post(target, newTopic, resolveNotice(moverMention, newTopic === ResolvedTopicPrefix + message.topic))
             } else {
               const left = yield* messages.topicMessageIds(channel.id, message.topic, 1)
               const input = {
-                mover,
+                mover: moverMention,
                 from: topicLink(channel.id, channel.name, message.topic),
-                to: topicLink(channel.id, channel.name, newTopic),
+                to: topicLink(target.id, target.name, targetTopic),
                 count: moving.length,
                 wholeTopic: left.length === 0 && !newTopicHadMessages,
-                messageUrl: messageUrl(realm.url, channel, newTopic, message.id)
+                messageUrl: messageUrl(realm.url, target, targetTopic, message.id)
               }
-              if (request.send_notification_to_new_thread ?? true) yield* post(newTopic, movedHereNotice(input))
+              if (request.send_notification_to_new_thread ?? true) yield* post(target, targetTopic, movedHereNotice(input))
               if (request.send_notification_to_old_thread ?? false) {
-                yield* post(message.topic, movedAwayNotice({ ...input, wholeTopic: left.length === 0 }))
+                yield* post(channel, message.topic, movedAwayNotice({ ...input, wholeTopic: left.length === 0 }))
               }
             }
           }

@@ -381,7 +381,9 @@ const realmState = (
     realm_message_content_edit_limit_seconds: s.message_content_edit_limit_seconds,
     realm_message_content_delete_limit_seconds: s.message_content_delete_limit_seconds,
     realm_move_messages_within_stream_limit_seconds: s.move_messages_within_stream_limit_seconds,
-    realm_move_messages_between_streams_limit_seconds: 604800,
+    realm_move_messages_between_streams_limit_seconds: s.move_messages_between_streams_limit_seconds === undefined
+      ? 604800
+      : s.move_messages_between_streams_limit_seconds,
     realm_enable_read_receipts: s.enable_read_receipts,
     realm_presence_disabled: false,
     realm_invite_required: s.invite_required,

@@ -469,6 +469,9 @@ export const layer: Layer.Layer<EventStore | SqlEventLog, never, SqlClient.SqlCl
 
     const store = EventStore.of({
       append,
+      // PGlite has one connection: transactions already run one at a time.
+      lockLog: (realmId) =>
+        isPglite ? Effect.void : sql`SELECT pg_advisory_xact_lock(${lockKey(realmId)}::bigint)`.pipe(Effect.asVoid, Effect.orDie),
       highWaterMark: (realmId) =>
         sql<{ id: unknown }>`SELECT COALESCE(MAX(id), 0) AS id FROM events WHERE realm_id = ${realmId}`.pipe(
           Effect.map((rows) => Number(rows[0]?.id ?? 0)),

@@ -148,6 +148,9 @@ export class MessagesApi extends HttpApiGroup.make("messages")
         content: Schema.optionalKey(Content),
         topic: Schema.optionalKey(Topic("The new topic.")),
         subject: Schema.optionalKey(Topic("Legacy name of `topic`.")),
+        stream_id: Schema.optionalKey(Params.JsonInteger.annotate({
+          description: "The channel to move the message (and, with `propagate_mode`, its topic) to."
+        })),
         send_notification_to_old_thread: Schema.optionalKey(Params.JsonBoolean),
         send_notification_to_new_thread: Schema.optionalKey(Params.JsonBoolean),
         propagate_mode: Schema.optionalKey(Schema.String.annotate({

@@ -378,6 +378,19 @@ const integers: ReadonlyArray<Row> = [
     status: 400,
     body: badRequest("Message must not contain null bytes")
   },
+  ...([
+    ["1.5", "stream_id is not an integer"],
+    ["1e3", "stream_id is not an integer"],
+    ["9007199254740993", "stream_id is too large"],
+    ["-9223372036854775808", "stream_id is too small"]
+  ] as const).map(([id, msg]): Row => ({
+    name: `PATCH /messages/{id} stream_id=${id}`,
+    method: "PATCH",
+    path: "/api/v1/messages/1",
+    options: { form: { stream_id: id } },
+    status: 400,
+    body: badRequest(msg)
+  })),
   {
     name: "PATCH /messages/{id} prev_content_sha256 with NUL",
     method: "PATCH",

@@ -24,6 +24,7 @@ import { demoLayer, layerServer } from "./Harness.ts"
 import { deleteTests } from "./messages/Delete.ts"
 import { deleteTopicTests } from "./messages/DeleteTopic.ts"
 import { editTests } from "./messages/Edit.ts"
+import { channelMoveTests } from "./messages/ChannelMove.ts"
 import { demoTests } from "./messages/Demo.ts"
 import { eventsTests } from "./messages/Events.ts"
 import { flagsTests } from "./messages/Flags.ts"
@@ -48,6 +49,7 @@ export const messagesContract = (backend: Backend) =>
       flagsTests(it)
       flagsNarrowTests(it)
       editTests(it)
+      channelMoveTests(it)
       deleteTests(it)
       registerTests(it)
       eventsTests(it)

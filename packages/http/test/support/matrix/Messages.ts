@@ -225,6 +225,40 @@ export const messagesRows: ReadonlyArray<Row> = [
       }),
     expect: byRole(kind, edited, invalidMessages)
   })),
+  // Moves to another channel: the organization's can_move_messages_between_channels_group (role:members, so not
+  // guests), from a channel to another both of which every principal is in.
+  {
+    operation: "PATCH /messages/{message_id}",
+    scenario: "moving another's message to another channel it is subscribed to",
+    request: (fixture) =>
+      Effect.gen(function*() {
+        const everyone = ["bystander", "owner", "admin", "moderator", "member", "guest", "bot"] as const
+        const from = yield* fixture.once("move channel: from", fixture.channel(everyone))
+        const to = yield* fixture.once("move channel: to", fixture.channel(everyone))
+        const sent = yield* fixture.call("bystander", "POST", "/messages", {
+          form: { type: "stream", to: String(from.id), topic: fixture.unique("leaving"), content: "moves" }
+        })
+        return { path: `/messages/${sent.id}`, form: { stream_id: String(to.id) } }
+      }),
+    expect: authenticated(eachRole((role) => role === "guest" ? refused("You don't have permission to move this message") : edited))
+  },
+  // The destination must be readable: a private channel the caller is not in is "Invalid channel ID" (administrators
+  // included), a public one is refused only to guests, who cannot read it.
+  ...(["public", "private"] as const).map((kind): Row => ({
+    operation: "PATCH /messages/{message_id}",
+    scenario: `moving another's message to a channel ${kindScenario[kind]}`,
+    request: (fixture) =>
+      Effect.gen(function*() {
+        const destination = yield* rowChannel(fixture, "move to", kind)
+        const everyone = ["bystander", "owner", "admin", "moderator", "member", "guest", "bot"] as const
+        const from = yield* fixture.once("move channel: from", fixture.channel(everyone))
+        const sent = yield* fixture.call("bystander", "POST", "/messages", {
+          form: { type: "stream", to: String(from.id), topic: fixture.unique("leaving"), content: "moves" }
+        })
+        return { path: `/messages/${sent.id}`, form: { stream_id: String(destination.id) } }
+      }),
+    expect: authenticated(eachRole((role) => reads(kind, role) ? edited : invalidChannel))
+  })),
   ...perKind((kind) => ({
     operation: "GET /messages/{message_id}/history",
     scenario: `of a message ${kindScenario[kind]}`,
