@@ -148,6 +148,7 @@ describe("unknown routes", () => {
           "/api/v1/messages",
           "/api/v1/messages/flags",
           "/api/v1/messages/flags/narrow",
+          "/api/v1/messages/matches_narrow",
           "/api/v1/messages/render",
           "/api/v1/messages/{message_id}",
           "/api/v1/messages/{message_id}/history",
