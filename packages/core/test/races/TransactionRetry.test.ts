@@ -91,7 +91,11 @@ describe("SqlTransactor on PostgreSQL", () => {
             }))
           }).pipe(Effect.orDie))
         yield* Effect.all([crossing(0), crossing(1)], { concurrency: 2 })
-        assert.deepStrictEqual([...outerStarts].sort(), [1, 2])
+        // A victim ran its outer transaction again from the start. Usually one of the two is the victim; on a
+        // loaded machine both backends may run PostgreSQL's deadlock check before either has rolled back, and
+        // both are aborted. Either way each committed once, whole.
+        assert.isTrue(outerStarts.every((n) => n >= 1), `${outerStarts}`)
+        assert.isAtLeast(Math.max(...outerStarts), 2)
         assert.deepStrictEqual(yield* counts, [[1, 2], [2, 2]])
       }))
 

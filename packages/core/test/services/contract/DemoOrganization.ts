@@ -82,6 +82,7 @@ export const demoOrganizationTests = (it: Vitest.MethodsNonLive<Teamchat.Service
           allow_message_editing: true,
           message_content_edit_limit_seconds: 600,
           move_messages_within_stream_limit_seconds: 604800,
+          move_messages_between_streams_limit_seconds: 604800,
           message_edit_history_visibility_policy: "all",
           enable_read_receipts: true,
           require_unique_names: false,
