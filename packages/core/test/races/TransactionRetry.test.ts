@@ -64,12 +64,13 @@ describe("SqlTransactor on PostgreSQL", () => {
             yield* sql`UPDATE retry_rows SET v = v + 1 WHERE id = ${theirs}`
           }).pipe(Effect.orDie))
         yield* Effect.all([crossing(0), crossing(1)], { concurrency: 2 })
-        // One of the two was the victim and ran twice; the other once.
-        assert.deepStrictEqual([...attempts].sort(), [1, 2])
+        // A victim ran again (usually one of the two; under load PostgreSQL may abort both, as in the nested
+        // case below); each committed once, with only its committing attempt's before-commit write.
+        assert.isTrue(attempts.every((n) => n >= 1), `${attempts}`)
+        assert.isAtLeast(Math.max(...attempts), 2)
         assert.strictEqual(committedCallbacks, 2)
         assert.deepStrictEqual(yield* counts, [[1, 2], [2, 2]])
-        const victim = attempts[0] === 2 ? 0 : 1
-        assert.deepStrictEqual(yield* notes, [`${1 - victim} attempt 1`, `${victim} attempt 2`].sort())
+        assert.deepStrictEqual(yield* notes, attempts.map((n, me) => `${me} attempt ${n}`).sort())
       }))
 
     it.effect("a deadlock inside a nested transaction runs the outer one again from its start", () =>

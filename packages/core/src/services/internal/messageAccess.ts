@@ -168,6 +168,21 @@ export const narrowContext = Effect.fnUntraced(function*(
   } satisfies NarrowContext
 })
 
+/** A raw narrow parsed and resolved against the organization as `user` sees it. */
+const resolvedNarrow = Effect.fnUntraced(function*(
+  repos: {
+    readonly messages: MessageRepo["Service"]
+    readonly subscriptions: SubscriptionRepo["Service"]
+    readonly search: MessageSearch["Service"]
+  },
+  ctx: AccessContext,
+  user: User,
+  rawNarrow: unknown
+) {
+  const terms = yield* parseNarrow(rawNarrow)
+  return yield* resolveNarrow(terms, yield* narrowContext(ctx, user, repos, readsMutedChannels(terms)))
+})
+
 /**
  * A narrow's anchored range as the user sees it (GET /messages and POST
  * /messages/flags/narrow): the raw narrow parsed and resolved against the
@@ -185,8 +200,7 @@ export const narrowRange = Effect.fnUntraced(function*(
   range: RangeOptions,
   reportAccessVersion = false
 ) {
-  const terms = yield* parseNarrow(rawNarrow)
-  const narrow = yield* resolveNarrow(terms, yield* narrowContext(ctx, user, repos, readsMutedChannels(terms)))
+  const narrow = yield* resolvedNarrow(repos, ctx, user, rawNarrow)
   const fetched = yield* repos.search.fetchRange(
     { realmId: ctx.state.realm.id, viewerId: user.id, narrow, historyChannelIds: narrow.historyChannelIds, reportAccessVersion },
     range
@@ -210,8 +224,7 @@ export const narrowMatches = Effect.fnUntraced(function*(
   rawNarrow: unknown,
   ids: ReadonlyArray<number>
 ) {
-  const terms = yield* parseNarrow(rawNarrow)
-  const narrow = yield* resolveNarrow(terms, yield* narrowContext(ctx, user, repos, readsMutedChannels(terms)))
+  const narrow = yield* resolvedNarrow(repos, ctx, user, rawNarrow)
   const rows = yield* repos.search.fetchIds(
     { realmId: ctx.state.realm.id, viewerId: user.id, narrow, historyChannelIds: null },
     ids
