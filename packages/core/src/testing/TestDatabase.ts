@@ -3,11 +3,16 @@
  * named database on a real PostgreSQL server that is dropped afterwards.
  */
 import type * as PgClient from "@effect/sql-pg/PgClient"
-import { randomUUID } from "node:crypto"
+import { createHash, randomUUID } from "node:crypto"
+import * as fs from "node:fs"
+import { createRequire } from "node:module"
+import * as os from "node:os"
+import * as path from "node:path"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Exit from "effect/Exit"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import * as PgClientLayer from "../sql/PgClientLayer.ts"
@@ -30,8 +35,54 @@ export class TestDatabase extends Context.Service<TestDatabase, {
   readonly adminUrl: string
 }>()("teamchat/core/testing/TestDatabase") {}
 
-/** A fresh in-memory PGlite; each build of the layer is a new database. */
-export const pgliteLayer = (): Layer.Layer<PgliteClient | SqlClient.SqlClient, SqlError> => PgliteClient.layer({})
+/**
+ * A fresh in-memory PGlite; each build of the layer is a new database. It
+ * starts from a copy of an empty database made once (`pgliteTemplate`)
+ * instead of running initdb: about 0.6 s instead of 3.5 s per database.
+ */
+export const pgliteLayer = (): Layer.Layer<PgliteClient | SqlClient.SqlClient, SqlError> =>
+  Layer.unwrap(Effect.map(pgliteTemplate, (loadDataDir) => PgliteClient.layer({ loadDataDir })))
+
+/**
+ * The data directory of a new, empty PGlite database as a tarball, kept in
+ * the system's temporary directory under a name that changes with the
+ * installed PGlite, so every test process and run after the first reads it
+ * instead of making it again. It is written under a temporary name and
+ * renamed, so a reader never sees half a file; processes racing to make it
+ * each write a whole one.
+ */
+export const pgliteTemplate: Effect.Effect<Blob, SqlError> = Effect.suspend(() => {
+  const load = templateLoad ??= Effect.runPromiseExit(loadOrMakeTemplate)
+  return Effect.flatMap(Effect.promise(() => load), (exit) => {
+    // A failure is not kept: the next database tries again.
+    if (Exit.isFailure(exit) && templateLoad === load) templateLoad = undefined
+    return exit
+  })
+})
+
+let templateLoad: Promise<Exit.Exit<Blob, SqlError>> | undefined
+
+const templateFile = (): string => {
+  const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite")
+  const key = createHash("sha256").update(entry).digest("hex").slice(0, 16)
+  return path.join(os.tmpdir(), `teamchat-pglite-template-${key}.tar`)
+}
+
+const loadOrMakeTemplate: Effect.Effect<Blob, SqlError> = Effect.gen(function*() {
+  const file = templateFile()
+  if (fs.existsSync(file)) return yield* Effect.promise(() => fs.openAsBlob(file))
+  const dump = yield* Effect.scoped(Effect.gen(function*() {
+    const client = yield* Layer.build(PgliteClient.layer({ autovacuumIntervalSeconds: 0 }))
+    return yield* Effect.promise(() => Context.get(client, PgliteClient).pglite.dumpDataDir("none"))
+  }))
+  const bytes = new Uint8Array(yield* Effect.promise(() => dump.arrayBuffer()))
+  const temporary = `${file}.${process.pid}.${randomUUID()}`
+  yield* Effect.sync(() => {
+    fs.writeFileSync(temporary, bytes)
+    fs.renameSync(temporary, file)
+  })
+  return new Blob([bytes])
+})
 
 /**
  * A `SqlClient` on a new database `teamchat_test_<pid>_<random>`, created

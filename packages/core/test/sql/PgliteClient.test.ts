@@ -318,3 +318,42 @@ describe("parseTimestamp", () => {
     assert.isTrue(Number.isNaN(parseTimestamp("-infinity").getTime()))
   })
 })
+
+describe("TestDatabase.pgliteLayer (databases copied from one empty template)", () => {
+  const tables = Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return (yield* sql<{ name: string }>`
+      SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`)
+      .map((row) => row.name)
+  })
+
+  it.effect("each build is a new, empty database: a table made in one is absent from the next", () =>
+    Effect.gen(function*() {
+      const first = yield* Effect.scoped(Effect.gen(function*() {
+        const context = yield* Layer.build(TestDatabase.pgliteLayer())
+        return yield* Effect.provide(
+          Effect.gen(function*() {
+            const sql = yield* SqlClient.SqlClient
+            yield* sql`CREATE TABLE only_here (id int)`
+            yield* sql`INSERT INTO only_here VALUES (1)`
+            return yield* tables
+          }),
+          context
+        )
+      }))
+      assert.deepStrictEqual(first, ["only_here"])
+      const second = yield* Effect.provide(tables, TestDatabase.pgliteLayer())
+      assert.deepStrictEqual(second, [])
+    }))
+
+  it.effect("the template is an empty database's data directory, the same for every build", () =>
+    Effect.gen(function*() {
+      const first = yield* TestDatabase.pgliteTemplate
+      const second = yield* TestDatabase.pgliteTemplate
+      assert.isAbove(first.size, 1_000_000)
+      assert.strictEqual(second.size, first.size)
+      const head = new Uint8Array(yield* Effect.promise(() => first.slice(0, 512).arrayBuffer()))
+      // A tar header: "ustar" at byte 257.
+      assert.strictEqual(new TextDecoder().decode(head.slice(257, 262)), "ustar")
+    }))
+})
