@@ -204,7 +204,7 @@ export const heartbeatsBenchmark: Benchmark = {
     }
     if (process.env.HEARTBEATS_BACKENDS === "postgres") return out
     log(`PGlite (in memory), ${options.rounds} rounds`)
-    const rounds = await measure(Persistence.layerSql.pipe(Layer.provideMerge(TestDatabase.pgliteLayer())), pollCount, options.rounds, log)
+    const rounds = await measure(Persistence.layerSql.pipe(Layer.provideMerge(TestDatabase.pgliteMigratedLayer())), pollCount, options.rounds, log)
     out.push(...metrics("PGlite", pollCount, rounds, log))
     return out
   }

@@ -14,9 +14,13 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Exit from "effect/Exit"
 import type * as SqlClient from "effect/sql/SqlClient"
-import type { SqlError } from "effect/sql/SqlError"
+import type * as Migrator from "effect/sql/Migrator"
+import { SqlError, UnknownError } from "effect/sql/SqlError"
+import type * as Scope from "effect/Scope"
+import { fileURLToPath } from "node:url"
 import * as PgClientLayer from "../sql/PgClientLayer.ts"
-import { PgliteClient } from "../sql/PgliteClient.ts"
+import * as Migrations from "../sql/Migrations.ts"
+import { PgliteClient, type PgliteClientConfig } from "../sql/PgliteClient.ts"
 
 /** The server used when `TEST_DATABASE_URL` is not set. */
 export const defaultAdminUrl = "postgres://postgres@127.0.0.1:5432/test"
@@ -44,45 +48,97 @@ export const pgliteLayer = (): Layer.Layer<PgliteClient | SqlClient.SqlClient, S
   Layer.unwrap(Effect.map(pgliteTemplate, (loadDataDir) => PgliteClient.layer({ loadDataDir })))
 
 /**
- * The data directory of a new, empty PGlite database as a tarball, kept in
- * the system's temporary directory under a name that changes with the
- * installed PGlite, so every test process and run after the first reads it
- * instead of making it again. It is written under a temporary name and
- * renamed, so a reader never sees half a file; processes racing to make it
- * each write a whole one.
+ * `pgliteLayer` with teamchat's schema already in place: a copy of a database
+ * migrated once (`pgliteMigratedTemplate`), for the layers that migrate
+ * (`Persistence.layerSql`, which then finds nothing pending). Saves running
+ * every migration for each database.
  */
-export const pgliteTemplate: Effect.Effect<Blob, SqlError> = Effect.suspend(() => {
-  const load = templateLoad ??= Effect.runPromiseExit(loadOrMakeTemplate)
-  return Effect.flatMap(Effect.promise(() => load), (exit) => {
-    // A failure is not kept: the next database tries again.
-    if (Exit.isFailure(exit) && templateLoad === load) templateLoad = undefined
-    return exit
+export const pgliteMigratedLayer = (): Layer.Layer<PgliteClient | SqlClient.SqlClient, SqlError> =>
+  Layer.unwrap(Effect.map(pgliteMigratedTemplate, (loadDataDir) => PgliteClient.layer({ loadDataDir })))
+
+/**
+ * Caches a template (a PGlite data directory as a tarball) made at most once
+ * per process, and once per machine while `key` stays the same: kept in the
+ * system's temporary directory, so every test process and run after the
+ * first reads it instead of making it again. A file is written under a
+ * temporary name and renamed, so a reader never sees half of one; processes
+ * racing to make it each write a whole one. A failure is not kept: the next
+ * database tries again.
+ */
+const cachedTemplate = (
+  name: string,
+  key: () => string | undefined,
+  make: Effect.Effect<Blob, SqlError | Migrator.MigrationError>
+): Effect.Effect<Blob, SqlError> => {
+  let load: Promise<Exit.Exit<Blob, SqlError>> | undefined
+  const loadOrMake = Effect.gen(function*() {
+    const k = key()
+    const file = k === undefined ? undefined : path.join(os.tmpdir(), `teamchat-pglite-${name}-${k}.tar`)
+    if (file !== undefined && fs.existsSync(file)) return yield* Effect.promise(() => fs.openAsBlob(file))
+    const dump = yield* make.pipe(Effect.mapError((error) =>
+      error._tag === "SqlError" ? error : new SqlError({
+        reason: new UnknownError({ cause: error, message: `TestDatabase: could not migrate the ${name} template` })
+      })
+    ))
+    if (file === undefined) return dump
+    const bytes = new Uint8Array(yield* Effect.promise(() => dump.arrayBuffer()))
+    const temporary = `${file}.${process.pid}.${randomUUID()}`
+    yield* Effect.sync(() => {
+      fs.writeFileSync(temporary, bytes)
+      fs.renameSync(temporary, file)
+    })
+    return new Blob([bytes])
   })
-})
-
-let templateLoad: Promise<Exit.Exit<Blob, SqlError>> | undefined
-
-const templateFile = (): string => {
-  const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite")
-  const key = createHash("sha256").update(entry).digest("hex").slice(0, 16)
-  return path.join(os.tmpdir(), `teamchat-pglite-template-${key}.tar`)
+  return Effect.suspend(() => {
+    const current = load ??= Effect.runPromiseExit(loadOrMake)
+    return Effect.flatMap(Effect.promise(() => current), (exit) => {
+      if (Exit.isFailure(exit) && load === current) load = undefined
+      return exit
+    })
+  })
 }
 
-const loadOrMakeTemplate: Effect.Effect<Blob, SqlError> = Effect.gen(function*() {
-  const file = templateFile()
-  if (fs.existsSync(file)) return yield* Effect.promise(() => fs.openAsBlob(file))
-  const dump = yield* Effect.scoped(Effect.gen(function*() {
-    const client = yield* Layer.build(PgliteClient.layer({ autovacuumIntervalSeconds: 0 }))
-    return yield* Effect.promise(() => Context.get(client, PgliteClient).pglite.dumpDataDir("none"))
+const hash = (...parts: ReadonlyArray<string>): string => {
+  const digest = createHash("sha256")
+  for (const part of parts) digest.update(part).update("\0")
+  return digest.digest("hex").slice(0, 16)
+}
+
+/** The installed PGlite (its resolved path names its version). */
+const pgliteEntry = (): string => createRequire(import.meta.url).resolve("@electric-sql/pglite")
+
+/** A database's data directory after `setup`, as a tarball. */
+const dumpAfter = <E>(
+  base: PgliteClientConfig,
+  setup: (context: Context.Context<PgliteClient | SqlClient.SqlClient>) => Effect.Effect<void, E, Scope.Scope>
+): Effect.Effect<Blob, SqlError | E> =>
+  Effect.scoped(Effect.gen(function*() {
+    const context = yield* Layer.build(PgliteClient.layer({ ...base, autovacuumIntervalSeconds: 0 }))
+    yield* setup(context)
+    return yield* Effect.promise(() => Context.get(context, PgliteClient).pglite.dumpDataDir("none"))
   }))
-  const bytes = new Uint8Array(yield* Effect.promise(() => dump.arrayBuffer()))
-  const temporary = `${file}.${process.pid}.${randomUUID()}`
-  yield* Effect.sync(() => {
-    fs.writeFileSync(temporary, bytes)
-    fs.renameSync(temporary, file)
-  })
-  return new Blob([bytes])
-})
+
+/** An empty database's data directory: one per installed PGlite. */
+export const pgliteTemplate: Effect.Effect<Blob, SqlError> = cachedTemplate(
+  "empty",
+  () => hash(pgliteEntry()),
+  dumpAfter({}, () => Effect.void)
+)
+
+/**
+ * A migrated database's data directory: one per installed PGlite and content
+ * of `sql/Migrations.ts` (which holds every migration). Where that source is
+ * not beside this module (a build), it is made once per process instead.
+ */
+export const pgliteMigratedTemplate: Effect.Effect<Blob, SqlError> = cachedTemplate(
+  "migrated",
+  () => {
+    const source = fileURLToPath(new URL("../sql/Migrations.ts", import.meta.url))
+    return fs.existsSync(source) ? hash(pgliteEntry(), fs.readFileSync(source, "utf8")) : undefined
+  },
+  Effect.flatMap(pgliteTemplate, (loadDataDir) =>
+    dumpAfter({ loadDataDir }, (context) => Effect.asVoid(Layer.build(Migrations.layer.pipe(Layer.provide(Layer.succeedContext(context)))))))
+)
 
 /**
  * A `SqlClient` on a new database `teamchat_test_<pid>_<random>`, created

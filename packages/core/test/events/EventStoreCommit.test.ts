@@ -129,7 +129,7 @@ const backends = {
     sql: false
   },
   PGlite: {
-    layer: () => sqlStack(TestDatabase.pgliteLayer()),
+    layer: () => sqlStack(TestDatabase.pgliteMigratedLayer()),
     realm: newRealm,
     users: newUsers,
     moveAccessVersion,

@@ -23,7 +23,7 @@ export const core = <E, R>(persistence: Layer.Layer<Persistence.Persistence, E, 
 
 export const backends = {
   memory: () => core(Persistence.layerMemory),
-  PGlite: () => core(Persistence.layerSql.pipe(Layer.provide(TestDatabase.pgliteLayer()))),
+  PGlite: () => core(Persistence.layerSql.pipe(Layer.provide(TestDatabase.pgliteMigratedLayer()))),
   PostgreSQL: () => core(Persistence.layerSql.pipe(Layer.provide(TestDatabase.postgresLayer())))
 }
 

@@ -185,5 +185,5 @@ const anchorSuite = (name: string, makeLayer: () => Layer.Layer<Repos | MessageS
   })
 
 anchorSuite("memory", memorySearchLayer)
-anchorSuite("PGlite", () => sqlSearchLayer(TestDatabase.pgliteLayer()))
+anchorSuite("PGlite", () => sqlSearchLayer(TestDatabase.pgliteMigratedLayer()))
 anchorSuite("PostgreSQL", () => sqlSearchLayer(TestDatabase.postgresLayer()))

@@ -227,7 +227,7 @@ describe("memory and SQL interpreters agree", () => {
   it.effect("memory vs PGlite", () =>
     Effect.gen(function*() {
       const memory = yield* openBackend("memory", memorySearchLayer(), SEED, SIZE)
-      const pglite = yield* openBackend("PGlite", sqlSearchLayer(TestDatabase.pgliteLayer()), SEED, SIZE)
+      const pglite = yield* openBackend("PGlite", sqlSearchLayer(TestDatabase.pgliteMigratedLayer()), SEED, SIZE)
       yield* everyKindMatches(memory)
       yield* reactionSplits(memory)
       yield* reactionSplits(pglite)

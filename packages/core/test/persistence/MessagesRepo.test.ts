@@ -286,5 +286,5 @@ const messageRepoContract = (name: string, makeLayer: () => Layer.Layer<Repos, u
   })
 
 messageRepoContract("memory", memoryLayer)
-messageRepoContract("PGlite", () => sqlLayer(TestDatabase.pgliteLayer()))
+messageRepoContract("PGlite", () => sqlLayer(TestDatabase.pgliteMigratedLayer()))
 messageRepoContract("PostgreSQL", () => sqlLayer(TestDatabase.postgresLayer()))

@@ -22,7 +22,7 @@ import { repositoryContract } from "./RepositoryContract.ts"
 
 repositoryContract("memory", () => Persistence.layerMemory)
 
-repositoryContract("PGlite", () => Persistence.layerSql.pipe(Layer.provide(TestDatabase.pgliteLayer())))
+repositoryContract("PGlite", () => Persistence.layerSql.pipe(Layer.provide(TestDatabase.pgliteMigratedLayer())))
 
 repositoryContract("PostgreSQL", () => Persistence.layerSql.pipe(Layer.provide(TestDatabase.postgresLayer())))
 

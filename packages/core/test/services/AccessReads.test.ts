@@ -83,7 +83,7 @@ const stack = <E>(database: Layer.Layer<SqlClient.SqlClient, E>) =>
   )
 
 const backends = {
-  PGlite: () => stack(TestDatabase.pgliteLayer()),
+  PGlite: () => stack(TestDatabase.pgliteMigratedLayer()),
   PostgreSQL: () => stack(TestDatabase.postgresLayer())
 }
 

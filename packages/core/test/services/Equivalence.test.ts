@@ -146,10 +146,10 @@ const administration = focused(
 )
 
 describe("Equivalence", () => {
-  equivalence("PGlite", () => TestDatabase.pgliteLayer(), any, runs(25))
-  equivalence("PGlite", () => TestDatabase.pgliteLayer(), messages, runs(10))
-  equivalence("PGlite", () => TestDatabase.pgliteLayer(), personal, runs(15))
-  equivalence("PGlite", () => TestDatabase.pgliteLayer(), administration, runs(15))
+  equivalence("PGlite", () => TestDatabase.pgliteMigratedLayer(), any, runs(25))
+  equivalence("PGlite", () => TestDatabase.pgliteMigratedLayer(), messages, runs(10))
+  equivalence("PGlite", () => TestDatabase.pgliteMigratedLayer(), personal, runs(15))
+  equivalence("PGlite", () => TestDatabase.pgliteMigratedLayer(), administration, runs(15))
   equivalence("PostgreSQL", () => TestDatabase.postgresLayer(), any, runs(15))
   equivalence("PostgreSQL", () => TestDatabase.postgresLayer(), messages, runs(8))
   equivalence("PostgreSQL", () => TestDatabase.postgresLayer(), personal, runs(10))

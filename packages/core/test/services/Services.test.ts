@@ -13,7 +13,7 @@ servicesContract("memory", () => CheckedEvents.layerMemory())
 
 servicesContract(
   "PGlite",
-  () => CheckedEvents.layerSql().pipe(Layer.provide(TestDatabase.pgliteLayer()))
+  () => CheckedEvents.layerSql().pipe(Layer.provide(TestDatabase.pgliteMigratedLayer()))
 )
 
 servicesContract(

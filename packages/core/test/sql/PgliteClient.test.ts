@@ -13,6 +13,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { autovacuumPass } from "../../src/sql/internal/PgliteAutovacuum.ts"
 import { parseTimestamp, PgliteClient } from "../../src/sql/PgliteClient.ts"
+import * as Migrations from "../../src/sql/Migrations.ts"
 import * as TestDatabase from "../../src/testing/TestDatabase.ts"
 import { sqlContract } from "./SqlContract.ts"
 
@@ -356,4 +357,20 @@ describe("TestDatabase.pgliteLayer (databases copied from one empty template)", 
       // A tar header: "ustar" at byte 257.
       assert.strictEqual(new TextDecoder().decode(head.slice(257, 262)), "ustar")
     }))
+
+  it.effect("the migrated template has every migration applied, and migrating it again runs none", () =>
+    Effect.gen(function*() {
+      const applied = Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        return (yield* sql<{ name: string }>`SELECT name FROM effect_sql_migrations ORDER BY migration_id`)
+          .map((row) => row.name)
+      })
+      const expected = Object.keys(Migrations.migrations).map((key) => key.slice(key.indexOf("_") + 1))
+      const context = yield* Layer.build(TestDatabase.pgliteMigratedLayer())
+      assert.deepStrictEqual(yield* Effect.provide(applied, context), expected)
+      assert.include(yield* Effect.provide(tables, context), "realms")
+      yield* Layer.build(Migrations.layer.pipe(Layer.provide(Layer.succeedContext(context))))
+      assert.deepStrictEqual(yield* Effect.provide(applied, context), expected)
+    }))
 })
+

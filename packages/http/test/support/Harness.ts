@@ -102,7 +102,7 @@ export const coreLayer = (backend: Backend): Layer.Layer<Core, unknown> => {
     case "memory":
       return CheckedEvents.layerMemory()
     case "PGlite":
-      return CheckedEvents.layerSql().pipe(Layer.provide(TestDatabase.pgliteLayer()))
+      return CheckedEvents.layerSql().pipe(Layer.provide(TestDatabase.pgliteMigratedLayer()))
     case "PostgreSQL":
       return CheckedEvents.layerSql().pipe(Layer.provide(TestDatabase.postgresLayer()))
   }
