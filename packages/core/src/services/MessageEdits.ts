@@ -30,7 +30,7 @@ import { render } from "../markdown/Markdown.ts"
 import { contentEditRefusal } from "../permissions/MessageEditing.ts"
 import { EventStore } from "../ports/EventStore.ts"
 import { MessageStore } from "../ports/MessageStore.ts"
-import { MessageRepo, RealmRepo } from "../ports/Repositories.ts"
+import { ChannelRepo, MessageRepo, RealmRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import { highlightHtmlDifferences } from "../views/HtmlDiff.ts"
 import { displayTopic, isMeMessage } from "../views/MessageView.ts"
@@ -42,7 +42,7 @@ import { modifiableMessage, readableMessage } from "./internal/messageAccess.ts"
 import { accessInput } from "./internal/access.ts"
 import { hasContentAccess } from "../permissions/ChannelAccess.ts"
 import { channelMoveAccess } from "./internal/channelMoveAccess.ts"
-import { deleteMessagePublications } from "./internal/messageDeletion.ts"
+import { deleteMessagePublications, deleteMessages } from "./internal/messageDeletion.ts"
 import { Messages, normalizeTopic, renderContextFor } from "./Messages.ts"
 import { InternalClient, NotificationBot } from "./NotificationBot.ts"
 import type { Channel } from "../domain/Channel.ts"
@@ -57,7 +57,15 @@ import {
   ResolvedTopicPrefix,
   topicMoveRefusal
 } from "../permissions/MessageEditing.ts"
-import { movedAwayNotice, movedHereNotice, resolveNotice, silentMention, topicLink, topicNarrow } from "../views/MoveNotices.ts"
+import {
+  isResolveNotice,
+  movedAwayNotice,
+  movedHereNotice,
+  resolveNotice,
+  silentMention,
+  topicLink,
+  topicNarrow
+} from "../views/MoveNotices.ts"
 
 /** How far an edit of a channel message reaches. @category models */
 export type PropagateMode = "change_one" | "change_later" | "change_all"
@@ -110,6 +118,25 @@ export type EditError =
 /** The most messages one topic move reads and moves (each in one statement). @category constants */
 export const MaxTopicMove = 1_000_000
 
+/**
+ * How long a resolve or unresolve notice can be undone by deleting it
+ * (Zulip's `RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS`, 60 in production).
+ *
+ * @category constants
+ */
+export const ResolveTopicUndoGracePeriodSeconds = 60
+
+/** The edit service's settings. @category models */
+export interface MessageEditsConfig {
+  /** Seconds during which undoing a resolve (or an unresolve) deletes its notice instead of posting another. */
+  readonly resolveTopicUndoGracePeriodSeconds: number
+}
+
+/** @category references */
+export const MessageEditsConfig = Context.Reference<MessageEditsConfig>("teamchat/core/services/MessageEdits/Config", {
+  defaultValue: () => ({ resolveTopicUndoGracePeriodSeconds: ResolveTopicUndoGracePeriodSeconds })
+})
+
 const propagateModes: ReadonlySet<string> = new Set(["change_one", "change_later", "change_all"])
 
 /** What an emptied message reads as (Zulip stores it so, for channel messages and DMs alike). */
@@ -159,6 +186,36 @@ export class MessageEdits extends Context.Service<MessageEdits, {
       const tx = yield* Transactor
       const bot = yield* NotificationBot
       const sends = yield* Messages
+      // What the shared deletion reads and writes, bound once.
+      const deletionContext = yield* Effect.context<MessageRepo | MessageStore | ChannelRepo>()
+
+      /**
+       * Zulip's undo grace: when the topic's last message is a resolve or
+       * unresolve notice of the Notification Bot younger than the grace period,
+       * undoing deletes it (with `delete_message`) instead of posting another.
+       */
+      const undoResolveNotice = Effect.fnUntraced(function*(
+        ctx: AccessContext,
+        actorId: UserId,
+        channel: Channel,
+        topic: string,
+        now: number
+      ) {
+        const [lastId] = yield* messages.topicMessageIds(channel.id, topic, 1)
+        if (lastId === undefined) return false
+        const last = yield* messages.findById(lastId)
+        if (last === undefined || !isResolveNotice(last.content)) return false
+        const notificationBot = yield* bot.bot(ctx.state.realm.id)
+        if (last.sender_id !== notificationBot.id) return false
+        const { resolveTopicUndoGracePeriodSeconds } = yield* MessageEditsConfig
+        if (now - last.date_sent > resolveTopicUndoGracePeriodSeconds) return false
+        const { publications } = yield* Effect.provideContext(
+          deleteMessages({ ctx, actorId, channel, messages: [last] }),
+          deletionContext
+        )
+        yield* events.publishAll(ctx.state.realm.id, publications)
+        return true
+      })
 
       /** Who gets an action's events: everyone with a row, and a shared-history channel's subscribers (with flags `read`). */
       const audienceFlags = Effect.fnUntraced(function*(ctx: AccessContext, message: Message) {
@@ -453,7 +510,10 @@ export class MessageEdits extends Context.Service<MessageEdits, {
                   client: InternalClient
                 })).pipe(Effect.asVoid, Effect.catch(() => Effect.void))
             if (resolving && destination === undefined && newTopic !== undefined) {
-              yield* post(target, newTopic, resolveNotice(moverMention, newTopic === ResolvedTopicPrefix + message.topic))
+              // Zulip posts no resolve notice for an edit that also changes the content.
+              if (content === undefined && !(yield* undoResolveNotice(ctx, editor.id, target, newTopic, now))) {
+                yield* post(target, newTopic, resolveNotice(moverMention, newTopic === ResolvedTopicPrefix + message.topic))
+              }
             } else {
               const left = yield* messages.topicMessageIds(channel.id, message.topic, 1)
               const input = {
