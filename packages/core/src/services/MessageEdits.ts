@@ -633,7 +633,8 @@ export class MessageEdits extends Context.Service<MessageEdits, {
             const post = (to: Channel, topic: string, text: string) =>
               Effect.flatMap(bot.bot(realm.id), (notificationBot) =>
                 sends.send({ user: notificationBot, realm }, { type: "stream", to: to.id, topic, content: text }, {
-                  client: InternalClient
+                  client: InternalClient,
+                  actingUser: editor
                 })).pipe(Effect.asVoid, Effect.catch(() => Effect.void))
             if (resolving && destination === undefined && newTopic !== undefined) {
               // Zulip posts no resolve notice for an edit that also changes the content.

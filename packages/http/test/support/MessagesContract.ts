@@ -39,6 +39,7 @@ import { sendTests } from "./messages/Send.ts"
 import { submessageTests } from "./messages/Submessages.ts"
 import { topicListTests } from "./messages/TopicList.ts"
 import { topicPolicyTests } from "./messages/TopicPolicies.ts"
+import { privateNoticeTests } from "./messages/PrivateNotices.ts"
 import { typingTests } from "./messages/Typing.ts"
 
 export const messagesContract = (backend: Backend) =>
@@ -52,6 +53,7 @@ export const messagesContract = (backend: Backend) =>
       editTests(it)
       channelMoveTests(it)
       topicPolicyTests(it)
+      privateNoticeTests(it)
       deleteTests(it)
       registerTests(it)
       eventsTests(it)
