@@ -234,6 +234,9 @@ export class MessageEdits extends Context.Service<MessageEdits, {
         readonly now: number
       }) {
         const { ctx, origin, originTopic, target, targetTopic, now } = input
+        // The log's lock before the policy rows (a `change_one` move has not taken it yet), as POST /user_topics takes
+        // it: a policy written at once is read here, or written after this move commits.
+        yield* eventLog.lockLog(ctx.state.realm.id)
         const publications: Array<Publication> = []
         const userTopicEvent = (channel: Channel, topic: string, policy: VisibilityPolicy) =>
           ({ type: "user_topic", stream_id: channel.id, topic_name: topic, last_updated: now, visibility_policy: policy }) as const
