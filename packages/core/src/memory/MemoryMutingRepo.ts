@@ -54,6 +54,46 @@ export const layer: Layer.Layer<MutingRepo, never, MemoryDatabase> = Layer.effec
           topics.set(userId, next)
           return true
         }),
+      topicPolicies: (channelId, topic) =>
+        Effect.sync(() => {
+          const key = keyOf(channelId, topic)
+          const rows: Array<UserTopic> = []
+          for (const mine of topics.values()) {
+            const row = mine.get(key)
+            if (row !== undefined) rows.push(row)
+          }
+          return rows.sort((a, b) => a.user_id - b.user_id)
+        }),
+      setTopicPolicies: (channelId, topic, policies, lastUpdated) =>
+        Effect.sync(() => {
+          const key = keyOf(channelId, topic)
+          const changed: Array<UserId> = []
+          for (const { user_id, visibility_policy } of policies) {
+            const mine = topics.get(user_id) ?? new Map<string, UserTopic>()
+            const current = mine.get(key)
+            if (current !== undefined && current.visibility_policy === visibility_policy) continue
+            const row: UserTopic = current === undefined
+              ? { user_id, channel_id: channelId, topic_name: topic, visibility_policy, last_updated: lastUpdated }
+              : { ...current, visibility_policy, last_updated: lastUpdated }
+            topics.set(user_id, new Map(mine).set(key, row))
+            changed.push(user_id)
+          }
+          return changed.sort((a, b) => a - b)
+        }),
+      clearTopicPolicies: (userIds, channelId, topic) =>
+        Effect.sync(() => {
+          const key = keyOf(channelId, topic)
+          const changed: Array<UserId> = []
+          for (const userId of new Set(userIds)) {
+            const mine = topics.get(userId)
+            if (mine === undefined || !mine.has(key)) continue
+            const next = new Map(mine)
+            next.delete(key)
+            topics.set(userId, next)
+            changed.push(userId)
+          }
+          return changed.sort((a, b) => a - b)
+        }),
       listTopics: (userId) => Effect.sync(() => [...(topics.get(userId)?.values() ?? [])].sort(byChannelAndTopic)),
       listMutesByUsers: (users) =>
         Effect.sync(() => {

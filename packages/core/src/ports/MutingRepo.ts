@@ -11,7 +11,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { ChannelId, MessageId, UserId } from "../domain/Ids.ts"
-import type { MutedUser, UserTopic } from "../domain/Muting.ts"
+import type { MutedUser, UserTopic, VisibilityPolicy } from "../domain/Muting.ts"
 
 /** @category services */
 export class MutingRepo extends Context.Service<MutingRepo, {
@@ -23,6 +23,20 @@ export class MutingRepo extends Context.Service<MutingRepo, {
   setTopicPolicy(row: UserTopic): Effect.Effect<boolean>
   /** Removes a topic's policy; false when it had none. */
   clearTopicPolicy(userId: UserId, channelId: ChannelId, topic: string): Effect.Effect<boolean>
+  /** Every user's policy of a topic (matched case-insensitively), by user id; one read. */
+  topicPolicies(channelId: ChannelId, topic: string): Effect.Effect<ReadonlyArray<UserTopic>>
+  /**
+   * Sets each user's policy of one topic in one write (as `setTopicPolicy`
+   * does for one); answers the users whose row changed, ascending.
+   */
+  setTopicPolicies(
+    channelId: ChannelId,
+    topic: string,
+    policies: ReadonlyArray<{ readonly user_id: UserId; readonly visibility_policy: VisibilityPolicy }>,
+    lastUpdated: number
+  ): Effect.Effect<ReadonlyArray<UserId>>
+  /** Removes the users' policies of one topic in one write; answers the users who had one, ascending. */
+  clearTopicPolicies(userIds: ReadonlyArray<UserId>, channelId: ChannelId, topic: string): Effect.Effect<ReadonlyArray<UserId>>
   /** The user's topic policies, by channel id then lower-cased topic. */
   listTopics(userId: UserId): Effect.Effect<ReadonlyArray<UserTopic>>
   /**

@@ -30,7 +30,7 @@ import { render } from "../markdown/Markdown.ts"
 import { contentEditRefusal } from "../permissions/MessageEditing.ts"
 import { EventStore } from "../ports/EventStore.ts"
 import { MessageStore } from "../ports/MessageStore.ts"
-import { MessageRepo, RealmRepo } from "../ports/Repositories.ts"
+import { ChannelRepo, MessageRepo, RealmRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import { highlightHtmlDifferences } from "../views/HtmlDiff.ts"
 import { displayTopic, isMeMessage } from "../views/MessageView.ts"
@@ -38,13 +38,16 @@ import { Events } from "./events/Events.ts"
 import type { Publication } from "./events/Events.ts"
 import { makeAccessLoader } from "./internal/access.ts"
 import type { AccessContext } from "./internal/access.ts"
-import { modifiableMessage, readableMessage } from "./internal/messageAccess.ts"
+import { canReadChannelHistory, modifiableMessage, readableMessage } from "./internal/messageAccess.ts"
 import { accessInput } from "./internal/access.ts"
 import { hasContentAccess } from "../permissions/ChannelAccess.ts"
 import { channelMoveAccess } from "./internal/channelMoveAccess.ts"
-import { deleteMessagePublications } from "./internal/messageDeletion.ts"
+import { deleteMessagePublications, deleteMessages } from "./internal/messageDeletion.ts"
 import { Messages, normalizeTopic, renderContextFor } from "./Messages.ts"
 import { InternalClient, NotificationBot } from "./NotificationBot.ts"
+import { mutedTopicsList } from "./Muting.ts"
+import { MutingRepo } from "../ports/MutingRepo.ts"
+import { VisibilityPolicy } from "../domain/Muting.ts"
 import type { Channel } from "../domain/Channel.ts"
 import {
   channelMoveLimitSeconds,
@@ -57,7 +60,15 @@ import {
   ResolvedTopicPrefix,
   topicMoveRefusal
 } from "../permissions/MessageEditing.ts"
-import { movedAwayNotice, movedHereNotice, resolveNotice, silentMention, topicLink, topicNarrow } from "../views/MoveNotices.ts"
+import {
+  isResolveNotice,
+  movedAwayNotice,
+  movedHereNotice,
+  resolveNotice,
+  silentMention,
+  topicLink,
+  topicNarrow
+} from "../views/MoveNotices.ts"
 
 /** How far an edit of a channel message reaches. @category models */
 export type PropagateMode = "change_one" | "change_later" | "change_all"
@@ -110,6 +121,25 @@ export type EditError =
 /** The most messages one topic move reads and moves (each in one statement). @category constants */
 export const MaxTopicMove = 1_000_000
 
+/**
+ * How long a resolve or unresolve notice can be undone by deleting it
+ * (Zulip's `RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS`, 60 in production).
+ *
+ * @category constants
+ */
+export const ResolveTopicUndoGracePeriodSeconds = 60
+
+/** The edit service's settings. @category models */
+export interface MessageEditsConfig {
+  /** Seconds during which undoing a resolve (or an unresolve) deletes its notice instead of posting another. */
+  readonly resolveTopicUndoGracePeriodSeconds: number
+}
+
+/** @category references */
+export const MessageEditsConfig = Context.Reference<MessageEditsConfig>("teamchat/core/services/MessageEdits/Config", {
+  defaultValue: () => ({ resolveTopicUndoGracePeriodSeconds: ResolveTopicUndoGracePeriodSeconds })
+})
+
 const propagateModes: ReadonlySet<string> = new Set(["change_one", "change_later", "change_all"])
 
 /** What an emptied message reads as (Zulip stores it so, for channel messages and DMs alike). */
@@ -130,6 +160,19 @@ const destinationChannel = (ctx: AccessContext, editor: User, id: number): Chann
   const channel = Option.getOrUndefined(ChannelId.makeOption(id).pipe(Option.flatMapNullishOr((c) => ctx.channelsById.get(c))))
   if (channel === undefined || channel.is_archived || !hasContentAccess(accessInput(ctx, editor, channel))) return undefined
   return channel
+}
+
+/**
+ * Zulip's `get_visibility_policy_after_merge`: the more visible of two
+ * policies (followed, unmuted, none, muted, in that order) when a topic is
+ * moved into one that has messages.
+ */
+const policyAfterMerge = (orig: VisibilityPolicy, target: VisibilityPolicy): VisibilityPolicy => {
+  const both = [orig, target]
+  if (both.includes(VisibilityPolicy.followed)) return VisibilityPolicy.followed
+  if (both.includes(VisibilityPolicy.unmuted)) return VisibilityPolicy.unmuted
+  if (both.includes(VisibilityPolicy.inherit)) return VisibilityPolicy.inherit
+  return VisibilityPolicy.muted
 }
 
 /** The mention bits a rendering gives one user (the rest of a row's flags stay). */
@@ -159,6 +202,131 @@ export class MessageEdits extends Context.Service<MessageEdits, {
       const tx = yield* Transactor
       const bot = yield* NotificationBot
       const sends = yield* Messages
+      const muting = yield* MutingRepo
+
+      /**
+       * Whether the topic still has messages `user` can see (Zulip's
+       * `bulk_access_stream_messages_query`): any, with the channel's history
+       * readable; else one of the user's rows.
+       */
+      const hasVisibleMessages = (ctx: AccessContext, user: User, channel: Channel, topic: string) =>
+        canReadChannelHistory(ctx, user, channel.id)
+          ? Effect.map(messages.topicMessageIds(channel.id, topic, 1), (ids) => ids.length > 0)
+          : messages.userHasTopic(user.id, channel.id, topic)
+
+      /**
+       * Topic policies follow a move of the whole topic (Zulip's `UserTopic`
+       * handling in `do_update_message`): each user's policy of the old topic
+       * goes to the new one, merged with theirs there when it has messages
+       * (the more visible wins); users left without access to the
+       * destination lose theirs. The `user_topic` events (and `muted_topics`
+       * where the new topic's policy changed), in Zulip's order.
+       */
+      const moveTopicPolicies = Effect.fnUntraced(function*(input: {
+        readonly ctx: AccessContext
+        readonly origin: Channel
+        readonly originTopic: string
+        readonly target: Channel
+        readonly targetTopic: string
+        readonly targetHadMessages: boolean
+        /** Users who cannot read the moved messages any more (a move to another channel). */
+        readonly losingAccess: ReadonlySet<UserId>
+        readonly now: number
+      }) {
+        const { ctx, origin, originTopic, target, targetTopic, now } = input
+        // The log's lock before the policy rows (a `change_one` move has not taken it yet), as POST /user_topics takes
+        // it: a policy written at once is read here, or written after this move commits.
+        yield* eventLog.lockLog(ctx.state.realm.id)
+        const publications: Array<Publication> = []
+        const userTopicEvent = (channel: Channel, topic: string, policy: VisibilityPolicy) =>
+          ({ type: "user_topic", stream_id: channel.id, topic_name: topic, last_updated: now, visibility_policy: policy }) as const
+        const mutedTopics = Effect.fnUntraced(function*(user: UserId) {
+          return { type: "muted_topics", muted_topics: mutedTopicsList(ctx, yield* muting.listTopics(user)) } as const
+        })
+        const originPolicies = new Map<UserId, VisibilityPolicy>()
+        const cut: Array<UserId> = []
+        for (const row of yield* muting.topicPolicies(origin.id, originTopic)) {
+          const user = ctx.state.usersById.get(row.user_id)
+          const keepsAccess = origin.id === target.id ||
+            (!input.losingAccess.has(row.user_id) && user !== undefined &&
+              hasContentAccess(accessInput(ctx, user, target)))
+          if (keepsAccess) originPolicies.set(row.user_id, row.visibility_policy)
+          else cut.push(row.user_id)
+        }
+        // No policy in a channel the user cannot read: theirs goes, as if the topic were deleted.
+        for (const user of yield* muting.clearTopicPolicies(cut, origin.id, originTopic)) {
+          publications.push(
+            { event: yield* mutedTopics(user), audience: Audience.users([user]) },
+            { event: userTopicEvent(origin, originTopic, VisibilityPolicy.inherit), audience: Audience.users([user]) }
+          )
+        }
+        const targetPolicies = new Map<UserId, VisibilityPolicy>()
+        for (const row of yield* muting.topicPolicies(target.id, targetTopic)) targetPolicies.set(row.user_id, row.visibility_policy)
+        const users = [...new Set([...originPolicies.keys(), ...targetPolicies.keys()])].sort((a, b) => a - b)
+        const next = new Map<VisibilityPolicy, Array<UserId>>()
+        for (const user of users) {
+          const from = originPolicies.get(user) ?? VisibilityPolicy.inherit
+          const to = targetPolicies.get(user) ?? VisibilityPolicy.inherit
+          const policy = input.targetHadMessages ? policyAfterMerge(from, to) : from
+          if (policy === to) continue
+          let list = next.get(policy)
+          if (list === undefined) next.set(policy, list = [])
+          list.push(user)
+        }
+        const leaving = users.filter((user) => (originPolicies.get(user) ?? VisibilityPolicy.inherit) !== VisibilityPolicy.inherit)
+        const cleared = new Set(yield* muting.clearTopicPolicies(leaving, origin.id, originTopic))
+        const changed = new Map<UserId, VisibilityPolicy>()
+        for (const [policy, list] of next) {
+          const written = policy === VisibilityPolicy.inherit
+            ? yield* muting.clearTopicPolicies(list, target.id, targetTopic)
+            : yield* muting.setTopicPolicies(target.id, targetTopic, list.map((user_id) => ({ user_id, visibility_policy: policy })), now)
+          for (const user of written) changed.set(user, policy)
+        }
+        for (const user of users) {
+          const audience = Audience.users([user])
+          if (cleared.has(user)) {
+            publications.push({ event: userTopicEvent(origin, originTopic, VisibilityPolicy.inherit), audience })
+          }
+          const policy = changed.get(user)
+          if (policy !== undefined) {
+            publications.push(
+              { event: yield* mutedTopics(user), audience },
+              { event: userTopicEvent(target, targetTopic, policy), audience }
+            )
+          }
+        }
+        return publications
+      })
+      // What the shared deletion reads and writes, bound once.
+      const deletionContext = yield* Effect.context<MessageRepo | MessageStore | ChannelRepo>()
+
+      /**
+       * Zulip's undo grace: when the topic's last message is a resolve or
+       * unresolve notice of the Notification Bot younger than the grace period,
+       * undoing deletes it (with `delete_message`) instead of posting another.
+       */
+      const undoResolveNotice = Effect.fnUntraced(function*(
+        ctx: AccessContext,
+        actorId: UserId,
+        channel: Channel,
+        topic: string,
+        now: number
+      ) {
+        const [lastId] = yield* messages.topicMessageIds(channel.id, topic, 1)
+        if (lastId === undefined) return false
+        const last = yield* messages.findById(lastId)
+        if (last === undefined || !isResolveNotice(last.content)) return false
+        const notificationBot = yield* bot.bot(ctx.state.realm.id)
+        if (last.sender_id !== notificationBot.id) return false
+        const { resolveTopicUndoGracePeriodSeconds } = yield* MessageEditsConfig
+        if (now - last.date_sent > resolveTopicUndoGracePeriodSeconds) return false
+        const { publications } = yield* Effect.provideContext(
+          deleteMessages({ ctx, actorId, channel, messages: [last] }),
+          deletionContext
+        )
+        yield* events.publishAll(ctx.state.realm.id, publications)
+        return true
+      })
 
       /** Who gets an action's events: everyone with a row, and a shared-history channel's subscribers (with flags `read`). */
       const audienceFlags = Effect.fnUntraced(function*(ctx: AccessContext, message: Message) {
@@ -415,6 +583,28 @@ export class MessageEdits extends Context.Service<MessageEdits, {
             ...(destination === undefined ? {} : { new_stream_id: destination.id })
           } as const
           const publications: Array<Publication> = []
+          // Those left without access hear the messages are gone from the old channel, as for a deletion.
+          if (access !== undefined && channel !== undefined && access.losingAccess.length > 0) {
+            publications.push(...deleteMessagePublications(moving, { channelId: channel.id, topic: message.topic }, access.losingAccess))
+          }
+          // The whole topic moved, as far as the mover can see (Zulip's `moved_all_visible_messages`).
+          const movedAllVisible = moves && channel !== undefined &&
+            (propagateMode === "change_all" || !(yield* hasVisibleMessages(ctx, editor, channel, message.topic)))
+          // A rename that changes only letter case keeps the topic's policies where they are.
+          const sameTopic = target !== undefined && channel !== undefined && target.id === channel.id &&
+            targetTopic.toLowerCase() === message.topic.toLowerCase()
+          if (movedAllVisible && channel !== undefined && target !== undefined && !sameTopic) {
+            publications.push(...yield* moveTopicPolicies({
+              ctx,
+              origin: channel,
+              originTopic: message.topic,
+              target,
+              targetTopic,
+              targetHadMessages: newTopicHadMessages,
+              losingAccess: new Set(access?.losingAccess ?? []),
+              now
+            }))
+          }
           // Queues without the empty_topic_name capability see the empty topic as "general chat".
           const movedTo = moves ? targetTopic : undefined
           const namesEmptyTopic = movedTo !== undefined && (message.topic === "" || movedTo === "")
@@ -438,10 +628,6 @@ export class MessageEdits extends Context.Service<MessageEdits, {
               }
             )
           }
-          // Those left without access hear the messages are gone from the old channel, as for a deletion.
-          if (access !== undefined && channel !== undefined && access.losingAccess.length > 0) {
-            publications.push(...deleteMessagePublications(moving, { channelId: channel.id, topic: message.topic }, access.losingAccess))
-          }
           yield* events.publishAll(realm.id, publications)
 
           // Notification Bot's notices, in the same transaction.
@@ -450,23 +636,26 @@ export class MessageEdits extends Context.Service<MessageEdits, {
             const post = (to: Channel, topic: string, text: string) =>
               Effect.flatMap(bot.bot(realm.id), (notificationBot) =>
                 sends.send({ user: notificationBot, realm }, { type: "stream", to: to.id, topic, content: text }, {
-                  client: InternalClient
+                  client: InternalClient,
+                  actingUser: editor
                 })).pipe(Effect.asVoid, Effect.catch(() => Effect.void))
             if (resolving && destination === undefined && newTopic !== undefined) {
-              yield* post(target, newTopic, resolveNotice(moverMention, newTopic === ResolvedTopicPrefix + message.topic))
+              // Zulip posts no resolve notice for an edit that also changes the content.
+              if (content === undefined && !(yield* undoResolveNotice(ctx, editor.id, target, newTopic, now))) {
+                yield* post(target, newTopic, resolveNotice(moverMention, newTopic === ResolvedTopicPrefix + message.topic))
+              }
             } else {
-              const left = yield* messages.topicMessageIds(channel.id, message.topic, 1)
               const input = {
                 mover: moverMention,
                 from: topicLink(channel.id, channel.name, message.topic),
                 to: topicLink(target.id, target.name, targetTopic),
                 count: moving.length,
-                wholeTopic: left.length === 0 && !newTopicHadMessages,
+                wholeTopic: movedAllVisible && !newTopicHadMessages,
                 messageUrl: messageUrl(realm.url, target, targetTopic, message.id)
               }
               if (request.send_notification_to_new_thread ?? true) yield* post(target, targetTopic, movedHereNotice(input))
               if (request.send_notification_to_old_thread ?? false) {
-                yield* post(channel, message.topic, movedAwayNotice({ ...input, wholeTopic: left.length === 0 }))
+                yield* post(channel, message.topic, movedAwayNotice({ ...input, wholeTopic: movedAllVisible }))
               }
             }
           }

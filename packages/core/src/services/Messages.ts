@@ -26,6 +26,7 @@ import {
   NoTopicText
 } from "../domain/Message.ts"
 import { isGuest } from "../domain/Role.ts"
+import { isSystemBotEmail } from "../domain/EmailAddress.ts"
 import type { User } from "../domain/User.ts"
 import * as Errors from "../errors/Errors.ts"
 import { Events } from "./events/Events.ts"
@@ -97,6 +98,12 @@ export interface SendOptions {
   readonly client?: string | undefined
   /** Seconds since the epoch; default: now from the Clock. */
   readonly dateSent?: number | undefined
+  /**
+   * An internal send on behalf of this user (Zulip's `acting_user` with
+   * `mark_as_read_for_acting_user`): channel links render as they see them,
+   * and the message starts read for them.
+   */
+  readonly actingUser?: User | undefined
 }
 
 /** One send of a batch. @category models */
@@ -185,6 +192,8 @@ const notAuthorized = (channel: Channel) =>
 
 /** Zulip's `access_stream_for_send_message`, on one read of the organization. */
 export const checkChannelSend = (ctx: AccessContext, sender: User, channel: Channel): Effect.Effect<void, Errors.BadRequest> => {
+  // Zulip's system bots post anywhere but to an archived channel (`access_stream_for_send_message`).
+  if (isSystemBot(sender)) return channel.is_archived ? Effect.fail(notAuthorized(channel)) : Effect.void
   const owner = sender.is_bot && sender.bot_owner_id !== null ? ctx.state.usersById.get(sender.bot_owner_id) : undefined
   const mayPost = (user: User) => ctx.state.index.isMemberOfValue(user.id, channel.settings.can_send_message_group)
   if (!mayPost(sender) && !(owner !== undefined && mayPost(owner))) {
@@ -196,6 +205,12 @@ export const checkChannelSend = (ctx: AccessContext, sender: User, channel: Chan
   if (owner !== undefined && isSubscribed(ctx, owner.id, channel.id)) return Effect.void
   return Effect.fail(notAuthorized(channel))
 }
+
+/**
+ * Zulip's cross-realm system bots (the Notification Bot, the Welcome Bot:
+ * `is_cross_realm_bot_email`): their sends skip the sender's channel access.
+ */
+const isSystemBot = (user: User): boolean => user.is_bot && isSystemBotEmail(user.delivery_email)
 
 /** Reads `to` of a channel message: one id or name. */
 const channelTarget = (to: SendRequest["to"]): Effect.Effect<number | string, Errors.BadRequest> => {
@@ -328,7 +343,8 @@ const recipientFlags = (
   validated: ValidatedMessage,
   rendered: ReturnType<typeof render>,
   alertWordsByUser: ReadonlyMap<UserId, ReadonlyArray<string>>,
-  topicParticipants: ReadonlySet<UserId>
+  topicParticipants: ReadonlySet<UserId>,
+  actingUserId: UserId | undefined
 ): Map<UserId, number> => {
   const { sender, destination } = validated
   const ids = new Set<UserId>()
@@ -336,7 +352,10 @@ const recipientFlags = (
     for (const id of ctx.subscribers.get(destination.channel.id) ?? []) {
       if (ctx.state.usersById.get(id)?.is_active === true) ids.add(id)
     }
-    if (sender.is_active) ids.add(sender.id)
+    // A system bot posting to a private channel it is not in gets no row of it.
+    const senderHasAccess = !isSystemBot(sender) || !destination.channel.invite_only ||
+      isSubscribed(ctx, sender.id, destination.channel.id)
+    if (sender.is_active && senderHasAccess) ids.add(sender.id)
   } else {
     for (const id of destination.participants) ids.add(id)
   }
@@ -348,6 +367,7 @@ const recipientFlags = (
   for (const id of ids) {
     let flags = destination._tag === "direct" ? FlagBits.is_private : 0
     if (id === sender.id && validated.read_by_sender) flags |= FlagBits.read
+    if (id === actingUserId) flags |= FlagBits.read
     // A muted sender's message arrives read for the muter (Zulip's `mark_as_read` at send).
     if (id !== sender.id && ctx.mutes.get(id)?.has(sender.id) === true) flags |= FlagBits.read
     if (rendered.mentionedUserIds.has(id)) flags |= FlagBits.mentioned
@@ -526,7 +546,15 @@ const makeMessages = Effect.gen(function*() {
     const prepared: Array<Prepared> = []
     for (const { options, validated } of items) {
       const { destination, sender } = validated
-      const rendered = render(validated.content, renderContextFor(ctx, sender))
+      const acting = options?.actingUser
+      const rendered = render(
+        validated.content,
+        acting === undefined ? renderContextFor(ctx, sender) : {
+          ...renderContextFor(ctx, sender),
+          // Zulip links channels as the acting user sees them.
+          channels: renderContextFor(ctx, acting).channels
+        }
+      )
       const topicParticipants = new Set<UserId>()
       if (rendered.topicWildcard && destination._tag === "channel") {
         const ids = yield* messages.topicMessageIds(destination.channel.id, destination.topic, 1000)
@@ -534,7 +562,7 @@ const makeMessages = Effect.gen(function*() {
         topicParticipants.add(sender.id)
       }
       prepared.push({
-        flags: recipientFlags(ctx, validated, rendered, words, topicParticipants),
+        flags: recipientFlags(ctx, validated, rendered, words, topicParticipants, acting?.id),
         widget: widgetContent(validated.content),
         row: {
           realm_id: ctx.state.realm.id,

@@ -38,6 +38,7 @@ import {
 import { hasContentAccess } from "../permissions/ChannelAccess.ts"
 import { userAccessVerdict } from "../permissions/UserAccess.ts"
 import { MessageStore } from "../ports/MessageStore.ts"
+import { EventStore } from "../ports/EventStore.ts"
 import { MutingRepo } from "../ports/MutingRepo.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import { Events } from "./events/Events.ts"
@@ -97,6 +98,7 @@ export class Muting extends Context.Service<Muting, {
       const store = yield* MessageStore
       const events = yield* Events
       const tx = yield* Transactor
+      const eventLog = yield* EventStore
 
       const nowSeconds = Effect.map(Clock.currentTimeMillis, (ms) => Math.floor(ms / 1000))
 
@@ -110,6 +112,9 @@ export class Muting extends Context.Service<Muting, {
         const topic = request.topic === EmptyTopicDisplayName ? "" : request.topic
         const user = principal.user
         yield* tx.withTransaction(Effect.gen(function*() {
+          // The event log's lock before the row: a topic move (which takes it first, then reads and rewrites the
+          // topic's policies) commits before this write, or reads it; never a deadlock on the row between them.
+          yield* eventLog.lockLog(principal.realm.id)
           const ctx = yield* accessOfRequest(loadAccess, principal)
           const channel = ChannelId.makeOption(request.stream_id).pipe(
             Option.flatMapNullishOr((id) => ctx.channelsById.get(id)),

@@ -690,6 +690,16 @@ const messageEditing = Effect.gen(function*() {
 })
 
 /**
+ * Topic policies by topic: a move reads and rewrites every user's policy of
+ * the topic it moves (`MutingRepo.topicPolicies`), which the per-user unique
+ * index cannot find without a scan.
+ */
+const userTopicsByTopic = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE INDEX user_topics_by_topic_idx ON user_topics (channel_id, lower(topic_name))`
+})
+
+/**
  * Every migration, keyed `<id>_<name>`; the Migrator runs the pending ones in
  * id order inside one transaction.
  *
@@ -718,7 +728,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0020_muting": muting,
   "0021_message_editing": messageEditing,
   "0022_submessages": submessages,
-  "0024_message_delete_limit": messageDeleteLimit
+  "0024_message_delete_limit": messageDeleteLimit,
+  "0026_user_topics_by_topic": userTopicsByTopic
 }
 
 /** @category migrations */

@@ -16,7 +16,7 @@ import { FlagBits } from "../domain/Message.ts"
 import type { MutedUser, UserTopic, VisibilityPolicy } from "../domain/Muting.ts"
 import { AccessCache } from "../ports/AccessCache.ts"
 import { MutingRepo } from "../ports/MutingRepo.ts"
-import { inIds } from "./SqlArrays.ts"
+import { inIds, jsonList } from "./SqlArrays.ts"
 
 type Row = Readonly<Record<string, unknown>>
 
@@ -69,6 +69,44 @@ export const layer: Layer.Layer<MutingRepo, never, SqlClient.SqlClient | AccessC
           WHERE user_id = ${userId} AND channel_id = ${channelId} AND lower(topic_name) = lower(${topic})
           RETURNING user_id`
         return rows.length > 0
+      }, Effect.orDie),
+      topicPolicies: Effect.fn("MutingRepo.topicPolicies")(function*(channelId: ChannelId, topic: string) {
+        const rows = yield* sql<Row>`
+          SELECT * FROM user_topics WHERE channel_id = ${channelId} AND lower(topic_name) = lower(${topic})
+          ORDER BY user_id`
+        return rows.map(decodeTopic)
+      }, Effect.orDie),
+      setTopicPolicies: Effect.fn("MutingRepo.setTopicPolicies")(function*(
+        channelId: ChannelId,
+        topic: string,
+        policies: ReadonlyArray<{ readonly user_id: UserId; readonly visibility_policy: VisibilityPolicy }>,
+        lastUpdated: number
+      ) {
+        if (policies.length === 0) return []
+        // A row comes back for each user inserted or changed; none for a policy already set.
+        const rows = yield* sql<Row>`
+          INSERT INTO user_topics (user_id, channel_id, topic_name, visibility_policy, last_updated)
+          SELECT p.user_id, ${channelId}, ${topic}, p.visibility_policy, ${lastUpdated}
+          FROM jsonb_to_recordset(${jsonList(policies.map((p) => ({ user_id: p.user_id, visibility_policy: p.visibility_policy })))}::jsonb)
+            AS p(user_id bigint, visibility_policy smallint)
+          ON CONFLICT (user_id, channel_id, lower(topic_name)) DO UPDATE SET
+            visibility_policy = EXCLUDED.visibility_policy,
+            last_updated = EXCLUDED.last_updated
+          WHERE user_topics.visibility_policy <> EXCLUDED.visibility_policy
+          RETURNING user_id`
+        return rows.map((row) => fromRow.userId(Number(row.user_id))).sort((a, b) => a - b)
+      }, Effect.orDie),
+      clearTopicPolicies: Effect.fn("MutingRepo.clearTopicPolicies")(function*(
+        userIds: ReadonlyArray<UserId>,
+        channelId: ChannelId,
+        topic: string
+      ) {
+        if (userIds.length === 0) return []
+        const rows = yield* sql<Row>`
+          DELETE FROM user_topics
+          WHERE ${inIds(sql, "user_id", userIds)} AND channel_id = ${channelId} AND lower(topic_name) = lower(${topic})
+          RETURNING user_id`
+        return rows.map((row) => fromRow.userId(Number(row.user_id))).sort((a, b) => a - b)
       }, Effect.orDie),
       listTopics: Effect.fn("MutingRepo.listTopics")(function*(userId: UserId) {
         const rows = yield* sql<Row>`

@@ -61,3 +61,14 @@ export const movedAwayNotice = (input: MoveNoticeInput): string =>
 /** The notice of a resolve or unresolve, in the (new) topic. @category views */
 export const resolveNotice = (mover: string, resolved: boolean): string =>
   `${mover} has marked this topic as ${resolved ? "resolved" : "unresolved"}.`
+
+const resolveNoticePattern = /^@_\*\*[^\n]*\|\d+\*\* has marked this topic as (?:un)?resolved\.$/u
+
+/**
+ * Whether a message's content is a resolve or unresolve notice (with the
+ * Notification Bot as its sender, Zulip's `RESOLVE_TOPIC_NOTIFICATION`
+ * message type: only the bot writes such content under its name).
+ *
+ * @category predicates
+ */
+export const isResolveNotice = (content: string): boolean => resolveNoticePattern.test(content)

@@ -38,6 +38,8 @@ import { registerTests } from "./messages/Register.ts"
 import { sendTests } from "./messages/Send.ts"
 import { submessageTests } from "./messages/Submessages.ts"
 import { topicListTests } from "./messages/TopicList.ts"
+import { topicPolicyTests } from "./messages/TopicPolicies.ts"
+import { privateNoticeTests } from "./messages/PrivateNotices.ts"
 import { typingTests } from "./messages/Typing.ts"
 
 export const messagesContract = (backend: Backend) =>
@@ -50,6 +52,8 @@ export const messagesContract = (backend: Backend) =>
       flagsNarrowTests(it)
       editTests(it)
       channelMoveTests(it)
+      topicPolicyTests(it)
+      privateNoticeTests(it)
       deleteTests(it)
       registerTests(it)
       eventsTests(it)

@@ -474,9 +474,10 @@ export const editTests = (it: Vitest.MethodsNonLive<Server>): void => {
         yield* sent(sender.as, { type: "stream", to: String(channel), topic: "bug", content: "broken" }),
         yield* sent(sender.as, { type: "stream", to: String(channel), topic: "bug", content: "still" })
       ]
-      const bot = yield* notificationBotId(reader.as)
       const mover = `@_**Reader resolve ${channels}|${reader.id}**`
       expectReply(yield* editMessage(reader.as, ids[0]!, { topic: "\u2714 bug", propagate_mode: "change_all" }), 200, edited)
+      // The bot exists once it has posted (the first notice may be this one).
+      const bot = yield* notificationBotId(reader.as)
       const resolved = yield* topicMessages(reader.as, channel, "\u2714 bug")
       assert.deepStrictEqual(resolved.map(([id, who, text]) => who === bot ? [who, text] : [id]), [
         [ids[0]],
@@ -486,6 +487,9 @@ export const editTests = (it: Vitest.MethodsNonLive<Server>): void => {
       const view = yield* read(reader.as, ids[0]!)
       assert.isFalse("last_moved_timestamp" in view)
       assert.strictEqual((view.edit_history as Array<any>)[0].topic, "\u2714 bug")
+      // Past the undo grace period (60 s), unresolving posts its own notice.
+      const server = yield* Server
+      server.clock.advance(61_000)
       expectReply(yield* editMessage(reader.as, ids[0]!, { topic: "bug", propagate_mode: "change_all" }), 200, edited)
       const reopened = yield* topicMessages(reader.as, channel, "bug")
       assert.deepStrictEqual(reopened.filter(([, who]) => who === bot).map(([, , t]) => t), [
@@ -498,6 +502,88 @@ export const editTests = (it: Vitest.MethodsNonLive<Server>): void => {
       const dm = yield* sent(sender.as, { type: "direct", to: JSON.stringify([reader.id]), content: "dm" })
       expectReply(yield* editMessage(sender.as, dm, { topic: "x" }), 400, badRequest("Direct messages cannot have topics."))
       expectReply(yield* editMessage(sender.as, ids[0]!, { topic: "bad\u0001" }), 400, badRequest("Invalid character in topic, at position 4!"))
+    }))
+
+  it.effect("PATCH /messages/{id} topic: undoing a resolve (or an unresolve) within 60 s deletes the notice, with delete_message, instead of posting one", () =>
+    Effect.gen(function*() {
+      const { iago, channel, sender, reader } = yield* fresh("undo")
+      const server = yield* Server
+      const types = JSON.stringify(["message", "update_message", "delete_message"])
+      const capabilities = JSON.stringify({ bulk_message_deletion: true })
+      const readerQueue = yield* register(reader.as, { event_types: types, client_capabilities: capabilities })
+      const legacyQueue = yield* register(iago, { event_types: JSON.stringify(["delete_message"]) })
+      const id = yield* sent(sender.as, { type: "stream", to: String(channel), topic: "oops", content: "hi" })
+      const mover = `@_**Reader undo ${channels}|${reader.id}**`
+      const notices = (topic: string) =>
+        Effect.map(topicMessages(reader.as, channel, topic), (rows) => rows.filter(([, who]) => who === bot))
+      const resolve = (topic: string) => editMessage(reader.as, id, { topic, propagate_mode: "change_all" })
+
+      expectReply(yield* resolve("\u2714 oops"), 200, edited)
+      const bot = yield* notificationBotId(reader.as)
+      const notice = (yield* notices("\u2714 oops"))[0]![0]
+      yield* readerQueue.drain
+      yield* legacyQueue.drain
+      // 60 s later (the limit itself): unresolving deletes the notice and posts none.
+      server.clock.advance(60_000)
+      expectReply(yield* resolve("oops"), 200, edited)
+      assert.deepStrictEqual(yield* topicMessages(reader.as, channel, "oops"), [[id, sender.id, "hi"]])
+      assert.deepStrictEqual(yield* topicMessages(reader.as, channel, "\u2714 oops"), [])
+      // The topic moves (the notice with it), then the notice goes; no new message.
+      assert.deepStrictEqual(bare(yield* readerQueue.drain).map((e) => [e.type, e.message_ids]), [
+        ["update_message", [id, notice]],
+        ["delete_message", [notice]]
+      ])
+      assert.deepStrictEqual(bare(yield* legacyQueue.drain), [
+        { type: "delete_message", message_id: notice, message_type: "stream", stream_id: channel, topic: "oops" }
+      ])
+
+      // The other way round: an unresolve notice undone by resolving again.
+      server.clock.advance(120_000)
+      expectReply(yield* resolve("\u2714 oops"), 200, edited)
+      server.clock.advance(120_000)
+      expectReply(yield* resolve("oops"), 200, edited)
+      assert.deepStrictEqual((yield* notices("oops")).map(([, , text]) => text), [
+        `${mover} has marked this topic as resolved.`,
+        `${mover} has marked this topic as unresolved.`
+      ])
+      server.clock.advance(30_000)
+      expectReply(yield* resolve("\u2714 oops"), 200, edited)
+      assert.deepStrictEqual((yield* notices("\u2714 oops")).map(([, , text]) => text), [
+        `${mover} has marked this topic as resolved.`
+      ])
+
+      // 61 s is too late: the undo posts its notice.
+      server.clock.advance(61_000)
+      expectReply(yield* resolve("oops"), 200, edited)
+      assert.deepStrictEqual((yield* notices("oops")).map(([, , text]) => text), [
+        `${mover} has marked this topic as resolved.`,
+        `${mover} has marked this topic as unresolved.`
+      ])
+
+      // Only a notice that is the topic's last message: a reply in between keeps it.
+      server.clock.advance(120_000)
+      expectReply(yield* resolve("\u2714 oops"), 200, edited)
+      yield* sent(sender.as, { type: "stream", to: String(channel), topic: "\u2714 oops", content: "thanks" })
+      expectReply(yield* resolve("oops"), 200, edited)
+      assert.deepStrictEqual((yield* notices("oops")).map(([, , text]) => text), [
+        `${mover} has marked this topic as resolved.`,
+        `${mover} has marked this topic as unresolved.`,
+        `${mover} has marked this topic as resolved.`,
+        `${mover} has marked this topic as unresolved.`
+      ])
+      // Someone else's message with a notice's words is no notice: the undo posts one.
+      server.clock.advance(120_000)
+      expectReply(yield* resolve("\u2714 oops"), 200, edited)
+      const spoof = yield* sent(sender.as, {
+        type: "stream",
+        to: String(channel),
+        topic: "\u2714 oops",
+        content: `${mover} has marked this topic as resolved.`
+      })
+      expectReply(yield* resolve("oops"), 200, edited)
+      const after = yield* topicMessages(reader.as, channel, "oops")
+      assert.deepStrictEqual(after.filter(([, who]) => who === bot).length, 6)
+      assert.deepStrictEqual(after.at(-2), [spoof, sender.id, `${mover} has marked this topic as resolved.`])
     }))
 
   it.effect("PATCH /messages/{id} topic: a week plus 20 s for members, none for moderators; change_all answers MOVE_MESSAGES_TIME_LIMIT_EXCEEDED", () =>
