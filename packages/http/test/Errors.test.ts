@@ -185,6 +185,7 @@ describe("unknown routes", () => {
           "/api/v1/users/me/profile_data",
           "/api/v1/users/me/status",
           "/api/v1/users/me/subscriptions",
+          "/api/v1/users/me/subscriptions/muted_topics",
           "/api/v1/users/me/subscriptions/properties",
           "/api/v1/users/me/{stream_id}/topics",
           "/api/v1/users/{user_id_or_email}",

@@ -245,6 +245,27 @@ const integers: ReadonlyArray<Row> = [
     status: 400,
     body: badRequest(msg)
   })),
+  ...([
+    [{ stream_id: "9007199254740993", topic: "t", op: "add" }, "stream_id is too large"],
+    [{ stream_id: "1.0", topic: "t", op: "add" }, "stream_id is not an integer"],
+    [{ stream_id: "[1]", topic: "t", op: "remove" }, "stream_id is not an integer"],
+    [{ stream_id: "1", topic: "t", op: "ADD" }, "Invalid op"]
+  ] as const).map(([form, msg]): Row => ({
+    name: `PATCH /users/me/subscriptions/muted_topics ${JSON.stringify(form)}`,
+    method: "PATCH",
+    path: "/api/v1/users/me/subscriptions/muted_topics",
+    options: { form },
+    status: 400,
+    body: badRequest(msg)
+  })),
+  {
+    name: "PATCH /users/me/subscriptions/muted_topics topic with NUL",
+    method: "PATCH",
+    path: "/api/v1/users/me/subscriptions/muted_topics",
+    options: { form: { stream_id: "1", topic: "a\u0000b", op: "add" } },
+    status: 400,
+    body: nul("topic")
+  },
   ...(["POST", "DELETE"] as const).flatMap((method): ReadonlyArray<Row> => [
     {
       name: `${method} /users/me/muted_users/{id} beyond any id`,
