@@ -154,6 +154,7 @@ describe("unknown routes", () => {
           "/api/v1/messages/{message_id}/history",
           "/api/v1/messages/{message_id}/reactions",
           "/api/v1/messages/{message_id}/read_receipts",
+          "/api/v1/messages/{message_id}/typing",
           "/api/v1/mobile_push/register",
           "/api/v1/realm/presence",
           "/api/v1/realm/profile_fields",

@@ -117,6 +117,17 @@ const integers: ReadonlyArray<Row> = [
     body: noRoute
   },
   {
+    name: "POST /messages/{id}/typing beyond any id",
+    method: "POST",
+    path: "/api/v1/messages/9007199254740993/typing",
+    options: { form: { op: "start" } },
+    status: 400,
+    body: badRequest("Invalid message(s)")
+  },
+  { name: "POST /messages/{id}/typing zero", method: "POST", path: "/api/v1/messages/0/typing", options: { form: { op: "stop" } }, status: 400, body: badRequest("Invalid message(s)") },
+  { name: "POST /messages/{id}/typing not digits", method: "POST", path: "/api/v1/messages/-1/typing", options: { form: { op: "start" } }, status: 404, body: noRoute },
+  { name: "POST /messages/{id}/typing op of another case", method: "POST", path: "/api/v1/messages/1/typing", options: { form: { op: "START" } }, status: 400, body: badRequest("Invalid op") },
+  {
     name: "GET /messages/{id}/read_receipts beyond any id",
     method: "GET",
     path: "/api/v1/messages/9007199254740993/read_receipts",
