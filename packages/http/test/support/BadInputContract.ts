@@ -117,6 +117,14 @@ const integers: ReadonlyArray<Row> = [
     body: noRoute
   },
   {
+    name: "POST /messages widget_content not JSON",
+    method: "POST",
+    path: "/api/v1/messages",
+    options: { form: { type: "stream", to: "Verona", topic: "t", content: "c", widget_content: "{" } },
+    status: 400,
+    body: badRequest("Widgets: API programmer sent invalid JSON content")
+  },
+  {
     name: "POST /messages/{id}/typing beyond any id",
     method: "POST",
     path: "/api/v1/messages/9007199254740993/typing",

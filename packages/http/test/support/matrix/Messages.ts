@@ -85,6 +85,25 @@ export const messagesRows: ReadonlyArray<Row> = [
     digest: (body) => ({ id: typeof body.id }),
     expect: byRole(kind, ok(() => ({ id: "number" })), notAuthorizedToSend)
   })),
+  {
+    operation: "POST /messages",
+    scenario: "with a zform widget_content, to a channel every principal is in",
+    request: (fixture) =>
+      Effect.succeed({
+        form: {
+          type: "stream",
+          to: String(fixture.everyoneChannel.id),
+          topic: fixture.unique("widget"),
+          content: "pick",
+          widget_content: JSON.stringify({
+            widget_type: "zform",
+            extra_data: { type: "choices", heading: "Pick", choices: [{ short_name: "a", long_name: "A", reply: "a" }] }
+          })
+        }
+      }),
+    digest: (body) => ({ id: typeof body.id }),
+    expect: authenticated(allRoles(ok(() => ({ id: "number" }))))
+  },
   ...perKind((kind) => ({
     operation: "GET /messages",
     scenario: `narrowed ${kindScenario[kind]}`,
