@@ -15,6 +15,7 @@ const table: ReadonlyArray<readonly [ZulipError.ZulipError, number]> = [
   [new Errors.InsufficientPermission(), 400],
   [new Errors.RequestVariableMissing({ var_name: "content" }), 400],
   [new Errors.RequestConfusingVar({ var_name1: "topic", var_name2: "subject" }), 400],
+  [new Errors.IncompatibleParameters({ parameters: "stream_id, stream" }), 400],
   [new Errors.RequestVariableInvalid({ var_name: "anchor", bad_value: "banana" }), 400],
   [new Errors.InvalidJson(), 400],
   [new Errors.NotAnInteger({ var_name: "num_before" }), 400],

@@ -55,6 +55,37 @@ const pythonLines = (s: string): Array<string> => {
   return lines
 }
 
+/** A JSON number written with a fraction or an exponent: a float to Python, never an integer. */
+class JsonFloat {
+  readonly value: number
+  constructor(value: number) {
+    this.value = value
+  }
+}
+
+/** Python's `repr` of a float: the shortest digits, in exponent form below 1e-4 and from 1e16. */
+const pythonFloat = (value: number): string => {
+  if (Object.is(value, -0)) return "-0.0"
+  if (value === 0) return "0.0"
+  const [mantissa, exponentText] = value.toExponential().split("e") as [string, string]
+  const exponent = Number(exponentText)
+  const negative = mantissa.startsWith("-")
+  const digits = mantissa.replace("-", "").replace(".", "")
+  let out: string
+  if (exponent < -4 || exponent >= 16) {
+    const fraction = digits.slice(1)
+    const sign = exponent < 0 ? "-" : "+"
+    out = `${digits[0]}${fraction === "" ? "" : "." + fraction}e${sign}${String(Math.abs(exponent)).padStart(2, "0")}`
+  } else if (exponent < 0) {
+    out = "0." + "0".repeat(-exponent - 1) + digits
+  } else if (digits.length <= exponent + 1) {
+    out = digits + "0".repeat(exponent + 1 - digits.length) + ".0"
+  } else {
+    out = digits.slice(0, exponent + 1) + "." + digits.slice(exponent + 1)
+  }
+  return negative ? "-" + out : out
+}
+
 /**
  * Python's `json.dumps` with its defaults: `", "` and `": "` separators,
  * every character outside printable ASCII escaped as `\uXXXX`.
@@ -79,6 +110,7 @@ export const pythonJson = (value: unknown): string => {
     }
     return out + "\""
   }
+  if (value instanceof JsonFloat) return pythonFloat(value.value)
   if (Array.isArray(value)) return "[" + value.map(pythonJson).join(", ") + "]"
   if (value !== null && typeof value === "object") {
     return "{" + Object.entries(value).map(([k, v]) => `${pythonJson(k)}: ${pythonJson(v)}`).join(", ") + "}"
@@ -120,13 +152,6 @@ export const widgetContent = (content: string): string | undefined => {
   return pythonJson({ widget_type: "todo", extra_data: { task_list_title: title, tasks } })
 }
 
-/** A JSON number written with a fraction or an exponent: a float to Python, never an integer. */
-class JsonFloat {
-  readonly value: number
-  constructor(value: number) {
-    this.value = value
-  }
-}
 
 const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 
@@ -259,4 +284,57 @@ export const checkWidgetData = (widgetType: unknown, data: unknown, isWidgetAuth
   if (spec === undefined) return `Unknown type for ${name}: ${type}`
   if (spec.authorOnly !== undefined && !isWidgetAuthor) return spec.authorOnly
   return dictOnly(name, data, spec.keys)
+}
+
+/** Why POST /messages's `widget_content` is refused: not JSON. @category constants */
+export const WidgetContentNotJson = "Widgets: API programmer sent invalid JSON content"
+
+/** Zulip's `check_widget_content`: its message when the parsed content is refused. */
+const widgetContentRefusal = (content: unknown): string | undefined => {
+  if (!isDict(content)) return "widget_content is not a dict"
+  if (!("widget_type" in content)) return "widget_type is not in widget_content"
+  if (!("extra_data" in content)) return "extra_data is not in widget_content"
+  const widgetType = content.widget_type
+  const extra = content.extra_data
+  if (!isDict(extra)) return "extra_data is not a dict"
+  if (widgetType !== "zform") return `unknown widget type: ${pythonText(widgetType)}`
+  if (!("type" in extra)) return "zform is missing type field"
+  if (extra.type !== "choices") return `unknown zform type: ${pythonText(extra.type)}`
+  // Zulip's `check_dict`: the keys in order, others allowed.
+  if (!("heading" in extra)) return "heading key is missing from extra_data"
+  if (typeof extra.heading !== "string") return `extra_data["heading"] is not a string`
+  if (!("choices" in extra)) return "choices key is missing from extra_data"
+  const choices = extra.choices
+  if (!Array.isArray(choices)) return `extra_data["choices"] is not a list`
+  for (const [i, choice] of choices.entries()) {
+    const name = `extra_data["choices"][${i}]`
+    if (!isDict(choice)) return `${name} is not a dict`
+    for (const key of ["short_name", "long_name", "reply"]) {
+      if (!(key in choice)) return `${key} key is missing from ${name}`
+      if (typeof choice[key] !== "string") return `${name}["${key}"] is not a string`
+    }
+  }
+  return undefined
+}
+
+/** A value inside a message text, as Python's `str` would show a string (others as JSON). */
+const pythonText = (value: unknown): string => typeof value === "string" ? value : pythonJson(value)
+
+/**
+ * POST /messages's undocumented `widget_content` (what the `zulip_bots`
+ * runner sends, a zform of choices): the content of the message's widget
+ * submessage, built as Zulip stores it (`json.dumps` of its `widget_type`
+ * and `extra_data`), or Zulip's refusal ("Widgets: ...").
+ *
+ * @category validation
+ */
+export const widgetFromContent = (
+  text: string
+): { readonly content: string } | { readonly refusal: string } => {
+  const parsed = parseSubmessageContent(text)
+  if (parsed === undefined) return { refusal: WidgetContentNotJson }
+  const refusal = widgetContentRefusal(parsed.value)
+  if (refusal !== undefined) return { refusal: `Widgets: ${refusal}` }
+  const { extra_data, widget_type } = parsed.value as Record<string, unknown>
+  return { content: pythonJson({ widget_type, extra_data }) }
 }

@@ -31,6 +31,19 @@ export class RequestConfusingVar extends ZulipError.make<RequestConfusingVar>()(
 }) {}
 
 /**
+ * Parameters that exclude each other were sent together (e.g. `stream_id`
+ * and `stream`); `parameters` names them, comma-separated.
+ *
+ * @category parameters
+ * @since 0.1.0
+ */
+export class IncompatibleParameters extends ZulipError.make<IncompatibleParameters>()("IncompatibleParameters", {
+  code: "BAD_REQUEST",
+  fields: { parameters: Schema.String },
+  message: ({ parameters }) => `Unsupported parameter combination: ${parameters}`
+}) {}
+
+/**
  * A legacy converter rejected a parameter's raw text.
  *
  * @category parameters
@@ -282,6 +295,7 @@ export class UnexpectedArgument extends ZulipError.make<UnexpectedArgument>()("U
 export const ParameterErrors = [
   RequestVariableMissing,
   RequestConfusingVar,
+  IncompatibleParameters,
   RequestVariableInvalid,
   InvalidJson,
   NotAnInteger,

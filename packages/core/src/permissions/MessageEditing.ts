@@ -77,12 +77,14 @@ export const contentEditRefusal = (
   settings: Pick<RealmSettings, "allow_message_editing" | "message_content_edit_limit_seconds">,
   editorId: number,
   message: Pick<Message, "sender_id" | "date_sent">,
-  now: number
+  now: number,
+  /** Seconds allowed past the limit: the grace period for an edit, none for POST /messages/{id}/typing. */
+  graceSeconds: number = EditLimitGraceSeconds
 ): string | undefined => {
   if (!settings.allow_message_editing) return EditRefusals.editingDisabled
   if (message.sender_id !== editorId) return EditRefusals.notSender
   const limit = settings.message_content_edit_limit_seconds
-  if (limit !== null && now - message.date_sent > limit + EditLimitGraceSeconds) return EditRefusals.contentLimitPassed
+  if (limit !== null && now - message.date_sent > limit + graceSeconds) return EditRefusals.contentLimitPassed
   return undefined
 }
 

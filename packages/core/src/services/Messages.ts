@@ -42,7 +42,7 @@ import { Transactor } from "../ports/Transactor.ts"
 import { AccessCache, StaleAccess } from "../ports/AccessCache.ts"
 import type { Insert } from "../ports/Repositories.ts"
 import { gravatarNullable, searchMatches, toApiMessage } from "../views/MessageView.ts"
-import { widgetContent, WidgetMsgType } from "../domain/Widget.ts"
+import { widgetContent, widgetFromContent, WidgetMsgType } from "../domain/Widget.ts"
 import type { Submessage } from "../domain/Widget.ts"
 import { lexemes } from "../narrow/NarrowPredicate.ts"
 import type { ApiMessage, MessageViewContext } from "../views/MessageView.ts"
@@ -71,6 +71,12 @@ export interface SendRequest {
   /** With `local_id`: the sending client's queue gets `local_message_id` on its `message` event. */
   readonly queue_id?: string | undefined
   readonly local_id?: string | undefined
+  /**
+   * Undocumented (the `zulip_bots` runner sends it): JSON text of a widget
+   * (`{"widget_type": "zform", "extra_data": {...}}`), stored as the
+   * message's first submessage instead of what `/poll` or `/todo` would make.
+   */
+  readonly widget_content?: string | undefined
 }
 
 /** Where a validated message goes. @category models */
@@ -90,6 +96,8 @@ export interface ValidatedMessage {
   /** Normalised content (trailing whitespace stripped, truncated to the limit). */
   readonly content: string
   readonly read_by_sender: boolean
+  /** The widget submessage's content `widget_content` made, if given. */
+  readonly widget?: string | undefined
 }
 
 /** Options of a send that do not come from the client. @category models */
@@ -515,12 +523,17 @@ const makeMessages = Effect.gen(function*() {
         participants: dmParticipants([...recipients.map((u) => u.id), sender.id])
       }
     }
-    return {
+    const validated: ValidatedMessage = {
       sender,
       destination,
       content,
       read_by_sender: request.read_by_sender ?? defaultReadBySender(client)
-    } satisfies ValidatedMessage
+    }
+    // Zulip checks a widget last, once the message could be sent.
+    if (request.widget_content === undefined) return validated
+    const widget = widgetFromContent(request.widget_content)
+    if ("refusal" in widget) return yield* new Errors.BadRequest({ msg: widget.refusal })
+    return { ...validated, widget: widget.content } satisfies ValidatedMessage
   })
 
   const validate = Effect.fn("Messages.validate")(function*(
@@ -535,7 +548,7 @@ const makeMessages = Effect.gen(function*() {
   type Prepared = {
     readonly flags: Map<UserId, number>
     readonly row: Insert<Message>
-    /** The content of the widget submessage the message makes (`/poll`, `/todo`), if any. */
+    /** The content of the widget submessage the message makes (`widget_content`, `/poll`, `/todo`), if any. */
     readonly widget: string | undefined
   }
 
@@ -563,7 +576,7 @@ const makeMessages = Effect.gen(function*() {
       }
       prepared.push({
         flags: recipientFlags(ctx, validated, rendered, words, topicParticipants, acting?.id),
-        widget: widgetContent(validated.content),
+        widget: validated.widget ?? widgetContent(validated.content),
         row: {
           realm_id: ctx.state.realm.id,
           sender_id: sender.id,
@@ -691,7 +704,7 @@ const makeMessages = Effect.gen(function*() {
 
   /** Whether `writeOne` does all `write` would (a widget's submessage needs the message's id first). */
   const writesAlone = (ctx: AccessContext, validated: ValidatedMessage): boolean => {
-    if (widgetContent(validated.content) !== undefined) return false
+    if (validated.widget !== undefined || widgetContent(validated.content) !== undefined) return false
     if (validated.destination._tag === "direct") return true
     return ctx.channelsById.get(validated.destination.channel.id)?.first_message_id !== null
   }

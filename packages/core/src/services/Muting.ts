@@ -18,6 +18,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type { Channel } from "../domain/Channel.ts"
 import { Audience } from "../domain/Event.ts"
 import { ChannelId } from "../domain/Ids.ts"
 import type { UserId } from "../domain/Ids.ts"
@@ -28,8 +29,10 @@ import type { Principal } from "../domain/Principal.ts"
 import {
   BadRequest,
   CannotMuteSelf,
+  IncompatibleParameters,
   InsufficientPermission,
   InvalidChannelId,
+  InvalidChannelName,
   InvalidVisibilityPolicy,
   NoSuchUser,
   UserAlreadyMuted,
@@ -58,6 +61,22 @@ export interface UserTopicRequest {
 /** @category errors */
 export type UserTopicError = BadRequest | InvalidVisibilityPolicy | InvalidChannelId
 
+/**
+ * Legacy PATCH /users/me/subscriptions/muted_topics, decoded at the edge:
+ * the channel by id or by name (exactly one of them).
+ *
+ * @category models
+ */
+export interface MutedTopicRequest {
+  readonly stream_id?: number | undefined
+  readonly stream?: string | undefined
+  readonly topic: string
+  readonly op: "add" | "remove"
+}
+
+/** @category errors */
+export type MutedTopicError = BadRequest | IncompatibleParameters | InvalidChannelId | InvalidChannelName
+
 /** @category errors */
 export type MuteTargetError = NoSuchUser | InsufficientPermission
 
@@ -85,6 +104,14 @@ export const mutedTopicsList = (
 export class Muting extends Context.Service<Muting, {
   /** POST /user_topics. */
   updateUserTopic(principal: Principal, request: UserTopicRequest): Effect.Effect<void, UserTopicError>
+  /**
+   * Legacy PATCH /users/me/subscriptions/muted_topics: `add` sets the
+   * topic's policy to muted, `remove` clears it, as POST /user_topics with
+   * policy 1 and 0 (same events; nothing changes and nothing is sent when
+   * the topic already has that policy). `remove` needs only the channel to
+   * exist; an unknown one is Zulip's "Topic is not muted".
+   */
+  updateMutedTopic(principal: Principal, request: MutedTopicRequest): Effect.Effect<void, MutedTopicError>
   /** POST /users/me/muted_users/{muted_user_id}. */
   muteUser(principal: Principal, mutedUserId: number): Effect.Effect<void, CannotMuteSelf | MuteTargetError | UserAlreadyMuted>
   /** DELETE /users/me/muted_users/{muted_user_id}. */
@@ -102,11 +129,50 @@ export class Muting extends Context.Service<Muting, {
 
       const nowSeconds = Effect.map(Clock.currentTimeMillis, (ms) => Math.floor(ms / 1000))
 
+      const topicTooLong = (topic: string) =>
+        Array.from(topic).length > MaxTopicLength
+          ? Effect.fail(new BadRequest({ msg: `topic is too long (limit: ${MaxTopicLength} characters)` }))
+          : Effect.void
+
+      /** Sets (or clears, with 0) a topic's policy in a transaction's read; the events when it changed. */
+      const setPolicy = Effect.fnUntraced(function*(
+        ctx: AccessContext,
+        principal: Principal,
+        channel: Channel,
+        topic: string,
+        policy: VisibilityPolicy
+      ) {
+        const user = principal.user
+        const now = yield* nowSeconds
+        const changed = policy === VisibilityPolicy.inherit
+          ? yield* repo.clearTopicPolicy(user.id, channel.id, topic)
+          : yield* repo.setTopicPolicy({
+            user_id: user.id,
+            channel_id: channel.id,
+            topic_name: topic,
+            visibility_policy: policy,
+            last_updated: now
+          })
+        if (!changed) return
+        const audience = Audience.users([user.id])
+        yield* events.publishAll(principal.realm.id, [
+          { event: { type: "muted_topics", muted_topics: mutedTopicsList(ctx, yield* repo.listTopics(user.id)) }, audience },
+          {
+            event: { type: "user_topic", stream_id: channel.id, topic_name: topic, last_updated: now, visibility_policy: policy },
+            audience
+          }
+        ])
+      })
+
+      const channelById = (ctx: AccessContext, id: number) =>
+        ChannelId.makeOption(id).pipe(
+          Option.flatMapNullishOr((channelId) => ctx.channelsById.get(channelId)),
+          Option.getOrUndefined
+        )
+
       const updateUserTopic = Effect.fn("Muting.updateUserTopic")(function*(principal: Principal, request: UserTopicRequest) {
         // Zulip's parameter order: the topic's length, then the policy, then the channel.
-        if (Array.from(request.topic).length > MaxTopicLength) {
-          return yield* new BadRequest({ msg: `topic is too long (limit: ${MaxTopicLength} characters)` })
-        }
+        yield* topicTooLong(request.topic)
         const policy = request.visibility_policy
         if (!isVisibilityPolicy(policy)) return yield* new InvalidVisibilityPolicy()
         const topic = request.topic === EmptyTopicDisplayName ? "" : request.topic
@@ -116,34 +182,42 @@ export class Muting extends Context.Service<Muting, {
           // topic's policies) commits before this write, or reads it; never a deadlock on the row between them.
           yield* eventLog.lockLog(principal.realm.id)
           const ctx = yield* accessOfRequest(loadAccess, principal)
-          const channel = ChannelId.makeOption(request.stream_id).pipe(
-            Option.flatMapNullishOr((id) => ctx.channelsById.get(id)),
-            Option.getOrUndefined
-          )
+          const channel = channelById(ctx, request.stream_id)
           if (channel === undefined) return yield* new InvalidChannelId()
           // Clearing needs only the channel to exist, so a policy can be dropped after losing access.
           if (policy !== VisibilityPolicy.inherit && !hasContentAccess(accessInput(ctx, user, channel))) {
             return yield* new InvalidChannelId()
           }
-          const now = yield* nowSeconds
-          const changed = policy === VisibilityPolicy.inherit
-            ? yield* repo.clearTopicPolicy(user.id, channel.id, topic)
-            : yield* repo.setTopicPolicy({
-              user_id: user.id,
-              channel_id: channel.id,
-              topic_name: topic,
-              visibility_policy: policy,
-              last_updated: now
-            })
-          if (!changed) return
-          const audience = Audience.users([user.id])
-          yield* events.publishAll(principal.realm.id, [
-            { event: { type: "muted_topics", muted_topics: mutedTopicsList(ctx, yield* repo.listTopics(user.id)) }, audience },
-            {
-              event: { type: "user_topic", stream_id: channel.id, topic_name: topic, last_updated: now, visibility_policy: policy },
-              audience
-            }
-          ])
+          yield* setPolicy(ctx, principal, channel, topic, policy)
+        }))
+      })
+
+      const updateMutedTopic = Effect.fn("Muting.updateMutedTopic")(function*(principal: Principal, request: MutedTopicRequest) {
+        yield* topicTooLong(request.topic)
+        // Zulip's `check_for_exactly_one_stream_arg`.
+        if (request.stream_id === undefined && request.stream === undefined) {
+          return yield* new BadRequest({ msg: "Missing 'stream_id' argument" })
+        }
+        if (request.stream_id !== undefined && request.stream !== undefined) {
+          return yield* new IncompatibleParameters({ parameters: "stream_id, stream" })
+        }
+        const user = principal.user
+        yield* tx.withTransaction(Effect.gen(function*() {
+          const ctx = yield* accessOfRequest(loadAccess, principal)
+          const caller = ctx.state.usersById.get(user.id) ?? user
+          const name = request.stream
+          const channel = name === undefined
+            ? channelById(ctx, request.stream_id!)
+            : ctx.channels.find((c) => c.name.toLowerCase() === name.toLowerCase())
+          if (request.op === "remove") {
+            // Unmuting needs only the channel to exist (access may have been lost since).
+            if (channel === undefined) return yield* new BadRequest({ msg: "Topic is not muted" })
+            return yield* setPolicy(ctx, principal, channel, request.topic, VisibilityPolicy.inherit)
+          }
+          if (channel === undefined || !hasContentAccess(accessInput(ctx, caller, channel))) {
+            return yield* (name === undefined ? new InvalidChannelId() : new InvalidChannelName({ stream: name }))
+          }
+          yield* setPolicy(ctx, principal, channel, request.topic, VisibilityPolicy.muted)
         }))
       })
 
@@ -202,7 +276,7 @@ export class Muting extends Context.Service<Muting, {
         }))
       })
 
-      return Muting.of({ updateUserTopic, muteUser, unmuteUser })
+      return Muting.of({ updateUserTopic, updateMutedTopic, muteUser, unmuteUser })
     })
   )
 }

@@ -201,6 +201,22 @@ describe("event schemas", () => {
       topic: "castle"
     }
     checks(typing, [["a channel typing event with recipients", { ...typing, recipients: [] }], ["no topic", { ...typing, topic: undefined }]])
+    const editing = {
+      type: "typing_edit_message",
+      op: "start",
+      sender_id: 3,
+      message_id: 12,
+      recipient: { type: "channel", channel_id: 7, topic: "castle" }
+    }
+    checks(editing, [
+      ["a channel recipient with user ids", { ...editing, recipient: { ...editing.recipient, user_ids: [3] } }],
+      ["the sender as an object", { ...editing, sender_id: { user_id: 3 } }],
+      ["an unknown op", { ...editing, op: "pause" }]
+    ])
+    checks({ ...editing, op: "stop", recipient: { type: "direct", user_ids: [3, 3] } }, [
+      ["a direct recipient with a topic", { ...editing, recipient: { type: "direct", user_ids: [3], topic: "castle" } }],
+      ["no message id", { ...editing, recipient: { type: "direct", user_ids: [3] }, message_id: undefined }]
+    ])
   })
 
   it("stream and subscription", () => {
@@ -353,7 +369,7 @@ describe("event schemas", () => {
 
   it("EventTypes names every type once, sorted", () => {
     assert.deepStrictEqual(EventTypes, [...new Set(EventTypes)].sort())
-    assert.includeMembers([...EventTypes], ["message", "update_message", "delete_message", "reaction", "typing", "heartbeat"])
+    assert.includeMembers([...EventTypes], ["message", "update_message", "delete_message", "reaction", "typing", "typing_edit_message", "heartbeat"])
   })
 })
 

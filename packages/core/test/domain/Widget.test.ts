@@ -4,7 +4,14 @@
  * `json.dumps` escaping), and the checks of poll and to-do data.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { checkWidgetData, parseSubmessageContent, pythonJson, widgetContent, widgetTypeOf } from "../../src/domain/Widget.ts"
+import {
+  checkWidgetData,
+  parseSubmessageContent,
+  pythonJson,
+  widgetContent,
+  widgetFromContent,
+  widgetTypeOf
+} from "../../src/domain/Widget.ts"
 import { messageId, submessageId, userId } from "../../src/domain/Ids.ts"
 
 describe("widgetContent", () => {
@@ -24,6 +31,28 @@ describe("widgetContent", () => {
   for (const [content, expected] of cases) {
     it(`${JSON.stringify(content)}`, () => assert.strictEqual(widgetContent(content), expected))
   }
+})
+
+describe("widgetFromContent (POST /messages's widget_content)", () => {
+  const zform = (extra: string) => `{"widget_type": "zform", "extra_data": ${extra}}`
+  it("stores a valid zform as Python's json.dumps writes it: floats as Python's repr, other keys kept", () => {
+    const extra = "{\"type\":\"choices\",\"heading\":\"H\u00e9\",\"choices\":[],\"n\":[1,2.0,-0.0,0.5,1e16,1.5e-5,123456789.125,1e-4]}"
+    assert.deepStrictEqual(widgetFromContent(`{"extra_data":${extra},"widget_type":"zform","ignored":1}`), {
+      content: "{\"widget_type\": \"zform\", \"extra_data\": {\"type\": \"choices\", \"heading\": \"H\\u00e9\", " +
+        "\"choices\": [], \"n\": [1, 2.0, -0.0, 0.5, 1e+16, 1.5e-05, 123456789.125, 0.0001]}}"
+    })
+  })
+  it("refuses with Zulip's texts", () => {
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      ["nope", "Widgets: API programmer sent invalid JSON content"],
+      ["1.0", "Widgets: widget_content is not a dict"],
+      ["{\"widget_type\": 1, \"extra_data\": {}}", "Widgets: unknown widget type: 1"],
+      [zform("[]"), "Widgets: extra_data is not a dict"],
+      [zform("{\"type\": \"choices\", \"heading\": \"h\", \"choices\": [{\"short_name\": \"a\", \"long_name\": \"b\", \"reply\": 1.5}]}"),
+        "Widgets: extra_data[\"choices\"][0][\"reply\"] is not a string"]
+    ]
+    for (const [text, refusal] of cases) assert.deepStrictEqual(widgetFromContent(text), { refusal }, text)
+  })
 })
 
 describe("pythonJson", () => {

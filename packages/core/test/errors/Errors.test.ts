@@ -38,6 +38,8 @@ const table: ReadonlyArray<Row> = [
     json`{"result":"error","msg":"Missing 'content' argument","code":"REQUEST_VARIABLE_MISSING","var_name":"content"}`),
   row(new E.RequestConfusingVar({ var_name1: "topic", var_name2: "subject" }),
     json`{"result":"error","msg":"Can't decide between 'topic' and 'subject' arguments","code":"REQUEST_CONFUSING_VAR","var_name1":"topic","var_name2":"subject"}`),
+  row(new E.IncompatibleParameters({ parameters: "stream_id, stream" }),
+    json`{"result":"error","msg":"Unsupported parameter combination: stream_id, stream","code":"BAD_REQUEST","parameters":"stream_id, stream"}`),
   row(new E.RequestVariableInvalid({ var_name: "anchor", bad_value: "banana" }),
     json`{"result":"error","msg":"Bad value for 'anchor': banana","code":"REQUEST_VARIABLE_INVALID","var_name":"anchor","bad_value":"banana"}`),
   row(new E.InvalidJson(), json`{"result":"error","msg":"Malformed JSON","code":"INVALID_JSON"}`),

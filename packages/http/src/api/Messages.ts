@@ -109,7 +109,11 @@ export class MessagesApi extends HttpApiGroup.make("messages")
         content: Content,
         queue_id: Schema.optionalKey(Schema.String),
         local_id: Schema.optionalKey(Schema.String),
-        read_by_sender: Schema.optionalKey(Params.JsonBoolean)
+        read_by_sender: Schema.optionalKey(Params.JsonBoolean),
+        widget_content: Schema.optionalKey(Schema.String.annotate({
+          description: "Undocumented by Zulip (bots send it): JSON text of a widget, " +
+            "`{\"widget_type\": \"zform\", \"extra_data\": {\"type\": \"choices\", \"heading\", \"choices\": [...]}}`."
+        }))
       },
       success: Envelope.Success({ id: Schema.Int })
     }).annotate(OpenApi.Summary, "Send a message").annotate(ChecksAccessItself, true),

@@ -3,6 +3,8 @@
  *
  * - POST /user_topics sets a topic's policy (0 none, 1 muted, 2 unmuted,
  *   3 followed), with `user_topic` (and the legacy `muted_topics`) events;
+ * - PATCH /users/me/subscriptions/muted_topics (deprecated, still served)
+ *   mutes (`add`) or unmutes (`remove`) a topic, as POST /user_topics;
  * - POST and DELETE /users/me/muted_users/{muted_user_id} mute and unmute a
  *   user, with `muted_users` events; muting marks the user's messages read.
  *
@@ -34,6 +36,15 @@ export class MutingApi extends HttpApiGroup.make("muting")
       },
       success: Envelope.Success({})
     }).annotate(OpenApi.Summary, "Update personal preferences for a topic"),
+    HttpApiEndpoint.patch("updateMutedTopic", "/users/me/subscriptions/muted_topics", {
+      query: {
+        op: Schema.Literals(["add", "remove"]).annotate({ description: "`add` mutes the topic, `remove` unmutes it." }),
+        topic: Schema.String.annotate({ description: "The topic, at most 60 characters; matched case-insensitively." }),
+        stream: Schema.optionalKey(Schema.String.annotate({ description: "The channel's name (or give `stream_id`)." })),
+        stream_id: Schema.optionalKey(Params.JsonInteger.annotate({ description: "The channel's id (or give `stream`)." }))
+      },
+      success: Envelope.Success({})
+    }).annotate(OpenApi.Summary, "Topic muting").annotate(OpenApi.Deprecated, true),
     HttpApiEndpoint.post("muteUser", "/users/me/muted_users/:muted_user_id", {
       params: mutedUserId,
       success: Envelope.Success({})

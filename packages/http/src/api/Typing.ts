@@ -1,9 +1,11 @@
 /**
  * The `typing` group: POST /typing, a typing notification to the
- * participants of a direct conversation or the subscribers of a channel.
+ * participants of a direct conversation or the subscribers of a channel;
+ * POST /messages/{message_id}/typing, its sender editing a message.
  *
  * @since 0.1.0
  */
+import { Errors } from "@teamchat/core"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
@@ -28,7 +30,14 @@ export class TypingApi extends HttpApiGroup.make("typing")
         topic: Schema.optionalKey(Schema.String.annotate({ description: "Channel: the topic being written to." }))
       },
       success: Envelope.Success({})
-    }).annotate(OpenApi.Summary, "Set typing status")
+    }).annotate(OpenApi.Summary, "Set typing status"),
+    HttpApiEndpoint.post("notifyEdit", "/messages/:message_id/typing", {
+      params: { message_id: Params.PathId(() => new Errors.InvalidMessages(), "The id of the message being edited.") },
+      query: {
+        op: Schema.Literals(["start", "stop"]).annotate({ description: "Whether the user started or stopped editing." })
+      },
+      success: Envelope.Success({})
+    }).annotate(OpenApi.Summary, "Set \"typing\" status for message editing")
   )
   .middleware(Authentication)
 {}

@@ -100,7 +100,8 @@ export const sendRequest = Effect.fnUntraced(function*(query: SendQuery) {
     content: query.content,
     read_by_sender: query.read_by_sender,
     queue_id: query.queue_id,
-    local_id: query.local_id
+    local_id: query.local_id,
+    widget_content: query.widget_content
   }
 })
 

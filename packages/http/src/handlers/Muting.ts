@@ -1,5 +1,5 @@
 /**
- * POST /user_topics and POST / DELETE /users/me/muted_users/{muted_user_id}.
+ * POST /user_topics, PATCH /users/me/subscriptions/muted_topics and POST / DELETE /users/me/muted_users/{muted_user_id}.
  *
  * @since 0.1.0
  */
@@ -19,6 +19,11 @@ export const layer = HttpApiBuilder.group(
     return handlers.handleAll({
       updateUserTopic: ({ query }) =>
         Effect.flatMap(CurrentPrincipal, (principal) => muting.updateUserTopic(principal, query)).pipe(
+          Effect.as({}),
+          Envelope.wrap
+        ),
+      updateMutedTopic: ({ query }) =>
+        Effect.flatMap(CurrentPrincipal, (principal) => muting.updateMutedTopic(principal, query)).pipe(
           Effect.as({}),
           Envelope.wrap
         ),

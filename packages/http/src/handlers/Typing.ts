@@ -1,5 +1,5 @@
 /**
- * POST /typing.
+ * POST /typing and POST /messages/{message_id}/typing.
  *
  * @since 0.1.0
  */
@@ -16,7 +16,11 @@ export const layer = HttpApiBuilder.group(
   "typing",
   Effect.fn(function*(handlers) {
     const typing = yield* Typing.Typing
-    return handlers.handle("notify", ({ query }) =>
+    return handlers.handle("notifyEdit", ({ params, query }) =>
+      Effect.flatMap(CurrentPrincipal, (principal) => typing.notifyEdit(principal, params.message_id, query.op)).pipe(
+        Effect.as({}),
+        Envelope.wrap
+      )).handle("notify", ({ query }) =>
       Effect.flatMap(CurrentPrincipal, (principal) =>
         typing.notify(principal, {
           op: query.op,

@@ -117,6 +117,25 @@ const integers: ReadonlyArray<Row> = [
     body: noRoute
   },
   {
+    name: "POST /messages widget_content not JSON",
+    method: "POST",
+    path: "/api/v1/messages",
+    options: { form: { type: "stream", to: "Verona", topic: "t", content: "c", widget_content: "{" } },
+    status: 400,
+    body: badRequest("Widgets: API programmer sent invalid JSON content")
+  },
+  {
+    name: "POST /messages/{id}/typing beyond any id",
+    method: "POST",
+    path: "/api/v1/messages/9007199254740993/typing",
+    options: { form: { op: "start" } },
+    status: 400,
+    body: badRequest("Invalid message(s)")
+  },
+  { name: "POST /messages/{id}/typing zero", method: "POST", path: "/api/v1/messages/0/typing", options: { form: { op: "stop" } }, status: 400, body: badRequest("Invalid message(s)") },
+  { name: "POST /messages/{id}/typing not digits", method: "POST", path: "/api/v1/messages/-1/typing", options: { form: { op: "start" } }, status: 404, body: noRoute },
+  { name: "POST /messages/{id}/typing op of another case", method: "POST", path: "/api/v1/messages/1/typing", options: { form: { op: "START" } }, status: 400, body: badRequest("Invalid op") },
+  {
     name: "GET /messages/{id}/read_receipts beyond any id",
     method: "GET",
     path: "/api/v1/messages/9007199254740993/read_receipts",
@@ -245,6 +264,27 @@ const integers: ReadonlyArray<Row> = [
     status: 400,
     body: badRequest(msg)
   })),
+  ...([
+    [{ stream_id: "9007199254740993", topic: "t", op: "add" }, "stream_id is too large"],
+    [{ stream_id: "1.0", topic: "t", op: "add" }, "stream_id is not an integer"],
+    [{ stream_id: "[1]", topic: "t", op: "remove" }, "stream_id is not an integer"],
+    [{ stream_id: "1", topic: "t", op: "ADD" }, "Invalid op"]
+  ] as const).map(([form, msg]): Row => ({
+    name: `PATCH /users/me/subscriptions/muted_topics ${JSON.stringify(form)}`,
+    method: "PATCH",
+    path: "/api/v1/users/me/subscriptions/muted_topics",
+    options: { form },
+    status: 400,
+    body: badRequest(msg)
+  })),
+  {
+    name: "PATCH /users/me/subscriptions/muted_topics topic with NUL",
+    method: "PATCH",
+    path: "/api/v1/users/me/subscriptions/muted_topics",
+    options: { form: { stream_id: "1", topic: "a\u0000b", op: "add" } },
+    status: 400,
+    body: nul("topic")
+  },
   ...(["POST", "DELETE"] as const).flatMap((method): ReadonlyArray<Row> => [
     {
       name: `${method} /users/me/muted_users/{id} beyond any id`,

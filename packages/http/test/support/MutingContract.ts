@@ -47,6 +47,9 @@ const setTopic = (who: Credentials, form: Record<string, string>) =>
 const topic = (who: Credentials, streamId: number, name: string, policy: number) =>
   setTopic(who, { stream_id: String(streamId), topic: name, visibility_policy: String(policy) })
 
+const mutedTopics = (who: Credentials, form: Record<string, string>) =>
+  Effect.flatMap(Server, (server) => server.fetch("PATCH", "/api/v1/users/me/subscriptions/muted_topics", { as: who, form }))
+
 const mute = (who: Credentials, id: number | string) =>
   Effect.flatMap(Server, (server) => server.fetch("POST", `/api/v1/users/me/muted_users/${id}`, { as: who }))
 const unmute = (who: Credentials, id: number | string) =>
@@ -215,6 +218,117 @@ export const mutingContract = (backend: Backend) =>
 
           assert.deepStrictEqual(bare(yield* queue.drain), [])
           assert.deepStrictEqual((yield* state(shiva, { fetch_event_types: JSON.stringify(["user_topic"]) })).user_topics, [])
+        }))
+
+      it.effect("PATCH /users/me/subscriptions/muted_topics: add and remove by id or name, with POST /user_topics's events", () =>
+        Effect.gen(function*() {
+          const iago = yield* as("admin")
+          const { channel, members: [a] } = yield* ownChannel(
+            iago,
+            [["legacy-mute-a@zulip.com", "Legacy Muter A"], ["legacy-mute-b@zulip.com", "Legacy Muter B"]],
+            { name: "Legacy Mutes" }
+          )
+          const modern = yield* register(a.as, { event_types: JSON.stringify(["user_topic", "muted_topics"]) })
+          const everything = yield* register(a.as, {})
+          const types = ["user_topic", "muted_topics"]
+
+          const t1 = yield* tick
+          expectReply(yield* mutedTopics(a.as, { stream_id: String(channel), topic: "Harbour", op: "add" }), 200, success())
+          const muted1 = { type: "user_topic", stream_id: channel, topic_name: "Harbour", last_updated: t1, visibility_policy: 1 }
+          assert.deepStrictEqual(bare(yield* modern.drain), [muted1])
+          assert.deepStrictEqual(ofTypes(yield* everything.drain, types), [
+            { type: "muted_topics", muted_topics: [["Legacy Mutes", "Harbour", t1]] },
+            muted1
+          ])
+
+          // By name, in any case; the topic keeps the spelling sent.
+          const t2 = yield* tick
+          expectReply(yield* mutedTopics(a.as, { stream: "legacy MUTES", topic: "Lighthouse", op: "add" }), 200, success())
+          assert.deepStrictEqual(ofTypes(yield* everything.drain, types), [
+            { type: "muted_topics", muted_topics: [["Legacy Mutes", "Harbour", t1], ["Legacy Mutes", "Lighthouse", t2]] },
+            { type: "user_topic", stream_id: channel, topic_name: "Lighthouse", last_updated: t2, visibility_policy: 1 }
+          ])
+          assert.lengthOf(yield* modern.drain, 1)
+
+          // Muting a muted topic again (any case) succeeds and changes nothing (since Zulip 7.0).
+          yield* tick
+          expectReply(yield* mutedTopics(a.as, { stream_id: String(channel), topic: "HARBOUR", op: "add" }), 200, success())
+          assert.deepStrictEqual(yield* modern.drain, [])
+
+          // Remove: policy 0, by name or id; a topic that is not muted succeeds without an event.
+          const t3 = yield* tick
+          expectReply(yield* mutedTopics(a.as, { stream: "Legacy Mutes", topic: "harbour", op: "remove" }), 200, success())
+          assert.deepStrictEqual(ofTypes(yield* everything.drain, types), [
+            { type: "muted_topics", muted_topics: [["Legacy Mutes", "Lighthouse", t2]] },
+            { type: "user_topic", stream_id: channel, topic_name: "harbour", last_updated: t3, visibility_policy: 0 }
+          ])
+          assert.lengthOf(yield* modern.drain, 1)
+          expectReply(yield* mutedTopics(a.as, { stream_id: String(channel), topic: "harbour", op: "remove" }), 200, success())
+          expectReply(yield* mutedTopics(a.as, { stream_id: String(channel), topic: "never muted", op: "remove" }), 200, success())
+          assert.deepStrictEqual(yield* modern.drain, [])
+
+          // Unmuting a followed topic clears its policy too (policy 0, as POST /user_topics).
+          yield* tick
+          expectReply(yield* topic(a.as, channel, "Pier", 3), 200, success())
+          yield* modern.drain
+          const t4 = yield* tick
+          expectReply(yield* mutedTopics(a.as, { stream_id: String(channel), topic: "Pier", op: "remove" }), 200, success())
+          assert.deepStrictEqual(bare(yield* modern.drain), [
+            { type: "user_topic", stream_id: channel, topic_name: "Pier", last_updated: t4, visibility_policy: 0 }
+          ])
+          assert.deepStrictEqual(
+            (yield* state(a.as, { fetch_event_types: JSON.stringify(["user_topic"]) })).user_topics,
+            [{ stream_id: channel, topic_name: "Lighthouse", last_updated: t2, visibility_policy: 1 }]
+          )
+        }))
+
+      it.effect("PATCH /users/me/subscriptions/muted_topics: Zulip's refusals, and nothing written by them", () =>
+        Effect.gen(function*() {
+          const iago = yield* as("admin")
+          const { channel, members: [a] } = yield* ownChannel(
+            iago,
+            [["legacy-mute-c@zulip.com", "Legacy Muter C"], ["legacy-mute-d@zulip.com", "Legacy Muter D"]],
+            { name: "Legacy Refusals" }
+          )
+          const { channel: secret } = yield* ownChannel(
+            iago,
+            [["legacy-mute-e@zulip.com", "Legacy Muter E"], ["legacy-mute-f@zulip.com", "Legacy Muter F"]],
+            { name: "Legacy Secret", invite_only: true }
+          )
+          const queue = yield* register(a.as, { event_types: JSON.stringify(["user_topic", "muted_topics"]) })
+          const id = String(channel)
+          const cases: ReadonlyArray<readonly [Record<string, string>, object]> = [
+            [{ stream_id: id, topic: "t" }, missing("op")],
+            [{ stream_id: id, op: "add" }, missing("topic")],
+            [{ stream_id: id, topic: "t", op: "mute" }, badRequest("Invalid op")],
+            [{ stream_id: id, topic: "x".repeat(61), op: "add" }, badRequest("topic is too long (limit: 60 characters)")],
+            [{ stream_id: "abc", topic: "t", op: "add" }, badRequest("stream_id is not valid JSON")],
+            // Zulip's `check_for_exactly_one_stream_arg`: its own "Missing" (plain BAD_REQUEST), and both refused.
+            [{ topic: "t", op: "add" }, badRequest("Missing 'stream_id' argument")],
+            [{ topic: "t", op: "remove" }, badRequest("Missing 'stream_id' argument")],
+            ...(["add", "remove"] as const).map((op) =>
+              [{ stream_id: id, stream: "Legacy Refusals", topic: "t", op }, badRequest(
+                "Unsupported parameter combination: stream_id, stream",
+                { parameters: "stream_id, stream" }
+              )] as const
+            ),
+            [{ stream_id: "999999", topic: "t", op: "add" }, badRequest("Invalid channel ID")],
+            [{ stream: "Nowhere", topic: "t", op: "add" }, badRequest("Invalid channel name 'Nowhere'")],
+            // A private channel one is not in: unknown for muting.
+            [{ stream_id: String(secret), topic: "t", op: "add" }, badRequest("Invalid channel ID")],
+            [{ stream: "legacy secret", topic: "t", op: "add" }, badRequest("Invalid channel name 'legacy secret'")],
+            // Unmuting only needs the channel to exist; else "Topic is not muted".
+            [{ stream_id: "999999", topic: "t", op: "remove" }, badRequest("Topic is not muted")],
+            [{ stream: "Nowhere", topic: "t", op: "remove" }, badRequest("Topic is not muted")]
+          ]
+          for (const [form, body] of cases) {
+            const reply = yield* mutedTopics(a.as, form)
+            assert.deepStrictEqual([reply.status, reply.json], [400, body], JSON.stringify(form))
+          }
+          expectReply(yield* mutedTopics(a.as, { stream_id: String(secret), topic: "t", op: "remove" }), 200, success())
+          expectReply(yield* mutedTopics(a.as, { stream: "Legacy Secret", topic: "t", op: "remove" }), 200, success())
+          assert.deepStrictEqual(yield* queue.drain, [])
+          assert.deepStrictEqual((yield* state(a.as, { fetch_event_types: JSON.stringify(["user_topic"]) })).user_topics, [])
         }))
 
       it.effect("unread_msgs: muted topics, and muted channels' topics unless unmuted or followed, leave the count but stay listed", () =>

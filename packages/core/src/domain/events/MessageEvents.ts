@@ -263,3 +263,29 @@ export const [TypingStartDirectEvent, TypingStartStreamEvent] = typingEvents("st
 
 /** Someone stopped typing (not published yet). @category schemas */
 export const [TypingStopDirectEvent, TypingStopStreamEvent] = typingEvents("stop")
+
+/** Where a message being edited is: its direct conversation's participants, or its channel and topic. */
+const TypingEditRecipient = Schema.Union([
+  Schema.Struct({
+    type: Schema.Literal("direct"),
+    /** The participants who are told (active, `receives_typing_notifications` on). */
+    user_ids: Schema.Array(Schema.Int)
+  }),
+  Schema.Struct({ type: Schema.Literal("channel"), channel_id: Schema.Int, topic: Schema.String })
+])
+
+const typingEditEvent = <Op extends "start" | "stop">(op: Op) =>
+  Schema.Struct({
+    type: Schema.Literal("typing_edit_message"),
+    op: Schema.Literal(op),
+    /** Who is editing (today always the message's sender). */
+    sender_id: Schema.Int,
+    message_id: Schema.Int,
+    recipient: TypingEditRecipient
+  })
+
+/** Someone started editing a message, to whoever would hear of the edit (POST /messages/{id}/typing). @category schemas */
+export const TypingEditMessageStartEvent = typingEditEvent("start")
+
+/** Someone stopped editing a message. @category schemas */
+export const TypingEditMessageStopEvent = typingEditEvent("stop")

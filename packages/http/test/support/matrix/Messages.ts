@@ -85,6 +85,25 @@ export const messagesRows: ReadonlyArray<Row> = [
     digest: (body) => ({ id: typeof body.id }),
     expect: byRole(kind, ok(() => ({ id: "number" })), notAuthorizedToSend)
   })),
+  {
+    operation: "POST /messages",
+    scenario: "with a zform widget_content, to a channel every principal is in",
+    request: (fixture) =>
+      Effect.succeed({
+        form: {
+          type: "stream",
+          to: String(fixture.everyoneChannel.id),
+          topic: fixture.unique("widget"),
+          content: "pick",
+          widget_content: JSON.stringify({
+            widget_type: "zform",
+            extra_data: { type: "choices", heading: "Pick", choices: [{ short_name: "a", long_name: "A", reply: "a" }] }
+          })
+        }
+      }),
+    digest: (body) => ({ id: typeof body.id }),
+    expect: authenticated(allRoles(ok(() => ({ id: "number" }))))
+  },
   ...perKind((kind) => ({
     operation: "GET /messages",
     scenario: `narrowed ${kindScenario[kind]}`,
@@ -208,6 +227,43 @@ export const messagesRows: ReadonlyArray<Row> = [
       Effect.map(rowChannel(fixture, "edit", kind), (channel) => ({
         path: `/messages/${channel.messageId}`,
         form: { content: "not mine" }
+      })),
+    expect: authenticated(eachRole((role) => reads(kind, role) ? notYourMessage : invalidMessages))
+  })),
+  // Edit typing: whoever may edit the content now (the sender, within the limit, without an edit's grace period).
+  {
+    operation: "POST /messages/{message_id}/typing",
+    scenario: "its own message, just sent",
+    request: (fixture, as) => Effect.map(ownMessage(fixture, as), (id) => ({ path: `/messages/${id}/typing`, form: { op: "start" } })),
+    expect: authenticated(allRoles(success()))
+  },
+  {
+    operation: "POST /messages/{message_id}/typing",
+    scenario: "its own message, 601 s after sending (limit 600 s, no grace period)",
+    request: (fixture, as) =>
+      Effect.map(ownMessage(fixture, as), (id) => {
+        fixture.server.clock.advance(601_000)
+        return { path: `/messages/${id}/typing`, form: { op: "start" } }
+      }),
+    expect: authenticated(allRoles(refused("The time limit for editing this message has passed")))
+  },
+  {
+    operation: "POST /messages/{message_id}/typing",
+    scenario: "another's message on a channel it is subscribed to",
+    request: (fixture) =>
+      Effect.map(
+        fixture.once("edit: another's", fixture.channel(["bystander", "owner", "admin", "moderator", "member", "guest", "bot"])),
+        (channel) => ({ path: `/messages/${channel.messageId}/typing`, form: { op: "stop" } })
+      ),
+    expect: authenticated(allRoles(notYourMessage))
+  },
+  ...(["public", "private"] as const).map((kind): Row => ({
+    operation: "POST /messages/{message_id}/typing",
+    scenario: `another's message ${kindScenario[kind]}`,
+    request: (fixture) =>
+      Effect.map(rowChannel(fixture, "edit typing", kind), (channel) => ({
+        path: `/messages/${channel.messageId}/typing`,
+        form: { op: "start" }
       })),
     expect: authenticated(eachRole((role) => reads(kind, role) ? notYourMessage : invalidMessages))
   })),

@@ -3,12 +3,14 @@
  * to every account (bots too); policies 1-3 need content access to the
  * channel ("Invalid channel ID" otherwise: the guest outside a public
  * channel, everyone outside a private one), clearing needs only the channel
- * to exist. Muting and unmuting take any user the caller can access (bots
+ * to exist. The legacy PATCH /users/me/subscriptions/muted_topics follows
+ * the same rules (`add` as policy 1, `remove` as 0), an unknown channel on
+ * `remove` being "Topic is not muted". Muting and unmuting take any user the caller can access (bots
  * and deactivated users too); oneself is "Cannot mute self".
  */
 import * as Effect from "effect/Effect"
 import type { Account, Fixture, Row } from "./Table.ts"
-import { allRoles, authenticated, refused, success } from "./Table.ts"
+import { allRoles, authenticated, refused, refusedWith, success } from "./Table.ts"
 
 const mutedPath = (fixture: Fixture) => `/users/me/muted_users/${fixture.bystander.userId}`
 
@@ -46,6 +48,43 @@ export const mutingRows: ReadonlyArray<Row> = [
     scenario: "clearing a topic's policy in a private channel only the bystander is in",
     request: (fixture) => Effect.succeed({ form: topicForm(fixture.privateChannel.id, fixture.unique("cleared"), 0) }),
     expect: authenticated(allRoles(success()))
+  },
+  {
+    operation: "PATCH /users/me/subscriptions/muted_topics",
+    scenario: "add, a topic of a channel every principal is in, by id",
+    request: (fixture) =>
+      Effect.succeed({ form: { stream_id: String(fixture.everyoneChannel.id), topic: fixture.unique("legacy"), op: "add" } }),
+    expect: authenticated(allRoles(success()))
+  },
+  {
+    operation: "PATCH /users/me/subscriptions/muted_topics",
+    scenario: "add, a topic of a public channel the principal is not in, by name",
+    request: (fixture) =>
+      Effect.succeed({ form: { stream: fixture.publicChannel.name, topic: fixture.unique("legacy"), op: "add" } }),
+    expect: authenticated({
+      ...allRoles(success()),
+      guest: refusedWith((fixture) => `Invalid channel name '${fixture.publicChannel.name}'`)
+    })
+  },
+  {
+    operation: "PATCH /users/me/subscriptions/muted_topics",
+    scenario: "add, a topic of a private channel only the bystander is in",
+    request: (fixture) =>
+      Effect.succeed({ form: { stream_id: String(fixture.privateChannel.id), topic: fixture.unique("legacy"), op: "add" } }),
+    expect: authenticated(allRoles(refused("Invalid channel ID")))
+  },
+  {
+    operation: "PATCH /users/me/subscriptions/muted_topics",
+    scenario: "remove, a topic of a private channel only the bystander is in",
+    request: (fixture) =>
+      Effect.succeed({ form: { stream_id: String(fixture.privateChannel.id), topic: fixture.unique("legacy"), op: "remove" } }),
+    expect: authenticated(allRoles(success()))
+  },
+  {
+    operation: "PATCH /users/me/subscriptions/muted_topics",
+    scenario: "remove, in a channel that does not exist",
+    request: (fixture) => Effect.succeed({ form: { stream: fixture.unique("nowhere"), topic: "t", op: "remove" } }),
+    expect: authenticated(allRoles(refused("Topic is not muted")))
   },
   {
     operation: "POST /users/me/muted_users/{muted_user_id}",

@@ -20,6 +20,7 @@ import {
   person,
   read,
   register,
+  send,
   sent,
   success,
   withoutFlags
@@ -81,6 +82,114 @@ export const submessageTests = (it: Vitest.MethodsNonLive<Server>): void => {
         const [widget] = yield* submessagesOf(who, todo)
         assert.deepStrictEqual(widget, { id: widget!.id, message_id: todo, sender_id: hamlet.userId, msg_type: "widget", content: expected })
       }
+    }))
+
+  it.effect("widget_content: a zform becomes the first submessage (over /poll), as Zulip stores it; its data is unchecked", () =>
+    Effect.gen(function*() {
+      const iago = yield* as("admin")
+      const hamlet = yield* as("member")
+      const queue = yield* register(iago, { event_types: JSON.stringify(["message"]) })
+      const widget = {
+        widget_type: "zform",
+        extra_data: {
+          type: "choices",
+          heading: "Café?",
+          choices: [{ type: "multiple_choice", short_name: "A", long_name: "Yes", reply: "yes" }],
+          weight: 1.5,
+          big: 1e20,
+          whole: 10.0,
+          tiny: 0.00001
+        }
+      }
+      // `whole` is written 10.0 and `big` 1e20: floats to Python.
+      const text = JSON.stringify(widget).replace("\"whole\":10", "\"whole\":10.0").replace("100000000000000000000", "1e20")
+      const id = yield* sent(hamlet, {
+        type: "stream",
+        to: "Verona",
+        topic: "widget zform",
+        content: "/poll Not this one\nA",
+        widget_content: text
+      })
+      const shown = yield* submessagesOf(iago, id)
+      assert.deepStrictEqual(shown, [{
+        id: shown[0]!.id,
+        message_id: id,
+        sender_id: hamlet.userId,
+        msg_type: "widget",
+        content: "{\"widget_type\": \"zform\", \"extra_data\": {\"type\": \"choices\", \"heading\": \"Caf\\u00e9?\", " +
+          "\"choices\": [{\"type\": \"multiple_choice\", \"short_name\": \"A\", \"long_name\": \"Yes\", \"reply\": \"yes\"}], " +
+          "\"weight\": 1.5, \"big\": 1e+20, \"whole\": 10.0, \"tiny\": 1e-05}}"
+      }])
+      const events = bare(yield* queue.drain).filter((e) => e.type === "message")
+      assert.deepStrictEqual(events.map((e) => (e.message as Record<string, unknown>).submessages), [shown])
+      assert.strictEqual((yield* read(iago, id)).content, "<p>/poll Not this one<br>\nA</p>")
+      // Not a poll: any data goes.
+      expectReply(yield* submessage(iago, { message_id: String(id), msg_type: "widget", content: "{\"type\": \"anything\"}" }), 200, success())
+
+      // In a direct message too, with an empty list of choices.
+      const cordelia = yield* person("cordelia@zulip.com")
+      const dm = yield* sent(hamlet, {
+        type: "direct",
+        to: JSON.stringify([cordelia.userId]),
+        content: "pick one",
+        widget_content: JSON.stringify({ extra_data: { choices: [], heading: "", type: "choices" }, widget_type: "zform" })
+      })
+      assert.deepStrictEqual((yield* submessagesOf(cordelia, dm)).map((m) => m.content), [
+        "{\"widget_type\": \"zform\", \"extra_data\": {\"choices\": [], \"heading\": \"\", \"type\": \"choices\"}}"
+      ])
+    }))
+
+  it.effect("widget_content refusals: Zulip's texts, checked after the rest of the message, nothing sent", () =>
+    Effect.gen(function*() {
+      const hamlet = yield* as("member")
+      const queue = yield* register(hamlet, { event_types: JSON.stringify(["message", "submessage"]) })
+      const form = (widget: unknown) => ({
+        type: "stream",
+        to: "Verona",
+        topic: "widget refusals",
+        content: "hello",
+        widget_content: typeof widget === "string" ? widget : JSON.stringify(widget)
+      })
+      const zform = (extra: object) => ({ widget_type: "zform", extra_data: extra })
+      const choices = (list: unknown) => zform({ type: "choices", heading: "h", choices: list })
+      const cases: ReadonlyArray<readonly [unknown, string]> = [
+        ["{{{{{{", "Widgets: API programmer sent invalid JSON content"],
+        ["", "Widgets: API programmer sent invalid JSON content"],
+        ["\"\\ud800\"", "Widgets: API programmer sent invalid JSON content"],
+        [5, "Widgets: widget_content is not a dict"],
+        [[], "Widgets: widget_content is not a dict"],
+        [{ color: "red", foo: "bar", x: 2 }, "Widgets: widget_type is not in widget_content"],
+        [{ widget_type: "whatever" }, "Widgets: extra_data is not in widget_content"],
+        [{ widget_type: "zform", extra_data: 4 }, "Widgets: extra_data is not a dict"],
+        [{ widget_type: "bogus", extra_data: {} }, "Widgets: unknown widget type: bogus"],
+        // Only zforms: a poll is made by /poll, not by widget_content.
+        [{ widget_type: "poll", extra_data: { question: "q", options: [] } }, "Widgets: unknown widget type: poll"],
+        [zform({}), "Widgets: zform is missing type field"],
+        [zform({ type: "bogus" }), "Widgets: unknown zform type: bogus"],
+        [zform({ type: "choices" }), "Widgets: heading key is missing from extra_data"],
+        [zform({ type: "choices", heading: 1 }), "Widgets: extra_data[\"heading\"] is not a string"],
+        [zform({ type: "choices", heading: "h" }), "Widgets: choices key is missing from extra_data"],
+        [choices(99), "Widgets: extra_data[\"choices\"] is not a list"],
+        [choices([99]), "Widgets: extra_data[\"choices\"][0] is not a dict"],
+        [choices([{ long_name: "foo", reply: "bar" }]), "Widgets: short_name key is missing from extra_data[\"choices\"][0]"],
+        [
+          choices([{ short_name: "a", long_name: "b", reply: "c" }, { short_name: "a", long_name: 2, reply: "c" }]),
+          "Widgets: extra_data[\"choices\"][1][\"long_name\"] is not a string"
+        ],
+        [choices([{ short_name: "a", long_name: "b" }]), "Widgets: reply key is missing from extra_data[\"choices\"][0]"]
+      ]
+      for (const [widget, msg] of cases) {
+        const reply = yield* send(hamlet, form(widget))
+        assert.deepStrictEqual([reply.status, reply.json], [400, badRequest(msg)], JSON.stringify(widget))
+      }
+      // The message's own checks come first.
+      expectReply(
+        yield* send(hamlet, { ...form("{{{{"), to: "No such channel" }),
+        400,
+        { result: "error", msg: "Channel 'No such channel' does not exist", code: "STREAM_DOES_NOT_EXIST", stream: "No such channel" }
+      )
+      expectReply(yield* send(hamlet, { ...form("{{{{"), content: "" }), 400, badRequest("Message must not be empty"))
+      assert.deepStrictEqual(yield* queue.drain, [])
     }))
 
   it.effect("POST /submessage: stored as sent, in id order on the message, a submessage event to everyone who received it", () =>
