@@ -106,8 +106,7 @@ const notYet: ReadonlyArray<readonly [string, string]> = [
   ["POST /users/me/android_gcm_reg_id", "#36 push-token registration"],
   ["POST /users/me/apns_device_token", "#36 push-token registration"],
   ["GET /streams/{id}/email_address", "#36 integrations (the email gateway)"],
-  ["POST /messages/{id}/report", "moderation (message reports), in no issue yet"],
-  ["PATCH /users/me/subscriptions/muted_topics", "#34 (the legacy form of POST /user_topics)"]
+  ["POST /messages/{id}/report", "moderation (message reports), in no issue yet"]
 ]
 
 const unknownRoute = { result: "error", msg: "Not Found", code: "BAD_REQUEST" }
