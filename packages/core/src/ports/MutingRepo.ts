@@ -23,7 +23,10 @@ export class MutingRepo extends Context.Service<MutingRepo, {
   setTopicPolicy(row: UserTopic): Effect.Effect<boolean>
   /** Removes a topic's policy; false when it had none. */
   clearTopicPolicy(userId: UserId, channelId: ChannelId, topic: string): Effect.Effect<boolean>
-  /** The user's topic policies, by channel id then lower-cased topic. */
+  /**
+   * The user's topic policies, by channel id then lower-cased topic in code
+   * point order (whatever the database's collation).
+   */
   listTopics(userId: UserId): Effect.Effect<ReadonlyArray<UserTopic>>
   /**
    * Mutes; false when already muted (nothing written). Mutes are part of an
