@@ -16,12 +16,22 @@ import { MemoryDatabase } from "./MemoryDatabase.ts"
 /** Lower-cased as SQL's `lower(topic_name)`, so both backends match the same topics. */
 const keyOf = (channelId: number, topic: string): string => `${channelId}\u0000${pgLower(topic)}`
 
-const byChannelAndTopic = (a: UserTopic, b: UserTopic): number => {
-  if (a.channel_id !== b.channel_id) return a.channel_id - b.channel_id
-  const x = pgLower(a.topic_name)
-  const y = pgLower(b.topic_name)
-  return x < y ? -1 : x > y ? 1 : 0
+/**
+ * Compares by code point, as SQL's `COLLATE "C"` orders UTF-8 text (`<` on
+ * strings compares UTF-16 code units, which puts a surrogate pair, as in
+ * most emoji, before U+E000–U+FFFF).
+ */
+const byCodePoint = (x: string, y: string): number => {
+  const a = Array.from(x, (ch) => ch.codePointAt(0)!)
+  const b = Array.from(y, (ch) => ch.codePointAt(0)!)
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    if (a[i] !== b[i]) return a[i]! - b[i]!
+  }
+  return a.length - b.length
 }
+
+const byChannelAndTopic = (a: UserTopic, b: UserTopic): number =>
+  a.channel_id !== b.channel_id ? a.channel_id - b.channel_id : byCodePoint(pgLower(a.topic_name), pgLower(b.topic_name))
 
 /** @category layers */
 export const layer: Layer.Layer<MutingRepo, never, MemoryDatabase> = Layer.effect(

@@ -37,7 +37,10 @@ export class MutingRepo extends Context.Service<MutingRepo, {
   ): Effect.Effect<ReadonlyArray<UserId>>
   /** Removes the users' policies of one topic in one write; answers the users who had one, ascending. */
   clearTopicPolicies(userIds: ReadonlyArray<UserId>, channelId: ChannelId, topic: string): Effect.Effect<ReadonlyArray<UserId>>
-  /** The user's topic policies, by channel id then lower-cased topic. */
+  /**
+   * The user's topic policies, by channel id then lower-cased topic in code
+   * point order (whatever the database's collation).
+   */
   listTopics(userId: UserId): Effect.Effect<ReadonlyArray<UserTopic>>
   /**
    * Mutes; false when already muted (nothing written). Mutes are part of an

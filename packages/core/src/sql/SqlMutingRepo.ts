@@ -110,7 +110,8 @@ export const layer: Layer.Layer<MutingRepo, never, SqlClient.SqlClient | AccessC
       }, Effect.orDie),
       listTopics: Effect.fn("MutingRepo.listTopics")(function*(userId: UserId) {
         const rows = yield* sql<Row>`
-          SELECT * FROM user_topics WHERE user_id = ${userId} ORDER BY channel_id, lower(topic_name)`
+          SELECT * FROM user_topics WHERE user_id = ${userId}
+          ORDER BY channel_id, lower(topic_name) COLLATE "C"`
         return rows.map(decodeTopic)
       }, Effect.orDie),
       mute: Effect.fn("MutingRepo.mute")(function*(row: MutedUser) {

@@ -26,6 +26,7 @@ import { auditLogTests } from "./contract/AuditLog.ts"
 import { authenticationTests } from "./contract/Authentication.ts"
 import { channelsTests } from "./contract/Channels.ts"
 import { demoOrganizationTests } from "./contract/DemoOrganization.ts"
+import { messageActionsTests } from "./contract/MessageActions.ts"
 import { organizationsTests } from "./contract/Organizations.ts"
 import { userGroupsTests } from "./contract/UserGroups.ts"
 import { usersTests } from "./contract/Users.ts"
@@ -50,6 +51,7 @@ export const servicesContract = (
       channelsTests(it)
       userGroupsTests(it)
       auditLogTests(it)
+      messageActionsTests(it)
     })
 
     layer(makeLayer(), { timeout: "120 seconds", excludeTestServices: true })("demo organization", (it) => {
