@@ -12,6 +12,8 @@ import type * as SqlClient from "effect/sql/SqlClient"
 import type { MigrationError } from "effect/sql/Migrator"
 import * as SqlErrors from "effect/sql/SqlError"
 import type { SqlError } from "effect/sql/SqlError"
+import * as LocalFileStorage from "./files/LocalFileStorage.ts"
+import * as MemoryFileStorage from "./memory/MemoryFileStorage.ts"
 import * as MemoryAccessCache from "./memory/MemoryAccessCache.ts"
 import * as MemoryAuditLogRepo from "./memory/MemoryAuditLogRepo.ts"
 import { MemoryDatabase } from "./memory/MemoryDatabase.ts"
@@ -33,6 +35,7 @@ import * as MemoryUserStatusRepo from "./memory/MemoryUserStatusRepo.ts"
 import type { AuditLogRepo } from "./ports/AuditLogRepo.ts"
 import type { DraftRepo } from "./ports/DraftRepo.ts"
 import type { EventStore } from "./ports/EventStore.ts"
+import type { FileStorage } from "./ports/FileStorage.ts"
 import type { InvitationRepo } from "./ports/InvitationRepo.ts"
 import type { MessageSearch } from "./ports/MessageSearch.ts"
 import type { MessageStore } from "./ports/MessageStore.ts"
@@ -272,3 +275,20 @@ export const isUnavailable = (defect: unknown): boolean => {
   const cause = reason.cause as { readonly code?: unknown } | undefined
   return typeof cause === "object" && cause !== null && (cause.code === "53300" || cause.code === "57P03")
 }
+
+/**
+ * Uploaded files in a local folder (`root`, created when missing): the
+ * default store, `<DATA_DIR>/uploads`. One machine only: processes on
+ * several machines share files through an object store.
+ *
+ * @category layers
+ */
+export const layerFileStorageLocal = (root: string): Layer.Layer<FileStorage> => LocalFileStorage.layer(root)
+
+/**
+ * Uploaded files in this process's memory (a fresh store per build): tests
+ * and the in-memory database.
+ *
+ * @category layers
+ */
+export const layerFileStorageMemory: Layer.Layer<FileStorage> = MemoryFileStorage.layer

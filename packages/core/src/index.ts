@@ -111,6 +111,8 @@ export * as GroupMembership from "./permissions/GroupMembership.ts"
 export * as AccessCache from "./ports/AccessCache.ts"
 export * as AuditLogRepo from "./ports/AuditLogRepo.ts"
 export * as EventStore from "./ports/EventStore.ts"
+/** Where uploaded files' bytes live; the backends are `Persistence.layerFileStorage*`. */
+export * as FileStorage from "./ports/FileStorage.ts"
 export * as MessageStore from "./ports/MessageStore.ts"
 export * as MutingRepo from "./ports/MutingRepo.ts"
 export * as RateLimitStore from "./ports/RateLimitStore.ts"
