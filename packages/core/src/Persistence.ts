@@ -15,6 +15,7 @@ import type { SqlError } from "effect/sql/SqlError"
 import * as LocalFileStorage from "./files/LocalFileStorage.ts"
 import * as MemoryFileStorage from "./memory/MemoryFileStorage.ts"
 import * as MemoryAccessCache from "./memory/MemoryAccessCache.ts"
+import * as MemoryAttachmentRepo from "./memory/MemoryAttachmentRepo.ts"
 import * as MemoryAuditLogRepo from "./memory/MemoryAuditLogRepo.ts"
 import { MemoryDatabase } from "./memory/MemoryDatabase.ts"
 import * as MemoryDraftRepo from "./memory/MemoryDraftRepo.ts"
@@ -32,6 +33,7 @@ import * as MemoryScheduledMessageRepo from "./memory/MemoryScheduledMessageRepo
 import * as MemoryRateLimitStore from "./memory/MemoryRateLimitStore.ts"
 import * as MemoryTransactor from "./memory/MemoryTransactor.ts"
 import * as MemoryUserStatusRepo from "./memory/MemoryUserStatusRepo.ts"
+import type { AttachmentRepo } from "./ports/AttachmentRepo.ts"
 import type { AuditLogRepo } from "./ports/AuditLogRepo.ts"
 import type { DraftRepo } from "./ports/DraftRepo.ts"
 import type { EventStore } from "./ports/EventStore.ts"
@@ -65,6 +67,7 @@ import * as PgClientLayer from "./sql/PgClientLayer.ts"
 import { PgliteClient } from "./sql/PgliteClient.ts"
 import * as SqlAccessCache from "./sql/SqlAccessCache.ts"
 import type { AccessNotices } from "./sql/SqlAccessCache.ts"
+import * as SqlAttachmentRepo from "./sql/SqlAttachmentRepo.ts"
 import * as SqlAuditLogRepo from "./sql/SqlAuditLogRepo.ts"
 import * as SqlDraftRepo from "./sql/SqlDraftRepo.ts"
 import * as SqlEventStore from "./sql/SqlEventStore.ts"
@@ -111,6 +114,7 @@ export type Persistence =
   | InvitationRepo
   | PushDeviceRepo
   | AuditLogRepo
+  | AttachmentRepo
   | Transactor
   | EventStore
   | Events
@@ -138,6 +142,7 @@ export const layerMemoryTables: Layer.Layer<Persistence, never, MemoryDatabase> 
     MemoryInvitationRepo.layer,
     MemoryPushDeviceRepo.layer,
     MemoryAuditLogRepo.layer,
+    MemoryAttachmentRepo.layer,
     MemoryAccessCache.layer
   )),
   // Before the repositories: the presence repository's conditional write takes a transaction of its own.
@@ -175,6 +180,7 @@ export const layerSql: Layer.Layer<Persistence | AccessNotices, MigrationError |
     SqlInvitationRepo.layer,
     SqlPushDeviceRepo.layer,
     SqlAuditLogRepo.layer,
+    SqlAttachmentRepo.layer,
     SqlTransactor.layer
   )),
   // Beneath the repositories: their writes to what access decisions read tell it (`AccessCache.changed`).

@@ -11,6 +11,8 @@
 
 // domain: records, ids, the caller, pure rules
 /** The audit log's rows and event types (the service is `AuditLog`). */
+/** Uploaded files: the record, its API view, Zulip's name and link rules (the service is `Uploads`). */
+export * as Attachment from "./domain/Attachment.ts"
 export * as AuditLogRecord from "./domain/AuditLog.ts"
 export * as Channel from "./domain/Channel.ts"
 export * as EmailAddress from "./domain/EmailAddress.ts"
@@ -100,6 +102,8 @@ export * as UserGroups from "./services/UserGroups.ts"
 export * as UserSettings from "./services/UserSettings.ts"
 export * as Users from "./services/Users.ts"
 export * as UserStatus from "./services/UserStatus.ts"
+/** POST /user_uploads, downloads, GET and DELETE /attachments. */
+export * as Uploads from "./services/Uploads.ts"
 export * as WelcomeBot from "./services/WelcomeBot.ts"
 
 // permission rules (pure functions)

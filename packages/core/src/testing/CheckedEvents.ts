@@ -41,7 +41,8 @@ export const layer: Layer.Layer<Events, never, Events> = Layer.effect(
 
 /**
  * Every core service over `persistence`, publishing through `layer` (the
- * `Events` the layer provides is the checking one too).
+ * `Events` the layer provides is the checking one too); uploaded files in
+ * memory.
  */
 export const layerServices = <E, R>(
   persistence: Layer.Layer<Persistence.Persistence, E, R>,
@@ -50,7 +51,7 @@ export const layerServices = <E, R>(
   Teamchat.layerServices.pipe(
     Layer.provideMerge(layer),
     Layer.provideMerge(persistence),
-    Layer.provide(secrets)
+    Layer.provide(Layer.merge(secrets, Persistence.layerFileStorageMemory))
   )
 
 /** `Teamchat.layerMemory` with every published event checked. */
