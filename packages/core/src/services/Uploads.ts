@@ -54,6 +54,11 @@ export interface UploadedFile<E> {
   /** The part's own `Content-Type`, if any. */
   readonly contentType: string | undefined
   readonly content: Stream.Stream<Uint8Array, E>
+  /**
+   * The rest of the request, read once the file is stored and before it is
+   * recorded: a failure (a second file) refuses the upload, nothing kept.
+   */
+  readonly rest?: Effect.Effect<void, E> | undefined
 }
 
 /** POST /user_uploads' answer. @category models */
@@ -132,7 +137,7 @@ export class Uploads extends Context.Service<Uploads, {
         const content_type = contentTypeOf(file.contentType, filename)
         const { size } = yield* storage.write(pathId, counted, { contentType: content_type })
         const create_time = yield* Clock.currentTimeMillis
-        yield* tx.withTransaction(Effect.gen(function*() {
+        yield* Effect.andThen(file.rest ?? Effect.void, tx.withTransaction(Effect.gen(function*() {
           const attachment = yield* repo.insert({
             realm_id: principal.realm.id,
             owner_id: principal.user.id,
@@ -149,7 +154,7 @@ export class Uploads extends Context.Service<Uploads, {
             attachment: toApiAttachment(attachment, []),
             upload_space_used: space
           })
-        })).pipe(
+        }))).pipe(
           // Nothing recorded: nothing kept.
           Effect.onError(() => Effect.ignore(storage.delete(pathId)))
         )
