@@ -33,7 +33,7 @@ import { PresenceApi } from "./Presence.ts"
 import { InvitationsApi } from "./Invitations.ts"
 import { PushDevicesApi } from "./PushDevices.ts"
 import { TypingApi } from "./Typing.ts"
-import { FilesApi, UploadsApi } from "./Uploads.ts"
+import { documentDownloadPath, FilesApi, UploadsApi } from "./Uploads.ts"
 
 const annotations = OpenApi.annotations({
   title: "teamchat: Zulip-compatible REST API",
@@ -76,6 +76,7 @@ export class Api extends common.add(DevApi)
   .add(files)
   .annotateMerge(annotations)
   .annotate(HttpApi.AdditionalSchemas, EventSchemas)
+  .annotate(OpenApi.Transform, documentDownloadPath)
 {}
 
 /** The API without the `dev` group. @category api */
@@ -86,4 +87,5 @@ export class ApiProduction extends common
   .add(files)
   .annotateMerge(annotations)
   .annotate(HttpApi.AdditionalSchemas, EventSchemas)
+  .annotate(OpenApi.Transform, documentDownloadPath)
 {}

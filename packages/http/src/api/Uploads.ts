@@ -65,6 +65,27 @@ export class UploadsApi extends HttpApiGroup.make("uploads")
   .middleware(Authentication)
 {}
 
+/**
+ * The OpenAPI document's name for the download path: Zulip's
+ * `/user_uploads/{realm_id}/{filename}` (the router's wildcard `*` is the
+ * rest of the path id, slashes included). For the API's `OpenApi.Transform`.
+ */
+export const documentDownloadPath = (spec: Record<string, any>): Record<string, any> => {
+  const paths = spec.paths as Record<string, any> | undefined
+  const item = paths?.["/user_uploads/{realm_id}/*"]
+  if (paths === undefined || item === undefined) return spec
+  for (const operation of Object.values<any>(item)) {
+    for (const parameter of operation.parameters ?? []) {
+      if (parameter.name === "*") parameter.name = "filename"
+    }
+  }
+  const renamed: Record<string, any> = {}
+  for (const [path, value] of Object.entries(paths)) {
+    renamed[path === "/user_uploads/{realm_id}/*" ? "/user_uploads/{realm_id}/{filename}" : path] = value
+  }
+  return { ...spec, paths: renamed }
+}
+
 /** @category groups */
 export class FilesApi extends HttpApiGroup.make("files")
   .add(
