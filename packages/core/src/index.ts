@@ -113,6 +113,7 @@ export * as GroupMembership from "./permissions/GroupMembership.ts"
 // ports: what persistence provides (adapters are chosen in `Persistence`); an
 // embedder reads or seeds rows through them, or brings adapters of its own
 export * as AccessCache from "./ports/AccessCache.ts"
+export * as AttachmentRepo from "./ports/AttachmentRepo.ts"
 export * as AuditLogRepo from "./ports/AuditLogRepo.ts"
 export * as EventStore from "./ports/EventStore.ts"
 /** Where uploaded files' bytes live; the backends are `Persistence.layerFileStorage*`. */
