@@ -119,6 +119,16 @@ export const decodeFileName = (name: string): string => {
 export const pathIdPattern = /^(\d+)\/[0-9a-f]{2}\/[A-Za-z0-9_-]+\/[^/]+$/
 
 /**
+ * Whether `path` can be an upload's path id: its shape, no control
+ * characters (no NUL, which no database text holds) and well-formed
+ * Unicode. Anything else names no upload and is not looked up.
+ *
+ * @category paths
+ */
+export const isPathId = (path: string): boolean =>
+  pathIdPattern.test(path) && !/[\u0000-\u001f\u007f]/.test(path) && !/\p{Cs}/u.test(path)
+
+/**
  * The path ids of the uploads of `realmId` a message's content links:
  * `/user_uploads/{path id}`, relative or absolute, a percent-encoded name
  * decoded; each once, in order of appearance.

@@ -26,6 +26,7 @@ import {
   contentTypeOf,
   decodeFileName,
   isAttachmentId,
+  isPathId,
   MaxFileUploadSizeMib,
   sanitizeName,
   toApiAttachment,
@@ -162,7 +163,8 @@ export class Uploads extends Context.Service<Uploads, {
       })
 
       const download = Effect.fn("Uploads.download")(function*(principal: Principal, pathId: string) {
-        const attachment = yield* repo.findByPathId(pathId)
+        // A path no upload can have is not looked up (a NUL byte would not even reach the database).
+        const attachment = isPathId(pathId) ? yield* repo.findByPathId(pathId) : undefined
         if (attachment === undefined) return { _tag: "NotFound" } satisfies Download as Download
         const found: Download = {
           _tag: "Found",
