@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Redis from "effect/persistence/Redis"
 import type * as SqlClient from "effect/sql/SqlClient"
@@ -13,6 +14,7 @@ import type { MigrationError } from "effect/sql/Migrator"
 import * as SqlErrors from "effect/sql/SqlError"
 import type { SqlError } from "effect/sql/SqlError"
 import * as LocalFileStorage from "./files/LocalFileStorage.ts"
+import type * as S3FileStorage from "./files/S3FileStorage.ts"
 import * as MemoryFileStorage from "./memory/MemoryFileStorage.ts"
 import * as MemoryAccessCache from "./memory/MemoryAccessCache.ts"
 import * as MemoryAttachmentRepo from "./memory/MemoryAttachmentRepo.ts"
@@ -298,3 +300,14 @@ export const layerFileStorageLocal = (root: string): Layer.Layer<FileStorage> =>
  * @category layers
  */
 export const layerFileStorageMemory: Layer.Layer<FileStorage> = MemoryFileStorage.layer
+
+/**
+ * Uploaded files in a bucket of an S3-compatible object store (the AWS SDK's
+ * usual credentials; `endpoint` for a server other than AWS): the store
+ * several machines share.
+ *
+ * @category layers
+ */
+export const layerFileStorageS3 = (options: S3FileStorage.S3Options): Layer.Layer<FileStorage> =>
+  // The AWS SDK is loaded only when it is used.
+  Layer.unwrap(Effect.map(Effect.promise(() => import("./files/S3FileStorage.ts")), (s3) => s3.layer(options)))

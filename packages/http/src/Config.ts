@@ -20,6 +20,8 @@
  * | `LOG_FORMAT` (logfmt, json, pretty) | | logfmt: one line per entry |
  * | `PUSH_BOUNCER_URL` | | unset: no push service (POST /mobile_push/register fails with `PUSH_SERVICE_NOT_CONFIGURED`) |
  * | `MAX_BODY_BYTES` | | the HTTP adapter's default (4 MiB): larger request bodies get a 413 |
+ * | `S3_BUCKET` | | unset: uploaded files in `DATA_DIR/uploads`; set: in this bucket of an S3-compatible store (credentials and region by the AWS SDK's usual means) |
+ * | `S3_ENDPOINT` | | unset: AWS; an S3-compatible server's URL (path-style requests) |
  * | `MAX_FILE_UPLOAD_SIZE_MIB` | | 100: larger uploads are refused (Zulip's `MAX_FILE_UPLOAD_SIZE`; 0 refuses every file) |
  * | `DATABASE_POOL_SIZE` | | 10 connections per server process (PostgreSQL) |
  * | `DATABASE_POOL_TIMEOUT_SECONDS` | | 10: a request waiting longer for a free connection gets a 503 with `Retry-After` |
@@ -120,6 +122,8 @@ export interface ServerConfig {
    * PostgreSQL); undefined: in memory, with the in-memory database.
    */
   readonly filesDir?: string | undefined
+  /** Uploaded files in this bucket of an S3-compatible store (`S3_BUCKET`, `S3_ENDPOINT`) instead of `filesDir`. */
+  readonly s3?: { readonly bucket: string; readonly endpoint?: string | undefined } | undefined
   /** The upload limit in MiB (`MAX_FILE_UPLOAD_SIZE_MIB`); undefined: Zulip's default, 100. */
   readonly maxFileUploadSizeMib?: number | undefined
 }
@@ -319,6 +323,12 @@ const settings = {
     read: integerBetween(1024, 1024 * 1024 * 1024),
     expected: "a whole number of bytes from 1024 to 1073741824"
   },
+  s3Bucket: { name: "S3_BUCKET", read: Config.String, expected: "a bucket name" },
+  s3Endpoint: {
+    name: "S3_ENDPOINT",
+    read: (name) => Config.map(Config.schema(Schema.URL.check(Schema.makeFilter(isOrigin)), name), (url) => url.origin),
+    expected: "an http:// or https:// URL without a path, e.g. http://127.0.0.1:9000"
+  },
   maxFileUploadSizeMib: {
     name: "MAX_FILE_UPLOAD_SIZE_MIB",
     read: integerBetween(0, 1024 * 1024),
@@ -476,6 +486,8 @@ export const server = Effect.fn("Config.server")(function*(overrides: Overrides 
   const maxBodyBytes = Option.getOrUndefined(yield* read(settings.maxBodyBytes))
   const maxFileUploadSizeMib = Option.getOrUndefined(yield* read(settings.maxFileUploadSizeMib))
   const filesDir = yield* filesDirectory(db)
+  const s3Bucket = Option.getOrUndefined(yield* read(settings.s3Bucket))
+  const s3Endpoint = Option.getOrUndefined(yield* read(settings.s3Endpoint))
   return {
     port: listenPort,
     host,
@@ -490,7 +502,8 @@ export const server = Effect.fn("Config.server")(function*(overrides: Overrides 
     ...(bouncer === undefined ? {} : { pushBouncerUrl: bouncer }),
     ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
     ...(filesDir === undefined ? {} : { filesDir }),
-    ...(maxFileUploadSizeMib === undefined ? {} : { maxFileUploadSizeMib })
+    ...(maxFileUploadSizeMib === undefined ? {} : { maxFileUploadSizeMib }),
+    ...(s3Bucket === undefined ? {} : { s3: { bucket: s3Bucket, ...(s3Endpoint === undefined ? {} : { endpoint: s3Endpoint }) } })
   } satisfies ServerConfig as ServerConfig
 })
 

@@ -280,12 +280,16 @@ export const layerCore = (
     readonly pushBouncerUrl?: string | undefined
     /** The folder uploaded files are kept in; undefined: memory. */
     readonly filesDir?: string | undefined
+    /** The S3 bucket uploaded files are kept in instead (`S3_BUCKET`, `S3_ENDPOINT`). */
+    readonly s3?: { readonly bucket: string; readonly endpoint?: string | undefined } | undefined
     /** The upload limit in MiB; undefined: 100. */
     readonly maxFileUploadSizeMib?: number | undefined
   } = {}
 ) => {
   const output = options.output ?? stdout
-  const storage = options.filesDir === undefined
+  const storage = options.s3 !== undefined
+    ? Persistence.layerFileStorageS3(options.s3)
+    : options.filesDir === undefined
     ? Persistence.layerFileStorageMemory
     : Persistence.layerFileStorageLocal(options.filesDir)
   const uploadLimit = options.maxFileUploadSizeMib === undefined
@@ -506,6 +510,7 @@ export const layer = (config: ServerConfig, options: Options = {}) =>
         output,
         pushBouncerUrl: config.pushBouncerUrl,
         filesDir: config.filesDir,
+        s3: config.s3,
         maxFileUploadSizeMib: config.maxFileUploadSizeMib
       })
       const seeded = config.demo && options.seed !== false

@@ -732,6 +732,12 @@ describe("Config", () => {
       assert.strictEqual((yield* load({ MAX_FILE_UPLOAD_SIZE_MIB: "25" })).maxFileUploadSizeMib, 25)
       assert.strictEqual((yield* load({ MAX_FILE_UPLOAD_SIZE_MIB: "0" })).maxFileUploadSizeMib, 0)
       assert.strictEqual((yield* load({})).maxFileUploadSizeMib, undefined)
+      assert.deepStrictEqual((yield* load({ S3_BUCKET: "chat-files" })).s3, { bucket: "chat-files" })
+      assert.deepStrictEqual(
+        (yield* load({ S3_BUCKET: "chat-files", S3_ENDPOINT: "http://127.0.0.1:9000" })).s3,
+        { bucket: "chat-files", endpoint: "http://127.0.0.1:9000" }
+      )
+      assert.strictEqual((yield* load({})).s3, undefined)
       const error = yield* Effect.flip(load({ MAX_FILE_UPLOAD_SIZE_MIB: "1.5" }))
       assert.strictEqual(error.message, "invalid MAX_FILE_UPLOAD_SIZE_MIB \"1.5\": expected a whole number of MiB from 0 to 1048576")
     }))
