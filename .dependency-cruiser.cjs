@@ -21,7 +21,7 @@ const coreLayers = [
   ["services", "services/[^/]+$"],
   ["demo", "demo/"],
   // The adapters sit side by side: neither imports the other (rule core-adapters-apart).
-  ["memory, sql and redis (adapters)", "(memory|sql|redis)/"],
+  ["memory, sql, redis and files (adapters)", "(memory|sql|redis|files)/"],
   ["composition (Persistence.ts, Teamchat.ts, index.ts)", "[^/]+$"],
   ["testing", "testing/"]
 ]
@@ -54,8 +54,8 @@ module.exports = {
       name: "core-adapters-apart",
       comment: "the memory, SQL and Redis adapters implement the same ports and never import each other",
       severity: "error",
-      from: { path: `${core}(memory|sql|redis)/` },
-      to: { path: `${core}(memory|sql|redis)/`, pathNot: `${core}$1/` }
+      from: { path: `${core}(memory|sql|redis|files)/` },
+      to: { path: `${core}(memory|sql|redis|files)/`, pathNot: `${core}$1/` }
     },
     {
       name: "core-no-http",

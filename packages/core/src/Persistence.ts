@@ -6,13 +6,18 @@
  *
  * @since 0.1.0
  */
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Redis from "effect/persistence/Redis"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type { MigrationError } from "effect/sql/Migrator"
 import * as SqlErrors from "effect/sql/SqlError"
 import type { SqlError } from "effect/sql/SqlError"
+import * as LocalFileStorage from "./files/LocalFileStorage.ts"
+import type * as S3FileStorage from "./files/S3FileStorage.ts"
+import * as MemoryFileStorage from "./memory/MemoryFileStorage.ts"
 import * as MemoryAccessCache from "./memory/MemoryAccessCache.ts"
+import * as MemoryAttachmentRepo from "./memory/MemoryAttachmentRepo.ts"
 import * as MemoryAuditLogRepo from "./memory/MemoryAuditLogRepo.ts"
 import { MemoryDatabase } from "./memory/MemoryDatabase.ts"
 import * as MemoryDraftRepo from "./memory/MemoryDraftRepo.ts"
@@ -30,9 +35,11 @@ import * as MemoryScheduledMessageRepo from "./memory/MemoryScheduledMessageRepo
 import * as MemoryRateLimitStore from "./memory/MemoryRateLimitStore.ts"
 import * as MemoryTransactor from "./memory/MemoryTransactor.ts"
 import * as MemoryUserStatusRepo from "./memory/MemoryUserStatusRepo.ts"
+import type { AttachmentRepo } from "./ports/AttachmentRepo.ts"
 import type { AuditLogRepo } from "./ports/AuditLogRepo.ts"
 import type { DraftRepo } from "./ports/DraftRepo.ts"
 import type { EventStore } from "./ports/EventStore.ts"
+import type { FileStorage } from "./ports/FileStorage.ts"
 import type { InvitationRepo } from "./ports/InvitationRepo.ts"
 import type { MessageSearch } from "./ports/MessageSearch.ts"
 import type { MessageStore } from "./ports/MessageStore.ts"
@@ -62,6 +69,7 @@ import * as PgClientLayer from "./sql/PgClientLayer.ts"
 import { PgliteClient } from "./sql/PgliteClient.ts"
 import * as SqlAccessCache from "./sql/SqlAccessCache.ts"
 import type { AccessNotices } from "./sql/SqlAccessCache.ts"
+import * as SqlAttachmentRepo from "./sql/SqlAttachmentRepo.ts"
 import * as SqlAuditLogRepo from "./sql/SqlAuditLogRepo.ts"
 import * as SqlDraftRepo from "./sql/SqlDraftRepo.ts"
 import * as SqlEventStore from "./sql/SqlEventStore.ts"
@@ -108,6 +116,7 @@ export type Persistence =
   | InvitationRepo
   | PushDeviceRepo
   | AuditLogRepo
+  | AttachmentRepo
   | Transactor
   | EventStore
   | Events
@@ -135,6 +144,7 @@ export const layerMemoryTables: Layer.Layer<Persistence, never, MemoryDatabase> 
     MemoryInvitationRepo.layer,
     MemoryPushDeviceRepo.layer,
     MemoryAuditLogRepo.layer,
+    MemoryAttachmentRepo.layer,
     MemoryAccessCache.layer
   )),
   // Before the repositories: the presence repository's conditional write takes a transaction of its own.
@@ -172,6 +182,7 @@ export const layerSql: Layer.Layer<Persistence | AccessNotices, MigrationError |
     SqlInvitationRepo.layer,
     SqlPushDeviceRepo.layer,
     SqlAuditLogRepo.layer,
+    SqlAttachmentRepo.layer,
     SqlTransactor.layer
   )),
   // Beneath the repositories: their writes to what access decisions read tell it (`AccessCache.changed`).
@@ -272,3 +283,31 @@ export const isUnavailable = (defect: unknown): boolean => {
   const cause = reason.cause as { readonly code?: unknown } | undefined
   return typeof cause === "object" && cause !== null && (cause.code === "53300" || cause.code === "57P03")
 }
+
+/**
+ * Uploaded files in a local folder (`root`, created when missing): the
+ * default store, `<DATA_DIR>/uploads`. One machine only: processes on
+ * several machines share files through an object store.
+ *
+ * @category layers
+ */
+export const layerFileStorageLocal = (root: string): Layer.Layer<FileStorage> => LocalFileStorage.layer(root)
+
+/**
+ * Uploaded files in this process's memory (a fresh store per build): tests
+ * and the in-memory database.
+ *
+ * @category layers
+ */
+export const layerFileStorageMemory: Layer.Layer<FileStorage> = MemoryFileStorage.layer
+
+/**
+ * Uploaded files in a bucket of an S3-compatible object store (the AWS SDK's
+ * usual credentials; `endpoint` for a server other than AWS): the store
+ * several machines share.
+ *
+ * @category layers
+ */
+export const layerFileStorageS3 = (options: S3FileStorage.S3Options): Layer.Layer<FileStorage> =>
+  // The AWS SDK is loaded only when it is used.
+  Layer.unwrap(Effect.map(Effect.promise(() => import("./files/S3FileStorage.ts")), (s3) => s3.layer(options)))

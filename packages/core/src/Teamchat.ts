@@ -38,6 +38,7 @@ import { MessageDeletion } from "./services/MessageDeletion.ts"
 import { Topics } from "./services/Topics.ts"
 import { MessageEdits } from "./services/MessageEdits.ts"
 import { Typing } from "./services/Typing.ts"
+import { Uploads } from "./services/Uploads.ts"
 import { Users } from "./services/Users.ts"
 import { UserGroups } from "./services/UserGroups.ts"
 import { UserSettings } from "./services/UserSettings.ts"
@@ -77,6 +78,7 @@ export type Services =
   | Invitations
   | PushDevices
   | AuditLog
+  | Uploads
 
 /**
  * Messages and what sends through it: scheduled messages, their delivery
@@ -102,7 +104,7 @@ export const layerServices = Layer.mergeAll(
 ).pipe(
   // Register reads scheduled messages and message state.
   Layer.provideMerge(
-    Layer.mergeAll(layerMessaging, MessageFlags.layer, MessageDeletion.layer, Muting.layer, Reactions.layer, Topics.layer, Typing.layer, Submessages.layer, UserStatus.layer, Drafts.layer, SavedSnippets.layer, PushDevices.layer)
+    Layer.mergeAll(layerMessaging, MessageFlags.layer, MessageDeletion.layer, Muting.layer, Reactions.layer, Topics.layer, Typing.layer, Submessages.layer, UserStatus.layer, Drafts.layer, SavedSnippets.layer, PushDevices.layer, Uploads.layer)
   ),
   Layer.provideMerge(Layer.mergeAll(Authentication.layer, Channels.layer, UserSettings.layer, EventQueues.layer, UserGroups.layer)),
   Layer.provideMerge(Layer.mergeAll(Organizations.layer, Presence.layer)),
@@ -117,11 +119,14 @@ export const layerSecrets = Layer.mergeAll(KeyGenerator.layer, PasswordHasher.la
 /** Deterministic keys and cheap hashes for tests. @category layers */
 export const layerSecretsTest = Layer.mergeAll(KeyGenerator.layerTest, PasswordHasher.layerTest)
 
-/** Everything in memory. @category layers */
+/** Everything in memory, uploaded files too. @category layers */
 export const layerMemory = (
   secrets: Layer.Layer<KeyGenerator | PasswordHasher> = layerSecrets
 ): Layer.Layer<Services | Persistence.Persistence> =>
-  layerServices.pipe(Layer.provideMerge(Persistence.layerMemory), Layer.provide(secrets))
+  layerServices.pipe(
+    Layer.provideMerge(Persistence.layerMemory),
+    Layer.provide(Layer.merge(secrets, Persistence.layerFileStorageMemory))
+  )
 
 /** Everything on SQL through the given client; migrations run first. @category layers */
 export const layerSql = (

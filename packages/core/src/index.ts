@@ -11,6 +11,8 @@
 
 // domain: records, ids, the caller, pure rules
 /** The audit log's rows and event types (the service is `AuditLog`). */
+/** Uploaded files: the record, its API view, Zulip's name and link rules (the service is `Uploads`). */
+export * as Attachment from "./domain/Attachment.ts"
 export * as AuditLogRecord from "./domain/AuditLog.ts"
 export * as Channel from "./domain/Channel.ts"
 export * as EmailAddress from "./domain/EmailAddress.ts"
@@ -100,6 +102,8 @@ export * as UserGroups from "./services/UserGroups.ts"
 export * as UserSettings from "./services/UserSettings.ts"
 export * as Users from "./services/Users.ts"
 export * as UserStatus from "./services/UserStatus.ts"
+/** POST /user_uploads, downloads, GET and DELETE /attachments. */
+export * as Uploads from "./services/Uploads.ts"
 export * as WelcomeBot from "./services/WelcomeBot.ts"
 
 // permission rules (pure functions)
@@ -109,8 +113,11 @@ export * as GroupMembership from "./permissions/GroupMembership.ts"
 // ports: what persistence provides (adapters are chosen in `Persistence`); an
 // embedder reads or seeds rows through them, or brings adapters of its own
 export * as AccessCache from "./ports/AccessCache.ts"
+export * as AttachmentRepo from "./ports/AttachmentRepo.ts"
 export * as AuditLogRepo from "./ports/AuditLogRepo.ts"
 export * as EventStore from "./ports/EventStore.ts"
+/** Where uploaded files' bytes live; the backends are `Persistence.layerFileStorage*`. */
+export * as FileStorage from "./ports/FileStorage.ts"
 export * as MessageStore from "./ports/MessageStore.ts"
 export * as MutingRepo from "./ports/MutingRepo.ts"
 export * as RateLimitStore from "./ports/RateLimitStore.ts"

@@ -7,7 +7,7 @@
  * | `PORT` | `--port` | 9991 (0 picks a free port) |
  * | `HOST` | `--host` | 127.0.0.1 |
  * | `DATABASE_URL` | `--database-url` | unset: embedded PGlite in `DATA_DIR`; `memory://`: in memory, lost at exit |
- * | `DATA_DIR` | `--data-dir` | ./data |
+ * | `DATA_DIR` | `--data-dir` | ./data (uploaded files in its `uploads` folder, on PostgreSQL too) |
  * | `DEMO` | `--demo` | off |
  * | `EXTERNAL_URL` | `--external-url` | http://localhost:PORT |
  * | `RATE_LIMIT_REQUESTS` (0 disables) | | the HTTP adapter's default |
@@ -20,6 +20,9 @@
  * | `LOG_FORMAT` (logfmt, json, pretty) | | logfmt: one line per entry |
  * | `PUSH_BOUNCER_URL` | | unset: no push service (POST /mobile_push/register fails with `PUSH_SERVICE_NOT_CONFIGURED`) |
  * | `MAX_BODY_BYTES` | | the HTTP adapter's default (4 MiB): larger request bodies get a 413 |
+ * | `S3_BUCKET` | | unset: uploaded files in `DATA_DIR/uploads`; set: in this bucket of an S3-compatible store (credentials and region by the AWS SDK's usual means) |
+ * | `S3_ENDPOINT` | | unset: AWS; an S3-compatible server's URL (path-style requests) |
+ * | `MAX_FILE_UPLOAD_SIZE_MIB` | | 100: larger uploads are refused (Zulip's `MAX_FILE_UPLOAD_SIZE`; 0 refuses every file) |
  * | `DATABASE_POOL_SIZE` | | 10 connections per server process (PostgreSQL) |
  * | `DATABASE_POOL_TIMEOUT_SECONDS` | | 10: a request waiting longer for a free connection gets a 503 with `Retry-After` |
  *
@@ -35,6 +38,7 @@
  */
 import type { Persistence } from "@teamchat/core"
 import * as Config from "effect/Config"
+import * as path from "node:path"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
@@ -113,6 +117,15 @@ export interface ServerConfig {
   readonly pushBouncerUrl?: string | undefined
   /** Larger request bodies are refused with a 413 (`MAX_BODY_BYTES`); undefined: the HTTP adapter's default. */
   readonly maxBodyBytes?: number | undefined
+  /**
+   * The folder uploaded files are kept in: `<DATA_DIR>/uploads` (PGlite and
+   * PostgreSQL); undefined: in memory, with the in-memory database.
+   */
+  readonly filesDir?: string | undefined
+  /** Uploaded files in this bucket of an S3-compatible store (`S3_BUCKET`, `S3_ENDPOINT`) instead of `filesDir`. */
+  readonly s3?: { readonly bucket: string; readonly endpoint?: string | undefined } | undefined
+  /** The upload limit in MiB (`MAX_FILE_UPLOAD_SIZE_MIB`); undefined: Zulip's default, 100. */
+  readonly maxFileUploadSizeMib?: number | undefined
 }
 
 /** How log entries (one per request, among others) are written to stdout. @category models */
@@ -310,6 +323,17 @@ const settings = {
     read: integerBetween(1024, 1024 * 1024 * 1024),
     expected: "a whole number of bytes from 1024 to 1073741824"
   },
+  s3Bucket: { name: "S3_BUCKET", read: Config.String, expected: "a bucket name" },
+  s3Endpoint: {
+    name: "S3_ENDPOINT",
+    read: (name) => Config.map(Config.schema(Schema.URL.check(Schema.makeFilter(isOrigin)), name), (url) => url.origin),
+    expected: "an http:// or https:// URL without a path, e.g. http://127.0.0.1:9000"
+  },
+  maxFileUploadSizeMib: {
+    name: "MAX_FILE_UPLOAD_SIZE_MIB",
+    read: integerBetween(0, 1024 * 1024),
+    expected: "a whole number of MiB from 0 to 1048576"
+  },
   pushBouncerUrl: {
     name: "PUSH_BOUNCER_URL",
     read: (name) => Config.map(Config.schema(Schema.URL.check(Schema.makeFilter(isBouncerUrl)), name), (url) => url.toString()),
@@ -460,6 +484,10 @@ export const server = Effect.fn("Config.server")(function*(overrides: Overrides 
   const db = yield* database(overrides)
   const bouncer = yield* pushBouncerUrl
   const maxBodyBytes = Option.getOrUndefined(yield* read(settings.maxBodyBytes))
+  const maxFileUploadSizeMib = Option.getOrUndefined(yield* read(settings.maxFileUploadSizeMib))
+  const filesDir = yield* filesDirectory(db)
+  const s3Bucket = Option.getOrUndefined(yield* read(settings.s3Bucket))
+  const s3Endpoint = Option.getOrUndefined(yield* read(settings.s3Endpoint))
   return {
     port: listenPort,
     host,
@@ -472,8 +500,28 @@ export const server = Effect.fn("Config.server")(function*(overrides: Overrides 
     workers: yield* workers(db, overrides),
     rateLimitStore: yield* rateLimitStore(db),
     ...(bouncer === undefined ? {} : { pushBouncerUrl: bouncer }),
-    ...(maxBodyBytes === undefined ? {} : { maxBodyBytes })
+    ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
+    ...(filesDir === undefined ? {} : { filesDir }),
+    ...(maxFileUploadSizeMib === undefined ? {} : { maxFileUploadSizeMib }),
+    ...(s3Bucket === undefined ? {} : { s3: { bucket: s3Bucket, ...(s3Endpoint === undefined ? {} : { endpoint: s3Endpoint }) } })
   } satisfies ServerConfig as ServerConfig
+})
+
+/** The folder of the uploads folder. @category constants */
+export const filesSubdirectory = "uploads"
+
+/**
+ * Where uploaded files are kept: the data directory's `uploads` folder
+ * (PGlite's, or `DATA_DIR` beside PostgreSQL); none with the in-memory
+ * database.
+ *
+ * @category config
+ */
+export const filesDirectory = Effect.fn("Config.filesDirectory")(function*(db: Database) {
+  if (db._tag === "Memory") return undefined
+  if (db._tag === "Pglite") return path.join(db.dataDir, filesSubdirectory)
+  const dir = yield* read(settings.dataDir)
+  return path.join(Option.getOrElse(dir, () => defaults.dataDir), filesSubdirectory)
 })
 
 /**

@@ -69,6 +69,7 @@ import * as DraftsHandlers from "./handlers/Drafts.ts"
 import * as SavedSnippetsHandlers from "./handlers/SavedSnippets.ts"
 import * as InvitationsHandlers from "./handlers/Invitations.ts"
 import * as PushDevicesHandlers from "./handlers/PushDevices.ts"
+import * as UploadsHandlers from "./handlers/Uploads.ts"
 import * as Pipeline from "./Pipeline.ts"
 import * as Config from "./internal/Config.ts"
 import * as EmojiData from "./internal/EmojiData.ts"
@@ -127,7 +128,9 @@ const handlers = Layer.mergeAll(
   MessagesHandlers.layer,
   InvitationsHandlers.layer,
   PushDevicesHandlers.layer,
-  TypingHandlers.layer
+  TypingHandlers.layer,
+  UploadsHandlers.layer,
+  UploadsHandlers.layerFiles
 )
 
 const limiters = new WeakMap<HttpOptions, Layer.Layer<RateLimiter, never, RateLimitStore.RateLimitStore>>()

@@ -7,7 +7,11 @@
  * (`ZulipErrors`), the merged parameters (`RequestParams`), the
  * authentication or the address rate limit the endpoint's group declares
  * (each knowing its endpoint), the path and query decoded by the
- * endpoint's schemas (decoders made once), the handler, and its value
+ * endpoint's schemas (decoders made once), for an endpoint whose payload
+ * is a multipart stream (`HttpApiSchema.asMultipartStream`, POST
+ * /user_uploads) the body's parts as a stream (empty for a body of any
+ * other type: HttpApi would answer it with a bare 415, Zulip finds no
+ * parts in it), the handler, and its value
  * encoded by the endpoint's success schema (`Envelope.encoder`, made once).
  * The router, its global middleware (`middleware/RequestLog.ts`: the log
  * line, 404/405, deferred responses) and the server adapter are effect's,
@@ -40,7 +44,9 @@ import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Tracer from "effect/Tracer"
+import * as Stream from "effect/Stream"
 import * as Envelope from "./internal/Envelope.ts"
+import * as Params from "./internal/Params.ts"
 import * as RequestLog from "./middleware/RequestLog.ts"
 
 type AnyEffect = Effect.Effect<any, any, any>
@@ -78,6 +84,18 @@ const successEncoder = (endpoint: HttpApiEndpoint.Top) => {
   }
 }
 
+/** Whether the endpoint's payload is a multipart stream (`asMultipartStream`). */
+const isMultipartStream = (endpoint: HttpApiEndpoint.Top): boolean => {
+  for (const [, { encoding }] of endpoint.payload as HttpApiEndpoint.PayloadMap) {
+    if (encoding._tag === "Multipart" && encoding.mode === "stream") return true
+  }
+  return false
+}
+
+/** The body's parts when it is multipart; no parts otherwise. */
+const multipartPayload = (request: HttpServerRequest.HttpServerRequest) =>
+  Params.mediaType(request.headers["content-type"]) === "multipart/form-data" ? request.multipartStream : Stream.empty
+
 /** The endpoint's handler with its parameters decoded and its value encoded. */
 const handlerEffect = (
   group: HttpApiGroup.Top,
@@ -91,16 +109,15 @@ const handlerEffect = (
     ? undefined
     : Schema.decodeUnknownEffect(Schema.toCodecArrayFromSingle(endpoint.query as Schema.Codec<unknown, unknown>))
   const encode = successEncoder(endpoint)
+  const multipart = isMultipartStream(endpoint)
   const handler = runtime.handler
   const answer = (value: unknown): AnyEffect =>
     HttpServerResponse.isHttpServerResponse(value) ? Effect.succeed(value) : encode(value as object)
   const run = (input: Record<string, unknown>) => Effect.flatMap(handler(input), answer)
   return Effect.contextWith((context: Context.Context<never>) => {
-    const input: Record<string, unknown> = {
-      request: Context.getUnsafe(context, HttpServerRequest.HttpServerRequest),
-      endpoint,
-      group
-    }
+    const request = Context.getUnsafe(context, HttpServerRequest.HttpServerRequest)
+    const input: Record<string, unknown> = { request, endpoint, group }
+    if (multipart) input.payload = multipartPayload(request)
     const withQuery = () =>
       decodeQuery === undefined ? run(input) : Effect.flatMap(
         HttpApiError.HttpApiSchemaError.wrap(

@@ -14,6 +14,7 @@
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import {
+  Attachment,
   DemoData,
   DemoOrganization,
   EventQueues,
@@ -277,10 +278,25 @@ export const layerCore = (
     readonly output?: Output | undefined
     /** The push bouncer E2EE registrations are forwarded to; none when undefined. */
     readonly pushBouncerUrl?: string | undefined
+    /** The folder uploaded files are kept in; undefined: memory. */
+    readonly filesDir?: string | undefined
+    /** The S3 bucket uploaded files are kept in instead (`S3_BUCKET`, `S3_ENDPOINT`). */
+    readonly s3?: { readonly bucket: string; readonly endpoint?: string | undefined } | undefined
+    /** The upload limit in MiB; undefined: 100. */
+    readonly maxFileUploadSizeMib?: number | undefined
   } = {}
 ) => {
   const output = options.output ?? stdout
-  const secrets = options.secrets ?? Teamchat.layerSecrets
+  const storage = options.s3 !== undefined
+    ? Persistence.layerFileStorageS3(options.s3)
+    : options.filesDir === undefined
+    ? Persistence.layerFileStorageMemory
+    : Persistence.layerFileStorageLocal(options.filesDir)
+  const uploadLimit = options.maxFileUploadSizeMib === undefined
+    ? Layer.empty
+    : Layer.succeed(Attachment.MaxFileUploadSizeMib)(options.maxFileUploadSizeMib)
+  // Besides the secrets: where uploaded files go and their limit.
+  const secrets = Layer.mergeAll(options.secrets ?? Teamchat.layerSecrets, storage, uploadLimit)
   const core: Layer.Layer<
     Teamchat.Services | Persistence.Persistence,
     MigrationError | SqlError | DataDirInUse | DataDirUnusable
@@ -489,7 +505,14 @@ export const layer = (config: ServerConfig, options: Options = {}) =>
       const address = (yield* HttpServer.HttpServer).address
       const port = "port" in address ? address.port : config.port
       const url = config.externalUrl ?? defaultExternalUrl(port)
-      const core = layerCore(config.database, { secrets: options.secrets, output, pushBouncerUrl: config.pushBouncerUrl })
+      const core = layerCore(config.database, {
+        secrets: options.secrets,
+        output,
+        pushBouncerUrl: config.pushBouncerUrl,
+        filesDir: config.filesDir,
+        s3: config.s3,
+        maxFileUploadSizeMib: config.maxFileUploadSizeMib
+      })
       const seeded = config.demo && options.seed !== false
         ? Layer.effectDiscard(seedDemo(url, output)).pipe(Layer.provideMerge(core))
         : core

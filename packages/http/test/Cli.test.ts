@@ -717,8 +717,29 @@ describe("Config", () => {
         logLevel: "Info",
         logFormat: "logfmt",
         workers: 1,
-        rateLimitStore: { _tag: "Memory" }
+        rateLimitStore: { _tag: "Memory" },
+        filesDir: "data/uploads"
       })
+    }))
+
+  it.effect("uploaded files live in the data directory's uploads folder (beside PostgreSQL too); MAX_FILE_UPLOAD_SIZE_MIB", () =>
+    Effect.gen(function*() {
+      assert.strictEqual((yield* load({ DATA_DIR: "/srv/chat" })).filesDir, "/srv/chat/uploads")
+      assert.strictEqual((yield* load({}, { dataDir: "/tmp/x" })).filesDir, "/tmp/x/uploads")
+      assert.strictEqual((yield* load({ DATABASE_URL: "postgres://db/chat", DATA_DIR: "/srv/chat" })).filesDir, "/srv/chat/uploads")
+      assert.strictEqual((yield* load({ DATABASE_URL: "postgres://db/chat" })).filesDir, "data/uploads")
+      assert.strictEqual((yield* load({ DATABASE_URL: "memory://" })).filesDir, undefined)
+      assert.strictEqual((yield* load({ MAX_FILE_UPLOAD_SIZE_MIB: "25" })).maxFileUploadSizeMib, 25)
+      assert.strictEqual((yield* load({ MAX_FILE_UPLOAD_SIZE_MIB: "0" })).maxFileUploadSizeMib, 0)
+      assert.strictEqual((yield* load({})).maxFileUploadSizeMib, undefined)
+      assert.deepStrictEqual((yield* load({ S3_BUCKET: "chat-files" })).s3, { bucket: "chat-files" })
+      assert.deepStrictEqual(
+        (yield* load({ S3_BUCKET: "chat-files", S3_ENDPOINT: "http://127.0.0.1:9000" })).s3,
+        { bucket: "chat-files", endpoint: "http://127.0.0.1:9000" }
+      )
+      assert.strictEqual((yield* load({})).s3, undefined)
+      const error = yield* Effect.flip(load({ MAX_FILE_UPLOAD_SIZE_MIB: "1.5" }))
+      assert.strictEqual(error.message, "invalid MAX_FILE_UPLOAD_SIZE_MIB \"1.5\": expected a whole number of MiB from 0 to 1048576")
     }))
 
   it.effect("MAX_BODY_BYTES sets the request body limit of the served options (default 4 MiB)", () =>
@@ -781,7 +802,9 @@ describe("Config", () => {
         logFormat: "json",
         // One worker per core on PostgreSQL, rate limits counted there.
         workers: os.availableParallelism(),
-        rateLimitStore: { _tag: "Postgres" }
+        rateLimitStore: { _tag: "Postgres" },
+        // Beside PostgreSQL the data directory keeps only the uploaded files.
+        filesDir: "/ignored/uploads"
       })
       assert.strictEqual(Config.describeDatabase(config.database), "PostgreSQL at postgresql://u:***@db:5432/chat")
       const flagged = yield* load(env, { port: "0", dataDir: "./here", demo: true })

@@ -132,6 +132,8 @@ describe("unknown routes", () => {
         assert.strictEqual(reply.headers.get("content-type"), "application/json")
         assert.strictEqual(reply.json.openapi, "3.1.0")
         assert.deepStrictEqual(Object.keys(reply.json.paths).sort(), [
+          "/api/v1/attachments",
+          "/api/v1/attachments/{attachment_id}",
           "/api/v1/dev_fetch_api_key",
           "/api/v1/dev_list_users",
           "/api/v1/drafts",
@@ -178,6 +180,7 @@ describe("unknown routes", () => {
           "/api/v1/user_groups/{user_group_id}/members/{user_id}",
           "/api/v1/user_groups/{user_group_id}/subgroups",
           "/api/v1/user_topics",
+          "/api/v1/user_uploads",
           "/api/v1/users",
           "/api/v1/users/me",
           "/api/v1/users/me/alert_words",
@@ -193,8 +196,18 @@ describe("unknown routes", () => {
           "/api/v1/users/{user_id_or_email}/presence",
           "/api/v1/users/{user_id}",
           "/api/v1/users/{user_id}/reactivate",
-          "/api/v1/users/{user_id}/status"
+          "/api/v1/users/{user_id}/status",
+          "/user_uploads/{realm_id}/{filename}"
         ])
+        // The upload's body is a multipart stream of one file; the download is the file's bytes.
+        assert.deepStrictEqual(
+          Object.keys(reply.json.paths["/api/v1/user_uploads"].post.requestBody.content),
+          ["multipart/form-data"]
+        )
+        assert.deepStrictEqual(
+          reply.json.paths["/user_uploads/{realm_id}/{filename}"].get.parameters.map((p: { name: string }) => p.name),
+          ["realm_id", "filename"]
+        )
         assert.deepStrictEqual(Object.keys(reply.json.paths["/api/v1/events"]).sort(), ["delete", "get"])
         assert.deepStrictEqual(Object.keys(reply.json.paths["/api/v1/users/me/alert_words"]).sort(), ["delete", "get", "post"])
         const me = reply.json.paths["/api/v1/users/me"].get

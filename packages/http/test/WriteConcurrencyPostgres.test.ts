@@ -13,7 +13,7 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { layerMatrixOn, MatrixFixture, methodOf, pathOf } from "./support/AuthorizationMatrix.ts"
+import { layerMatrixOn, MatrixFixture, methodOf, pathOf, sendCall } from "./support/AuthorizationMatrix.ts"
 import { layerTwoWorkers } from "./support/concurrency/TwoWorkers.ts"
 import { matrix } from "./support/matrix/Rows.ts"
 import type { Account, Row } from "./support/matrix/Table.ts"
@@ -40,11 +40,7 @@ describe("every write operation 8 at once on PostgreSQL with two workers", () =>
           const calls = yield* Effect.forEach(Array.from({ length: 8 }), () => row.request(fixture, as, as))
           const replies = yield* Effect.all(
             calls.map((call) =>
-              fixture.server.fetch(methodOf(row), `/api/v1${call.path ?? pathOf(row)}`, {
-                as: fixture.accounts[as],
-                query: call.query,
-                form: call.form
-              })
+              sendCall(fixture.server, methodOf(row), `/api/v1${call.path ?? pathOf(row)}`, fixture.accounts[as], call)
             ),
             { concurrency: "unbounded" }
           )

@@ -72,6 +72,10 @@ export type DraftId = typeof DraftId.Type
 export const SavedSnippetId = PositiveSafeInt.pipe(Schema.brand("SavedSnippetId"))
 /** @category ids */
 export type SavedSnippetId = typeof SavedSnippetId.Type
+/** An uploaded file (Zulip's Attachment). Re-exported by `Attachment.ts`. @category ids */
+export const AttachmentId = PositiveSafeInt.pipe(Schema.brand("AttachmentId"))
+/** @category ids */
+export type AttachmentId = typeof AttachmentId.Type
 /** A reusable invitation link (Zulip's MultiuseInvite). @category ids */
 export const InvitationId = PositiveSafeInt.pipe(Schema.brand("InvitationId"))
 /** @category ids */
@@ -112,6 +116,8 @@ export const draftId: (n: number) => DraftId = checked("DraftId", DraftId)
 /** @category constructors */
 export const savedSnippetId: (n: number) => SavedSnippetId = checked("SavedSnippetId", SavedSnippetId)
 /** @category constructors */
+export const attachmentId: (n: number) => AttachmentId = checked("AttachmentId", AttachmentId)
+/** @category constructors */
 export const invitationId: (n: number) => InvitationId = checked("InvitationId", InvitationId)
 /** @category constructors */
 export const auditLogId: (n: number) => AuditLogId = checked("AuditLogId", AuditLogId)
@@ -139,6 +145,7 @@ export const fromRow = {
   profileFieldId: (n: number): ProfileFieldId => n as ProfileFieldId,
   draftId: (n: number): DraftId => n as DraftId,
   savedSnippetId: (n: number): SavedSnippetId => n as SavedSnippetId,
+  attachmentId: (n: number): AttachmentId => n as AttachmentId,
   invitationId: (n: number): InvitationId => n as InvitationId,
   auditLogId: (n: number): AuditLogId => n as AuditLogId
 } as const

@@ -11,6 +11,7 @@ import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
 import { Journal, JournaledMap, JournaledSet } from "./internal/Journal.ts"
 import { MessageTables } from "./internal/MessageTables.ts"
+import type { Attachment } from "../domain/Attachment.ts"
 import type { AuditLogEntry } from "../domain/AuditLog.ts"
 import type { Channel, Subscription } from "../domain/Channel.ts"
 import type { CustomProfileField, ProfileFieldValue } from "../domain/CustomProfileField.ts"
@@ -76,6 +77,10 @@ export interface MemoryTables {
   pushDevices: Map<string, PushDevice>
   /** The audit log's rows by id. */
   auditLog: Map<number, AuditLogEntry>
+  /** Uploaded files' rows by id. */
+  attachments: Map<number, Attachment>
+  /** The ids of the messages linking each attachment, by attachment id (each list replaced on write). */
+  attachmentMessages: Map<number, ReadonlyArray<number>>
   /**
    * Each organization's access version (SQL's `access_versions`): moved by
    * every write to what access decisions read (see `accessChanged`), and
@@ -94,7 +99,8 @@ export interface MemoryTables {
     | "drafts"
     | "savedSnippets"
     | "invitations"
-    | "auditLog",
+    | "auditLog"
+    | "attachments",
     number
   >
 }
@@ -125,6 +131,8 @@ const emptyTables = (journal: Journal): MemoryTables => ({
   invitations: new JournaledMap(journal),
   pushDevices: new JournaledMap(journal),
   auditLog: new JournaledMap(journal),
+  attachments: new JournaledMap(journal),
+  attachmentMessages: new JournaledMap(journal),
   accessVersions: new JournaledMap(journal),
   sequences: {
     realms: 0,
@@ -138,7 +146,8 @@ const emptyTables = (journal: Journal): MemoryTables => ({
     drafts: 0,
     savedSnippets: 0,
     invitations: 0,
-    auditLog: 0
+    auditLog: 0,
+    attachments: 0
   }
 })
 

@@ -37,6 +37,8 @@ import type { AccessContext } from "./internal/access.ts"
 import { containsWord, render } from "../markdown/Markdown.ts"
 import type { RenderContext } from "../markdown/Markdown.ts"
 import { MessageStore } from "../ports/MessageStore.ts"
+import { AttachmentRepo } from "../ports/AttachmentRepo.ts"
+import { claimAttachments, linksUploads } from "./internal/attachments.ts"
 import { ChannelRepo, MessageRepo, SubscriptionRepo } from "../ports/Repositories.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import { AccessCache, StaleAccess } from "../ports/AccessCache.ts"
@@ -432,6 +434,7 @@ const makeMessages = Effect.gen(function*() {
   const loadAccess = yield* makeAccessLoader
   const messages = yield* MessageRepo
   const store = yield* MessageStore
+  const attachments = yield* AttachmentRepo
   const channels = yield* ChannelRepo
   const search = yield* MessageSearch
   const subscriptions = yield* SubscriptionRepo
@@ -645,6 +648,8 @@ const makeMessages = Effect.gen(function*() {
   const write = Effect.fnUntraced(function*(ctx: AccessContext, items: ReadonlyArray<Item>) {
     const prepared = yield* prepare(ctx, items)
     const inserted = yield* store.insertMany(prepared.map((p) => ({ message: p.row, recipients: recipientRows(p.flags) })))
+    // The uploads each message links are claimed with it.
+    for (const message of inserted) yield* claimAttachments(attachments, events.publishAll, message)
     // A widget's first submessage is written with its message, from its sender.
     const widgets: Array<ReadonlyArray<Submessage>> = []
     for (const [i, message] of inserted.entries()) {
@@ -705,6 +710,8 @@ const makeMessages = Effect.gen(function*() {
   /** Whether `writeOne` does all `write` would (a widget's submessage needs the message's id first). */
   const writesAlone = (ctx: AccessContext, validated: ValidatedMessage): boolean => {
     if (validated.widget !== undefined || widgetContent(validated.content) !== undefined) return false
+    // Claiming the uploads it links needs the message's id first.
+    if (linksUploads(validated.content, ctx.state.realm.id)) return false
     if (validated.destination._tag === "direct") return true
     return ctx.channelsById.get(validated.destination.channel.id)?.first_message_id !== null
   }

@@ -13,6 +13,7 @@
  *
  * @since 0.1.0
  */
+import { MaxFileUploadSizeMib } from "../domain/Attachment.ts"
 import { CustomProfileFieldTypes, DefaultExternalAccounts, toApiField } from "../domain/CustomProfileField.ts"
 import type { ProfileData } from "../domain/CustomProfileField.ts"
 import { ProfileFieldRepo } from "../ports/ProfileFieldRepo.ts"
@@ -77,7 +78,7 @@ export interface RegisterParams extends RegisterQueueParams {
   readonly presence_history_limit_days?: number | undefined
 }
 
-/** Limits reported with `realm`. @category constants */
+/** Limits reported with `realm` (`max_file_upload_size_mib`: the server's, `MaxFileUploadSizeMib`). @category constants */
 export const Limits = {
   max_message_length: 10000,
   max_topic_length: 60,
@@ -128,6 +129,7 @@ export class Register extends Context.Service<Register, {
       const savedSnippets = yield* SavedSnippets
       const pushDevices = yield* PushDevices
       const muting = yield* MutingRepo
+      const maxFileUploadSizeMib = yield* MaxFileUploadSizeMib
 
       const initialState = Effect.fn("Register.initialState")(function*(
         principal: Principal,
@@ -173,7 +175,9 @@ export class Register extends Context.Service<Register, {
             })
           )
         }
-        if (want("realm")) Object.assign(state, realmState(ctx, user, ids, server, now))
+        if (want("realm")) {
+          Object.assign(state, realmState(ctx, user, ids, server, now), { max_file_upload_size_mib: maxFileUploadSizeMib })
+        }
         if (want("realm_bot")) state.realm_bots = []
         if (want("realm_embedded_bots")) state.realm_embedded_bots = []
         if (want("realm_incoming_webhook_bots")) state.realm_incoming_webhook_bots = []

@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { checkPublished } from "../domain/events/EventPayload.ts"
 import * as Persistence from "../Persistence.ts"
+import type { FileStorage } from "../ports/FileStorage.ts"
 import type { Publication } from "../services/events/Events.ts"
 import { Events } from "../services/events/Events.ts"
 import type { KeyGenerator } from "../services/KeyGenerator.ts"
@@ -41,22 +42,24 @@ export const layer: Layer.Layer<Events, never, Events> = Layer.effect(
 
 /**
  * Every core service over `persistence`, publishing through `layer` (the
- * `Events` the layer provides is the checking one too).
+ * `Events` the layer provides is the checking one too); uploaded files in
+ * memory.
  */
 export const layerServices = <E, R>(
   persistence: Layer.Layer<Persistence.Persistence, E, R>,
-  secrets: Layer.Layer<KeyGenerator | PasswordHasher> = Teamchat.layerSecretsTest
+  secrets: Layer.Layer<KeyGenerator | PasswordHasher> = Teamchat.layerSecretsTest,
+  storage: Layer.Layer<FileStorage> = Persistence.layerFileStorageMemory
 ): Layer.Layer<Teamchat.Services | Persistence.Persistence, E, R> =>
   Teamchat.layerServices.pipe(
     Layer.provideMerge(layer),
     Layer.provideMerge(persistence),
-    Layer.provide(secrets)
+    Layer.provide(Layer.merge(secrets, storage))
   )
 
-/** `Teamchat.layerMemory` with every published event checked. */
-export const layerMemory = (secrets?: Layer.Layer<KeyGenerator | PasswordHasher>) =>
-  layerServices(Persistence.layerMemory, secrets)
+/** `Teamchat.layerMemory` with every published event checked (files in `storage`, default memory). */
+export const layerMemory = (secrets?: Layer.Layer<KeyGenerator | PasswordHasher>, storage?: Layer.Layer<FileStorage>) =>
+  layerServices(Persistence.layerMemory, secrets, storage)
 
-/** `Teamchat.layerSql` with every published event checked. */
-export const layerSql = (secrets?: Layer.Layer<KeyGenerator | PasswordHasher>) =>
-  layerServices(Persistence.layerSql, secrets)
+/** `Teamchat.layerSql` with every published event checked (files in `storage`, default memory). */
+export const layerSql = (secrets?: Layer.Layer<KeyGenerator | PasswordHasher>, storage?: Layer.Layer<FileStorage>) =>
+  layerServices(Persistence.layerSql, secrets, storage)

@@ -33,6 +33,7 @@ import { PresenceApi } from "./Presence.ts"
 import { InvitationsApi } from "./Invitations.ts"
 import { PushDevicesApi } from "./PushDevices.ts"
 import { TypingApi } from "./Typing.ts"
+import { documentDownloadPath, FilesApi, UploadsApi } from "./Uploads.ts"
 
 const annotations = OpenApi.annotations({
   title: "teamchat: Zulip-compatible REST API",
@@ -62,14 +63,20 @@ const common = HttpApi.make("teamchat")
   .add(InvitationsApi)
   .add(PushDevicesApi)
   .add(TypingApi)
+  .add(UploadsApi)
+
+/** Downloads, outside /api/v1 (Zulip's `/user_uploads/...`), with the API's own middleware. */
+const files = FilesApi.middleware(RequestParams).middleware(ZulipErrors)
 
 /** The API with the demo-only `dev` group. @category api */
 export class Api extends common.add(DevApi)
   .middleware(RequestParams)
   .middleware(ZulipErrors)
   .prefix("/api/v1")
+  .add(files)
   .annotateMerge(annotations)
   .annotate(HttpApi.AdditionalSchemas, EventSchemas)
+  .annotate(OpenApi.Transform, documentDownloadPath)
 {}
 
 /** The API without the `dev` group. @category api */
@@ -77,6 +84,8 @@ export class ApiProduction extends common
   .middleware(RequestParams)
   .middleware(ZulipErrors)
   .prefix("/api/v1")
+  .add(files)
   .annotateMerge(annotations)
   .annotate(HttpApi.AdditionalSchemas, EventSchemas)
+  .annotate(OpenApi.Transform, documentDownloadPath)
 {}

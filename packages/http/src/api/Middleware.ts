@@ -43,6 +43,18 @@ export const ChecksAccessItself = Context.Reference<boolean>(
   { defaultValue: () => false }
 )
 
+/**
+ * An endpoint annotation: its handler reads the request body itself, as a
+ * stream (POST /user_uploads: the file goes to the store as it arrives), so
+ * `RequestParams` leaves the body alone (parameters come from the query
+ * string only) and its `maxBodyBytes` does not apply; the handler enforces
+ * its own limit. @category annotations
+ */
+export const ReadsBodyItself = Context.Reference<boolean>(
+  "@teamchat/http/middleware/RequestParams/ReadsBodyItself",
+  { defaultValue: () => false }
+)
+
 /** Who reads: an authenticated user, or a spectator (`user` undefined) of `realm`. @category models */
 export interface Viewer {
   readonly realm: Realm.Realm

@@ -11,7 +11,8 @@
  * middleware also provides `IgnoredParameters` for the success envelope.
  *
  * Bodies over `maxBodyBytes` fail with a Zulip-shaped 413, checked against
- * `Content-Length` first and enforced while reading.
+ * `Content-Length` first and enforced while reading. An endpoint annotated
+ * `ReadsBodyItself` (POST /user_uploads) keeps its body for its handler.
  *
  * Every merged value the endpoint declares is checked here for what no
  * parameter may hold (NUL bytes, lone surrogates; see `Params.checkText`),
@@ -33,7 +34,7 @@ import * as Redacted from "effect/Redacted"
 import type * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import * as Stream from "effect/Stream"
-import { RequestParams } from "../api/Middleware.ts"
+import { ReadsBodyItself, RequestParams } from "../api/Middleware.ts"
 import { PayloadTooLarge } from "../internal/Errors.ts"
 import * as IgnoredParameters from "../internal/IgnoredParameters.ts"
 import * as Params from "../internal/Params.ts"
@@ -106,6 +107,7 @@ export const layer = (options: { readonly maxBodyBytes: number }): Layer.Layer<R
     // Runs once per endpoint, when the routes are built.
     const declared = IgnoredParameters.declaredNames(endpoint)
     const nullMessages = nullMessagesOf(endpoint.query)
+    const readsBody = !Context.get(endpoint.annotations, ReadsBodyItself)
     const withParams = (merged: Record<string, string>, ignored: ReadonlyArray<string>) => {
       const run = Effect.updateContext(
         httpEffect,
@@ -143,7 +145,7 @@ export const layer = (options: { readonly maxBodyBytes: number }): Layer.Layer<R
         const last = typeof value === "string" ? value : value[value.length - 1]
         if (last !== undefined) merged[key] = last
       }
-      const body = readBody(request, options.maxBodyBytes)
+      const body = readsBody ? readBody(request, options.maxBodyBytes) : undefined
       if (body === undefined) {
         return withParams(merged, IgnoredParameters.compute(Object.keys(merged), declared))
       }

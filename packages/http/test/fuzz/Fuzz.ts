@@ -721,9 +721,23 @@ const send = (handler: (request: Request) => Promise<Response>, request: Request
 /** Zulip's error texts are short; a longer one echoes a (megabyte) input whole. */
 const maxErrorLength = 10_000
 
+/**
+ * The answers of the download of uploads (GET /user_uploads/{realm_id}/…,
+ * outside /api/v1) that are not JSON, as Zulip's: its HTML 404 and 403.
+ */
+const downloadAnswers: ReadonlyMap<number, string> = new Map([
+  [404, "<p>This file does not exist or has been deleted.</p>"],
+  [403, "<p>You are not authorized to view this file.</p>"]
+])
+
 /** Why an answer is wrong, or undefined. */
-const wrongAnswer = (answer: Answer): string | undefined => {
+const wrongAnswer = (answer: Answer, operation?: Operation): string | undefined => {
   if (answer.status >= 500) return `status ${answer.status}`
+  if (operation !== undefined && operation.path.startsWith("/user_uploads/") && answer.json === undefined) {
+    // A file's bytes are its own; a refusal is one of Zulip's two HTML answers.
+    if (answer.status < 300) return undefined
+    return downloadAnswers.get(answer.status) === answer.text ? undefined : "the download's refusal is not Zulip's HTML"
+  }
   const body = answer.json as Record<string, unknown> | undefined
   if (body === undefined || typeof body !== "object" || body === null) return "the body is not a JSON object"
   if (answer.status >= 400) {
@@ -820,7 +834,7 @@ const makeFuzzer = Effect.gen(function*() {
       known = undefined
       const answer = yield* Effect.mapError(send(server.handler, request), (why) => `${why}\n${description}`)
       if (answer.status < 400) yield* reactivateAll(restore)
-      const wrong = wrongAnswer(answer)
+      const wrong = wrongAnswer(answer, operation)
       if (wrong !== undefined) return yield* fail(wrong, answer)
       if (answer.status >= 400) {
         const after = yield* state

@@ -20,11 +20,16 @@
  *   has its own message (content, topic, full_name); a lone surrogate in
  *   JSON text is "x is not valid JSON", as Zulip's JSON parser says;
  * - an error repeats at most 500 characters of a value, cut with "...".
+ * - POST /user_uploads with a body that is not multipart, or multipart
+ *   without a file, has no file ("You must specify a file to upload");
+ *   a multipart type without a boundary is "Malformed request body"; a
+ *   download path that leaves the store (encoded slashes and dots) names no
+ *   upload: Zulip's HTML 404.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type { Backend, RequestOptions } from "./Harness.ts"
-import { accounts, demoLayer, layerServer, Server } from "./Harness.ts"
+import { accounts, demoLayer, layerServer, makeRequest, Server } from "./Harness.ts"
 
 const badRequest = (msg: string, extra: object = {}) => ({ result: "error", msg, code: "BAD_REQUEST", ...extra })
 const noRoute = { result: "error", msg: "Not Found", code: "BAD_REQUEST" }
@@ -38,6 +43,8 @@ interface Row {
   readonly options?: Omit<RequestOptions, "as">
   readonly status: number
   readonly body: object
+  /** An answer that is not JSON (a download's HTML): its exact text; `body` is then unused. */
+  readonly text?: string
 }
 
 const channel = (to: string) => ({ form: { type: "channel", to, topic: "bad input", content: "never sent" } })
@@ -694,6 +701,85 @@ const echoes: ReadonlyArray<Row> = [
   }
 ]
 
+const noFile = badRequest("You must specify a file to upload")
+const fileMissing = "<p>This file does not exist or has been deleted.</p>"
+
+/** Uploads: bodies that are not one file, attachment ids, download paths that would leave the store. */
+const uploads: ReadonlyArray<Row> = [
+  ...[
+    ["application/json", "{\"file\": \"x\"}"],
+    ["text/plain", "file"],
+    ["application/octet-stream", "\u0000\u0001"]
+  ].map(([type, body]): Row => ({
+    name: `POST /user_uploads with a ${type} body`,
+    method: "POST",
+    path: "/api/v1/user_uploads",
+    options: { body: body!, headers: { "content-type": type! } },
+    status: 400,
+    body: noFile
+  })),
+  {
+    name: "POST /user_uploads with a form body",
+    method: "POST",
+    path: "/api/v1/user_uploads",
+    options: { form: { file: "not a file" } },
+    status: 400,
+    body: noFile
+  },
+  {
+    name: "POST /user_uploads with a multipart body of fields only",
+    method: "POST",
+    path: "/api/v1/user_uploads",
+    options: { multipart: { file: "not a file", filename: "x.txt" } },
+    status: 400,
+    body: noFile
+  },
+  {
+    name: "POST /user_uploads with a multipart type and no boundary",
+    method: "POST",
+    path: "/api/v1/user_uploads",
+    options: { body: "--x\r\n", headers: { "content-type": "multipart/form-data" } },
+    status: 400,
+    body: badRequest("Malformed request body")
+  },
+  {
+    name: "POST /user_uploads with a multipart body cut off inside the file",
+    method: "POST",
+    path: "/api/v1/user_uploads",
+    options: {
+      body: "--cut\r\nContent-Disposition: form-data; name=\"file\"; filename=\"cut.txt\"\r\n" +
+        "Content-Type: text/plain\r\n\r\nthe body ends here",
+      headers: { "content-type": "multipart/form-data; boundary=cut" }
+    },
+    status: 400,
+    body: badRequest("Malformed request body")
+  },
+  { name: "DELETE /attachments/{id} zero", method: "DELETE", path: "/api/v1/attachments/0", status: 400, body: badRequest("Invalid attachment") },
+  {
+    name: "DELETE /attachments/{id} beyond the safe range",
+    method: "DELETE",
+    path: "/api/v1/attachments/9007199254740993",
+    status: 400,
+    body: badRequest("Invalid attachment")
+  },
+  { name: "DELETE /attachments/{id} not digits", method: "DELETE", path: "/api/v1/attachments/1.5", status: 404, body: noRoute },
+  ...[
+    "/user_uploads/1/..%2F..%2F..%2Fetc%2Fpasswd",
+    "/user_uploads/1/%2E%2E%2F%2E%2E%2Fpgdata%2FPG_VERSION",
+    "/user_uploads/1/ab/token/..%5C..%5Cwindows.ini",
+    "/user_uploads/1/ab/tok%00en/file.txt",
+    "/user_uploads/1/%2Fetc%2Fpasswd",
+    "/user_uploads/1e3/ab/token/file.txt"
+  ].map((path): Row => ({
+    name: `GET ${path}`,
+    method: "GET",
+    path,
+    status: 404,
+    body: {},
+    text: fileMissing
+  }))
+]
+
 export const badInputContract = (backend: Backend) =>
   describe(`bad input over HTTP on ${backend}`, () => {
     layer(layerServer((clock) => demoLayer(backend, clock)), { timeout: "120 seconds" })((it) => {
@@ -701,6 +787,12 @@ export const badInputContract = (backend: Backend) =>
         Effect.gen(function*() {
           const server = yield* Server
           const as = yield* server.login(accounts[row.as ?? "member"])
+          if (row.text !== undefined) {
+            const response = yield* Effect.promise(() => server.handler(makeRequest(row.method, row.path, { ...row.options, as })))
+            const text = yield* Effect.promise(() => response.text())
+            assert.deepStrictEqual({ status: response.status, text }, { status: row.status, text: row.text })
+            return
+          }
           const reply = yield* server.fetch(row.method, row.path, { ...row.options, as })
           assert.deepStrictEqual(
             { status: reply.status, body: reply.json },
@@ -709,7 +801,7 @@ export const badInputContract = (backend: Backend) =>
           )
         })
 
-      for (const [group, rows] of [["integers and ids", integers], ["characters", characters], ["echoes", echoes]] as const) {
+      for (const [group, rows] of [["integers and ids", integers], ["characters", characters], ["echoes", echoes], ["uploads", uploads]] as const) {
         describe(group, () => {
           for (const row of rows) it.effect(row.name, () => run(row))
         })
@@ -725,13 +817,14 @@ export const badInputContract = (backend: Backend) =>
               (reply) => reply.json.messages.map((m: { id: number }) => m.id)
             )
           const words = () => Effect.map(server.fetch("GET", "/api/v1/users/me/alert_words", { as }), (r) => r.json)
-          const before = { messages: yield* newest(), words: yield* words() }
-          for (const row of [...integers, ...characters, ...echoes]) {
-            if (row.status === 200) continue
+          const attachments = () => Effect.map(server.fetch("GET", "/api/v1/attachments", { as }), (r) => r.json)
+          const before = { messages: yield* newest(), words: yield* words(), attachments: yield* attachments() }
+          for (const row of [...integers, ...characters, ...echoes, ...uploads]) {
+            if (row.status === 200 || row.text !== undefined) continue
             const who = yield* server.login(accounts[row.as ?? "member"])
             yield* server.fetch(row.method, row.path, { ...row.options, as: who })
           }
-          assert.deepStrictEqual({ messages: yield* newest(), words: yield* words() }, before)
+          assert.deepStrictEqual({ messages: yield* newest(), words: yield* words(), attachments: yield* attachments() }, before)
         }))
     })
   })

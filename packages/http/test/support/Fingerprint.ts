@@ -2,10 +2,11 @@
  * What a refused request must leave as it was, each part as JSON: the
  * organizations' records, the demo organization's event log high-water mark
  * (every state change publishes an event) and newest audit log row, users,
- * groups, channels and subscriptions, plus parts the caller adds (an
+ * groups, channels and subscriptions, the bytes of its uploads, plus parts the caller adds (an
  * actor's own rows). The fuzz
  * suite and the authorization matrix compare it before and after a refusal.
  */
+import { AttachmentRepo } from "@teamchat/core/ports/AttachmentRepo"
 import { AuditLogRepo } from "@teamchat/core/ports/AuditLogRepo"
 import { EventStore } from "@teamchat/core/ports/EventStore"
 import { ChannelRepo, GroupRepo, RealmRepo, SubscriptionRepo, UserRepo } from "@teamchat/core/ports/Repositories"
@@ -28,6 +29,7 @@ export const fingerprint = (
       ["groups", GroupRepo.use((groups) => groups.listByRealm(realm.id))],
       ["channels", ChannelRepo.use((channels) => channels.listByRealm(realm.id))],
       ["subscriptions", SubscriptionRepo.use((subs) => subs.listByRealm(realm.id))],
+      ["upload space", AttachmentRepo.use((attachments) => attachments.spaceUsed(realm.id))],
       ...more
     ]
     const out: Fingerprint = { realms: JSON.stringify(realms) }

@@ -8,6 +8,7 @@ import * as DemoData from "@teamchat/core/demo/DemoData"
 import * as DemoOrganization from "@teamchat/core/demo/DemoOrganization"
 import { EventQueuesConfig } from "@teamchat/core/services/events/EventQueues"
 import type * as Persistence from "@teamchat/core/Persistence"
+import type { FileStorage } from "@teamchat/core/ports/FileStorage"
 import * as Teamchat from "@teamchat/core/Teamchat"
 import { checkClient } from "@teamchat/core/domain/events/EventPayload"
 import * as CheckedEvents from "@teamchat/core/testing/CheckedEvents"
@@ -96,25 +97,29 @@ export type Backend = "memory" | "PGlite" | "PostgreSQL"
 /** Everything a test may reach in the core: the services and the repositories. */
 export type Core = Teamchat.Services | Persistence.Persistence
 
-/** The core services on a backend, without data; every event they publish is checked against its schema. */
-export const coreLayer = (backend: Backend): Layer.Layer<Core, unknown> => {
+/**
+ * The core services on a backend, without data; every event they publish is
+ * checked against its schema. Uploaded files go to `storage` (default: memory).
+ */
+export const coreLayer = (backend: Backend, storage?: Layer.Layer<FileStorage>): Layer.Layer<Core, unknown> => {
   switch (backend) {
     case "memory":
-      return CheckedEvents.layerMemory()
+      return CheckedEvents.layerMemory(undefined, storage)
     case "PGlite":
-      return CheckedEvents.layerSql().pipe(Layer.provide(TestDatabase.pgliteMigratedLayer()))
+      return CheckedEvents.layerSql(undefined, storage).pipe(Layer.provide(TestDatabase.pgliteMigratedLayer()))
     case "PostgreSQL":
-      return CheckedEvents.layerSql().pipe(Layer.provide(TestDatabase.postgresLayer()))
+      return CheckedEvents.layerSql(undefined, storage).pipe(Layer.provide(TestDatabase.postgresLayer()))
   }
 }
 
 /** The core with the demo organization seeded at `realmUrl`, on `clock`. */
 export const demoLayer = (
   backend: Backend,
-  clock: ManualClock
+  clock: ManualClock,
+  storage?: Layer.Layer<FileStorage>
 ): Layer.Layer<Core, unknown> =>
   Layer.effectDiscard(DemoOrganization.seed(realmUrl)).pipe(
-    Layer.provideMerge(coreLayer(backend)),
+    Layer.provideMerge(coreLayer(backend, storage)),
     Layer.provideMerge(Layer.succeed(Clock.Clock, clock.clock))
   )
 

@@ -16,6 +16,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { AttachmentAddEvent, AttachmentRemoveEvent, AttachmentUpdateEvent } from "./AttachmentEvents.ts"
 import {
   StreamCreateEvent,
   StreamDeleteEvent,
@@ -89,6 +90,7 @@ import {
  * schema each, which
  * the HTTP API's answers extend.
  */
+export { EventAttachment } from "./AttachmentEvents.ts"
 export { EventChannel, EventSubscription } from "./ChannelEvents.ts"
 export { EventDraft } from "./DraftEvents.ts"
 export { EventMessage } from "./MessageEvents.ts"
@@ -151,7 +153,10 @@ const shared = {
   InvitesChangedEvent,
   UserTopicEvent,
   MutedTopicsEvent,
-  MutedUsersEvent
+  MutedUsersEvent,
+  AttachmentAddEvent,
+  AttachmentUpdateEvent,
+  AttachmentRemoveEvent
 } as const
 
 type Shared = typeof shared[keyof typeof shared]

@@ -16,6 +16,7 @@ import { scheduledMessagesRows } from "./ScheduledMessages.ts"
 import { serverRows } from "./Server.ts"
 import { settingsRows } from "./Settings.ts"
 import type { Row } from "./Table.ts"
+import { uploadsRows } from "./Uploads.ts"
 import { userGroupsRows } from "./UserGroups.ts"
 import { usersRows } from "./Users.ts"
 import { userStatusRows } from "./UserStatus.ts"
@@ -37,5 +38,6 @@ export const matrix: ReadonlyArray<Row> = [
   ...draftsRows,
   ...savedSnippetsRows,
   ...invitationsRows,
-  ...pushDevicesRows
+  ...pushDevicesRows,
+  ...uploadsRows
 ]

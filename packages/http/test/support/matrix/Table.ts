@@ -69,11 +69,21 @@ export interface Fixture {
 }
 
 /** A request: the path with its ids filled in, and its parameters. */
+/** A file part of a multipart body. */
+export interface FilePart {
+  readonly field: string
+  readonly name: string
+  readonly type: string
+  readonly content: string
+}
+
 export interface Call {
-  /** The path under /api/v1, ids filled in. Defaults to the operation's path. */
+  /** The path under /api/v1 (a row's `outsideApi` path as is), ids filled in. Defaults to the operation's path. */
   readonly path?: string
   readonly query?: Record<string, string>
   readonly form?: Record<string, string>
+  /** A multipart body of these files. */
+  readonly files?: ReadonlyArray<FilePart>
   /** What the request builder made that the expectations refer to (not sent). */
   readonly made?: Record<string, any>
 }
@@ -89,6 +99,12 @@ export type Expected =
     readonly headers?: Record<string, string>
   }
   | {
+    readonly status: number
+    /** A body that is not JSON (a download, its HTML refusals), exactly. */
+    readonly text: string
+    readonly headers?: Record<string, string>
+  }
+  | {
     readonly status: 200
     /** Keys of the body and their exact values; `result` and `msg` are checked too. */
     readonly facts: (fixture: Fixture, as: Principal, call: Call) => Record<string, unknown>
@@ -99,6 +115,8 @@ export type Expected =
 export interface Row {
   /** `METHOD /path` as the served document names it, without `/api/v1`. */
   readonly operation: string
+  /** The operation is served outside /api/v1 (the download of uploads): its path is sent as is. */
+  readonly outsideApi?: boolean
   /** What is special about this case, when an operation has several. */
   readonly scenario?: string
   /**

@@ -1,0 +1,106 @@
+/**
+ * Uploaded files.
+ *
+ * The `uploads` group (under /api/v1):
+ * - POST /user_uploads: one file part of a `multipart/form-data` body
+ *   (any field name), streamed to the file store; answers `url`, its
+ *   deprecated twin `uri` and `filename`;
+ * - GET /attachments: the caller's uploads, with the messages linking each,
+ *   and the organization's `upload_space_used`;
+ * - DELETE /attachments/{attachment_id}: deletes one of the caller's.
+ *
+ * The `files` group (not under /api/v1, as Zulip serves it):
+ * - GET /user_uploads/{realm_id}/{path}: the file, to its uploader and to
+ *   whoever may read a message linking it, with HTTP Basic credentials as
+ *   the API takes them.
+ *
+ * @since 0.1.0
+ */
+import { Errors } from "@teamchat/core"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
+import * as Schema from "effect/Schema"
+import * as Envelope from "../internal/Envelope.ts"
+import * as Params from "../internal/Params.ts"
+import { Authentication, ReadsBodyItself } from "./Middleware.ts"
+
+/** An attachment as GET /attachments lists it. @category schemas */
+export const ApiAttachment = Schema.Struct({
+  id: Schema.Int,
+  name: Schema.String,
+  path_id: Schema.String,
+  size: Schema.Int,
+  create_time: Schema.Int,
+  messages: Schema.Array(Schema.Struct({ id: Schema.Int, date_sent: Schema.Int }))
+})
+
+/** The body of POST /user_uploads: one file part, streamed. @category schemas */
+export const UploadBody = Schema.Struct({
+  filename: Schema.optionalKey(Schema.String.annotate({ description: "The file (any field name).", format: "binary" }))
+}).pipe(HttpApiSchema.asMultipartStream())
+
+/** @category groups */
+export class UploadsApi extends HttpApiGroup.make("uploads")
+  .add(
+    HttpApiEndpoint.post("upload", "/user_uploads", {
+      payload: UploadBody,
+      success: Envelope.Success({
+        uri: Schema.String.annotate({ description: "Deprecated: the same as `url`." }),
+        url: Schema.String,
+        filename: Schema.String
+      })
+    }).annotate(OpenApi.Summary, "Upload a file").annotate(ReadsBodyItself, true),
+    HttpApiEndpoint.get("attachments", "/attachments", {
+      success: Envelope.Success({ attachments: Schema.Array(ApiAttachment), upload_space_used: Schema.Int })
+    }).annotate(OpenApi.Summary, "Get attachments"),
+    HttpApiEndpoint.delete("removeAttachment", "/attachments/:attachment_id", {
+      params: {
+        attachment_id: Params.PathId(() => new Errors.BadRequest({ msg: "Invalid attachment" }), "The attachment's id.")
+      },
+      success: Envelope.Success({})
+    }).annotate(OpenApi.Summary, "Delete an attachment")
+  )
+  .middleware(Authentication)
+{}
+
+/**
+ * The OpenAPI document's name for the download path: Zulip's
+ * `/user_uploads/{realm_id}/{filename}` (the router's wildcard `*` is the
+ * rest of the path id, slashes included). For the API's `OpenApi.Transform`.
+ */
+export const documentDownloadPath = (spec: Record<string, any>): Record<string, any> => {
+  const paths = spec.paths as Record<string, any> | undefined
+  const item = paths?.["/user_uploads/{realm_id}/*"]
+  if (paths === undefined || item === undefined) return spec
+  for (const operation of Object.values<any>(item)) {
+    for (const parameter of operation.parameters ?? []) {
+      if (parameter.name === "*") parameter.name = "filename"
+    }
+  }
+  const renamed: Record<string, any> = {}
+  for (const [path, value] of Object.entries(paths)) {
+    renamed[path === "/user_uploads/{realm_id}/*" ? "/user_uploads/{realm_id}/{filename}" : path] = value
+  }
+  return { ...spec, paths: renamed }
+}
+
+/** @category groups */
+export class FilesApi extends HttpApiGroup.make("files")
+  .add(
+    HttpApiEndpoint.get("download", "/user_uploads/:realm_id/*", {
+      params: {
+        realm_id: Schema.String.annotate({ description: "The organization's id." }),
+        "*": Schema.String.annotate({ description: "The rest of the upload's path id." })
+      },
+      success: Schema.Uint8Array.pipe(HttpApiSchema.asUint8Array())
+    }).annotate(OpenApi.Summary, "Download a file").annotate(
+      OpenApi.Description,
+      "The file's bytes, with its stored type; images, audio, video, PDF and plain text inline, any other type " +
+        "as an attachment. Range requests are answered with 206. Not JSON: a missing file is an HTML 404, " +
+        "a file the caller may not read an HTML 403."
+    )
+  )
+  .middleware(Authentication)
+{}

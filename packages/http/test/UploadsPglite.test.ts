@@ -1,0 +1,3 @@
+import { uploadsContract } from "./support/UploadsContract.ts"
+
+uploadsContract("PGlite")
