@@ -59,6 +59,20 @@ export const layer: Layer.Layer<AttachmentRepo, never, MemoryDatabase> = Layer.e
           links.set(id, [...current, message])
           return true
         }),
+      linkedTo: (message) =>
+        Effect.sync(() =>
+          [...links].filter(([, ids]) => ids.includes(message)).flatMap(([id]) => {
+            const row = rows.get(id)
+            return row === undefined ? [] : [row]
+          }).sort(byId)
+        ),
+      unclaim: (id, message) =>
+        Effect.sync(() => {
+          const current = links.get(id) ?? []
+          if (!current.includes(message)) return false
+          links.set(id, current.filter((m) => m !== message))
+          return true
+        }),
       spaceUsed: (realmId) =>
         Effect.sync(() => [...rows.values()].reduce((n, a) => a.realm_id === realmId ? n + a.size : n, 0))
     })

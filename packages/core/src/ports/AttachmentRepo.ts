@@ -29,6 +29,10 @@ export class AttachmentRepo extends Context.Service<AttachmentRepo, {
   messagesOf(ids: ReadonlyArray<AttachmentId>): Effect.Effect<ReadonlyMap<AttachmentId, ReadonlyArray<AttachmentMessage>>>
   /** Links the attachment to the message; false when it already was. */
   claim(id: AttachmentId, messageId: MessageId): Effect.Effect<boolean>
+  /** The attachments the message links, by id. */
+  linkedTo(messageId: MessageId): Effect.Effect<ReadonlyArray<Attachment>>
+  /** Removes the attachment's link to the message; false when there was none. */
+  unclaim(id: AttachmentId, messageId: MessageId): Effect.Effect<boolean>
   /** The total size of the organization's attachments, in bytes. */
   spaceUsed(realmId: RealmId): Effect.Effect<number>
 }>()("teamchat/core/ports/AttachmentRepo") {}

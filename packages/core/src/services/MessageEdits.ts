@@ -46,6 +46,9 @@ import { deleteMessagePublications, deleteMessages } from "./internal/messageDel
 import { Messages, normalizeTopic, renderContextFor } from "./Messages.ts"
 import { InternalClient, NotificationBot } from "./NotificationBot.ts"
 import { mutedTopicsList } from "./Muting.ts"
+import { relinkAttachments } from "./internal/attachments.ts"
+import type { ApiAttachment } from "../domain/Attachment.ts"
+import { AttachmentRepo } from "../ports/AttachmentRepo.ts"
 import { MutingRepo } from "../ports/MutingRepo.ts"
 import { VisibilityPolicy } from "../domain/Muting.ts"
 import type { Channel } from "../domain/Channel.ts"
@@ -91,8 +94,8 @@ export interface EditRequest {
 
 /** @category models */
 export interface EditResult {
-  /** Uploads the edit left without a message (none: uploads are not stored). */
-  readonly detached_uploads: ReadonlyArray<never>
+  /** The editor's uploads whose last link this edit removed (`relinkAttachments`). */
+  readonly detached_uploads: ReadonlyArray<ApiAttachment>
 }
 
 /** One state of a message in GET /messages/{message_id}/history, oldest first. @category models */
@@ -203,6 +206,7 @@ export class MessageEdits extends Context.Service<MessageEdits, {
       const bot = yield* NotificationBot
       const sends = yield* Messages
       const muting = yield* MutingRepo
+      const attachments = yield* AttachmentRepo
 
       /**
        * Whether the topic still has messages `user` can see (Zulip's
@@ -481,6 +485,7 @@ export class MessageEdits extends Context.Service<MessageEdits, {
           const lastMoved = destination !== undefined || (newTopic !== undefined && !resolving) ? now : undefined
           const newTopicHadMessages = moves && target !== undefined &&
             (yield* messages.topicMessageIds(target.id, targetTopic, 1)).length > 0
+          let detached: ReadonlyArray<ApiAttachment> = []
           if (content !== undefined && rendered !== undefined) {
             const entry: EditHistoryEntry = {
               user_id: editor.id,
@@ -500,6 +505,7 @@ export class MessageEdits extends Context.Service<MessageEdits, {
               ...(lastMoved === undefined ? {} : { last_moved_time: lastMoved }),
               edit_history: [entry, ...(message.edit_history ?? [])]
             })
+            detached = yield* relinkAttachments(attachments, events.publishAll, { ...message, content }, message.content, editor.id)
           }
           if (moves && target !== undefined) {
             const rest = content === undefined ? moving : moving.filter((m) => m !== message.id)
@@ -659,7 +665,7 @@ export class MessageEdits extends Context.Service<MessageEdits, {
               }
             }
           }
-          return { detached_uploads: [] } satisfies EditResult
+          return { detached_uploads: detached } satisfies EditResult
         }))
       })
 

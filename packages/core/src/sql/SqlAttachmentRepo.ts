@@ -90,6 +90,18 @@ export const layer: Layer.Layer<AttachmentRepo, never, SqlClient.SqlClient> = La
           ON CONFLICT DO NOTHING RETURNING attachment_id`
         return rows.length > 0
       }, Effect.orDie),
+      linkedTo: Effect.fn("AttachmentRepo.linkedTo")(function*(messageId: MessageId) {
+        const rows = yield* sql<Row>`
+          SELECT a.* FROM attachments a JOIN attachment_messages l ON l.attachment_id = a.id
+          WHERE l.message_id = ${messageId} ORDER BY a.id`
+        return rows.map(decode)
+      }, Effect.orDie),
+      unclaim: Effect.fn("AttachmentRepo.unclaim")(function*(id: AttachmentId, messageId: MessageId) {
+        const rows = yield* sql`
+          DELETE FROM attachment_messages WHERE attachment_id = ${id} AND message_id = ${messageId}
+          RETURNING attachment_id`
+        return rows.length > 0
+      }, Effect.orDie),
       spaceUsed: Effect.fn("AttachmentRepo.spaceUsed")(function*(realmId: RealmId) {
         const [row] = yield* sql<{ total: unknown }>`
           SELECT COALESCE(SUM(size), 0) AS total FROM attachments WHERE realm_id = ${realmId}`

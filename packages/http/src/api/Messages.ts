@@ -34,6 +34,7 @@ import { Errors, EventPayload } from "@teamchat/core"
 import * as Schema from "effect/Schema"
 import * as Envelope from "../internal/Envelope.ts"
 import * as Params from "../internal/Params.ts"
+import { ApiAttachment } from "./Uploads.ts"
 import { Authentication, ChecksAccessItself } from "./Middleware.ts"
 
 /** A message as GET /messages returns it: the message events carry, with the reader's flags and search matches. @category schemas */
@@ -164,7 +165,7 @@ export class MessagesApi extends HttpApiGroup.make("messages")
           description: "SHA-256 (hex) of the content the client edited: refused when the message changed since."
         }))
       },
-      success: Envelope.Success({ detached_uploads: Schema.Array(Schema.Never) })
+      success: Envelope.Success({ detached_uploads: Schema.Array(ApiAttachment) })
     }).annotate(OpenApi.Summary, "Edit a message"),
     HttpApiEndpoint.get("history", "/messages/:message_id/history", {
       params: { message_id: Params.PathId(() => new Errors.InvalidMessages(), "The message's id.") },

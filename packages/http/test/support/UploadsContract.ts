@@ -160,7 +160,7 @@ export const uploadsContract = (backend: Backend) =>
       const allPaths = Effect.gen(function*() {
         const out: Array<string> = []
         for (const role of roles) for (const a of (yield* attachments(yield* as(role))).attachments) out.push(a.path_id)
-        for (const email of ["othello@zulip.com", "cordelia@zulip.com", "ZOE@zulip.com", "prospero@zulip.com"]) {
+        for (const email of ["othello@zulip.com", "cordelia@zulip.com", "ZOE@zulip.com", "prospero@zulip.com", "AARON@zulip.com"]) {
           for (const a of (yield* attachments(yield* login(email))).attachments) out.push(a.path_id)
         }
         return out
@@ -468,6 +468,54 @@ export const uploadsContract = (backend: Backend) =>
           ])
           // A message linking nothing of the sender's announces nothing.
           yield* sendMessage(who, { type: "stream", to: "Verona", topic: "files", content: "[no](/user_uploads/1/00/none/x.txt)" })
+          assert.deepStrictEqual(yield* queue.poll, [])
+        }))
+
+      it.effect("an edit unlinks what its content drops and claims what it adds; detached_uploads lists the editor's files left unlinked", () =>
+        Effect.gen(function*() {
+          const server = yield* Server
+          const who = yield* login("AARON@zulip.com")
+          const edit = (id: number, content: string) =>
+            send(makeRequest("PATCH", `/api/v1/messages/${id}`, { as: who, form: { content } }))
+          const a = yield* uploaded(who, { name: "keep.txt", type: "text/plain", content: "a" })
+          const b = yield* uploaded(who, { name: "drop.txt", type: "text/plain", content: "bb" })
+          const c = yield* uploaded(who, { name: "add.txt", type: "text/plain", content: "ccc" })
+          const d = yield* uploaded(who, { name: "shared.txt", type: "text/plain", content: "dddd" })
+          const sentAt = Math.floor(server.clock.now() / 1000) * 1000
+          const id = yield* sendMessage(who, {
+            type: "stream",
+            to: "Verona",
+            topic: "edited files",
+            content: `[a](${a.url}) [b](${b.url}) [d](${d.url})`
+          })
+          const other = yield* sendMessage(who, { type: "private", to: JSON.stringify([who.userId]), content: `[d](${d.url})` })
+          const before = (yield* attachments(who)).attachments
+          const byName = (name: string) => before.find((x) => x.name === name)!
+          const queue = yield* openQueue(who, ["attachment"])
+          yield* queue.poll
+
+          // b and d dropped, c added: b is left linked by nothing; d is still linked by the other message.
+          const reply = yield* edit(id, `[a](${a.url}) [c](${c.url})`)
+          assert.strictEqual(reply.status, 200, reply.text)
+          assert.deepStrictEqual(reply.json, {
+            result: "success",
+            msg: "",
+            detached_uploads: [{ ...byName("drop.txt"), messages: [] }]
+          })
+          const linked = [{ id, date_sent: sentAt }]
+          const space = (yield* attachments(who)).upload_space_used
+          assert.deepStrictEqual(yield* queue.poll, [
+            { type: "attachment", op: "update", attachment: { ...byName("add.txt"), messages: linked }, upload_space_used: space }
+          ])
+          assert.deepStrictEqual((yield* attachments(who)).attachments, [
+            { ...byName("keep.txt"), messages: linked },
+            { ...byName("drop.txt"), messages: [] },
+            { ...byName("add.txt"), messages: linked },
+            { ...byName("shared.txt"), messages: [{ id: other, date_sent: sentAt }] }
+          ])
+          // An edit that keeps its links detaches nothing and announces nothing.
+          const same = yield* edit(id, `again: [a](${a.url}) [c](${c.url})`)
+          assert.deepStrictEqual(same.json, { result: "success", msg: "", detached_uploads: [] })
           assert.deepStrictEqual(yield* queue.poll, [])
         }))
 

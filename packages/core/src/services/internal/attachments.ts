@@ -8,10 +8,10 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import { linkedPathIds, toApiAttachment } from "../../domain/Attachment.ts"
+import { type ApiAttachment, linkedPathIds, toApiAttachment } from "../../domain/Attachment.ts"
 import { Audience } from "../../domain/Event.ts"
 import type { EventPayload } from "../../domain/Event.ts"
-import type { RealmId } from "../../domain/Ids.ts"
+import type { RealmId, UserId } from "../../domain/Ids.ts"
 import type { Message } from "../../domain/Message.ts"
 import type { AttachmentRepo } from "../../ports/AttachmentRepo.ts"
 
@@ -54,4 +54,38 @@ export const claimAttachments = Effect.fnUntraced(function*(
       audience: Audience.users([attachment.owner_id])
     }))
   )
+})
+
+/**
+ * A content edit's links (Zulip's `check_attachment_reference_change`): the
+ * uploads the old content linked and the new one does not lose their link
+ * to the message; the sender's uploads the new content links are claimed as
+ * a send claims them. Answers the edit's `detached_uploads`: the editor's
+ * uploads that this edit left linked by no message. `before` is the content
+ * the message had.
+ */
+export const relinkAttachments = Effect.fnUntraced(function*(
+  repo: AttachmentRepo["Service"],
+  publishAll: PublishAll,
+  edited: Message,
+  before: string,
+  editorId: UserId
+) {
+  const detached: Array<ApiAttachment> = []
+  // Links come only from content: content that never linked an upload has none to lose.
+  if (before.includes("/user_uploads/")) {
+    const kept = new Set(edited.content.includes("/user_uploads/") ? linkedPathIds(edited.content, edited.realm_id) : [])
+    const unlinked = []
+    for (const attachment of yield* repo.linkedTo(edited.id)) {
+      if (!kept.has(attachment.path_id) && (yield* repo.unclaim(attachment.id, edited.id))) unlinked.push(attachment)
+    }
+    if (unlinked.length > 0) {
+      const stillLinked = yield* repo.messagesOf(unlinked.map((a) => a.id))
+      for (const attachment of unlinked) {
+        if (attachment.owner_id === editorId && !stillLinked.has(attachment.id)) detached.push(toApiAttachment(attachment, []))
+      }
+    }
+  }
+  yield* claimAttachments(repo, publishAll, edited)
+  return detached
 })
