@@ -556,6 +556,15 @@ export const uploadsContract = (backend: Backend) =>
           const fresh = yield* temporary(who, url)
           assert.notStrictEqual(fresh.token, token)
           assert.strictEqual((yield* download(undefined, fresh.url)).text, content)
+
+          // A name outside ASCII: percent-encoded in the URL, which serves it.
+          const unicode = yield* uploaded(who, { name: "Ünïcödé résumé.txt", type: "text/plain", content: "unicode" })
+          const its = yield* temporary(who, unicode.url)
+          assert.strictEqual(its.filename, encodeURIComponent("Ünïcödé-résumé.txt"))
+          assert.strictEqual(textOf(its.token).split(":").slice(0, -2).join(":"), decodeURIComponent(unicode.url.slice("/user_uploads/".length)))
+          const served = yield* download(undefined, its.url)
+          assert.strictEqual(served.status, 200, served.text)
+          assert.strictEqual(served.text, "unicode")
         }))
 
       it.effect("temporary URLs: malformed, forged, expired-extended and deleted tokens; another file's name", () =>
