@@ -1,6 +1,7 @@
 /**
- * Generation of secrets and opaque ids (API keys, event queue ids). A service
- * so tests can make them deterministic. Also the names of a process's
+ * Generation of secrets and opaque ids (API keys, event queue ids), and the
+ * server's signatures (HMAC with its signing key: temporary file URLs). A
+ * service so tests can make them deterministic. Also the names of a process's
  * components among a deployment's processes (`instanceId`).
  *
  * @since 0.1.0
