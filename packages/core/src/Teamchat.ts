@@ -116,6 +116,15 @@ export const layerServices = Layer.mergeAll(
 /** Production secrets: random keys, full-cost password hashes. @category layers */
 export const layerSecrets = Layer.mergeAll(KeyGenerator.layer, PasswordHasher.layer)
 
+/**
+ * Production secrets signing with `signingKey` (the key every process of a
+ * deployment shares, so one's temporary file URLs work at another).
+ *
+ * @category layers
+ */
+export const layerSecretsWith = (options: { readonly signingKey: Uint8Array }) =>
+  Layer.mergeAll(KeyGenerator.layerWith(options), PasswordHasher.layer)
+
 /** Deterministic keys and cheap hashes for tests. @category layers */
 export const layerSecretsTest = Layer.mergeAll(KeyGenerator.layerTest, PasswordHasher.layerTest)
 

@@ -20,6 +20,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import cluster from "node:cluster"
 import type { Worker } from "node:cluster"
+import { randomBytes } from "node:crypto"
 import { createServer } from "node:net"
 import type { ServerConfig } from "./Config.ts"
 import { defaultExternalUrl } from "./Config.ts"
@@ -27,6 +28,16 @@ import * as Server from "./Server.ts"
 
 /** The environment variable that gives a worker the port its primary chose. @category constants */
 export const workerPortVariable = "TEAMCHAT_WORKER_PORT"
+
+/**
+ * The environment variable that gives a worker its primary's signing key
+ * (hex), so a temporary file URL one worker signs works at every other.
+ * Drawn at random by the primary when it starts; only the cluster's own
+ * processes see it.
+ *
+ * @category constants
+ */
+export const workerSigningKeyVariable = "TEAMCHAT_WORKER_SIGNING_KEY"
 
 /** Whether this process is a worker forked by a primary. @category predicates */
 export const isWorker = (): boolean => cluster.isWorker && process.env[workerPortVariable] !== undefined
@@ -73,8 +84,10 @@ const freePort = (host: string) =>
  */
 export const runWorker = (config: ServerConfig, options: Server.Options = {}): Effect.Effect<never, Server.StartupError> => {
   const port = Number(process.env[workerPortVariable] ?? config.port)
+  const signingKey = process.env[workerSigningKeyVariable]
   return Server.run({ ...config, port }, {
     ...options,
+    signingKey: options.signingKey ?? (signingKey === undefined ? undefined : Buffer.from(signingKey, "hex")),
     seed: false,
     output: options.output ?? Server.silent,
     onListening: (url) => process.send?.({ teamchat: "listening", url } satisfies Ready)
@@ -119,9 +132,15 @@ const supervise = (
     const listening = new Set<number>()
     // A worker whose slot started and was replaced too often in a row waits a little before the next.
     const restarts = new Map<number, number>()
+    // Every worker, replacements too, signs with the same key.
+    const signingKey = randomBytes(32).toString("hex")
 
     const fork = (slot: number) => {
-      const worker = cluster.fork({ [workerPortVariable]: String(port), [Server.workerSlotVariable]: String(slot) })
+      const worker = cluster.fork({
+        [workerPortVariable]: String(port),
+        [Server.workerSlotVariable]: String(slot),
+        [workerSigningKeyVariable]: signingKey
+      })
       slots.set(worker, slot)
       worker.on("message", (message: unknown) => {
         if (!isReady(message)) return

@@ -130,7 +130,8 @@ const handlers = Layer.mergeAll(
   PushDevicesHandlers.layer,
   TypingHandlers.layer,
   UploadsHandlers.layer,
-  UploadsHandlers.layerFiles
+  UploadsHandlers.layerFiles,
+  UploadsHandlers.layerTemporaryFiles
 )
 
 const limiters = new WeakMap<HttpOptions, Layer.Layer<RateLimiter, never, RateLimitStore.RateLimitStore>>()

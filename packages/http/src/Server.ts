@@ -62,6 +62,12 @@ export interface Options {
   readonly http?: Partial<HttpOptions> | undefined
   /** Key generation and password hashing; production strength by default. */
   readonly secrets?: Layer.Layer<KeyGenerator.KeyGenerator | PasswordHasher.PasswordHasher> | undefined
+  /**
+   * The key signatures (temporary file URLs) are made with, when `secrets`
+   * is not given: the cluster's workers share their primary's. Undefined: a
+   * random one of this process's.
+   */
+  readonly signingKey?: Uint8Array | undefined
   readonly output?: Output | undefined
   /** How long shutdown waits for in-flight requests (default 10 seconds). */
   readonly gracefulShutdownTimeout?: Duration.Input | undefined
@@ -275,6 +281,8 @@ export const layerCore = (
   database: Database,
   options: {
     readonly secrets?: Layer.Layer<KeyGenerator.KeyGenerator | PasswordHasher.PasswordHasher> | undefined
+    /** The signing key when `secrets` is not given; undefined: a random one. */
+    readonly signingKey?: Uint8Array | undefined
     readonly output?: Output | undefined
     /** The push bouncer E2EE registrations are forwarded to; none when undefined. */
     readonly pushBouncerUrl?: string | undefined
@@ -296,7 +304,9 @@ export const layerCore = (
     ? Layer.empty
     : Layer.succeed(Attachment.MaxFileUploadSizeMib)(options.maxFileUploadSizeMib)
   // Besides the secrets: where uploaded files go and their limit.
-  const secrets = Layer.mergeAll(options.secrets ?? Teamchat.layerSecrets, storage, uploadLimit)
+  const keys = options.secrets ??
+    (options.signingKey === undefined ? Teamchat.layerSecrets : Teamchat.layerSecretsWith({ signingKey: options.signingKey }))
+  const secrets = Layer.mergeAll(keys, storage, uploadLimit)
   const core: Layer.Layer<
     Teamchat.Services | Persistence.Persistence,
     MigrationError | SqlError | DataDirInUse | DataDirUnusable
@@ -507,6 +517,7 @@ export const layer = (config: ServerConfig, options: Options = {}) =>
       const url = config.externalUrl ?? defaultExternalUrl(port)
       const core = layerCore(config.database, {
         secrets: options.secrets,
+        signingKey: options.signingKey,
         output,
         pushBouncerUrl: config.pushBouncerUrl,
         filesDir: config.filesDir,

@@ -181,6 +181,7 @@ describe("unknown routes", () => {
           "/api/v1/user_groups/{user_group_id}/subgroups",
           "/api/v1/user_topics",
           "/api/v1/user_uploads",
+          "/api/v1/user_uploads/{realm_id_str}/{filename}",
           "/api/v1/users",
           "/api/v1/users/me",
           "/api/v1/users/me/alert_words",
@@ -197,6 +198,7 @@ describe("unknown routes", () => {
           "/api/v1/users/{user_id}",
           "/api/v1/users/{user_id}/reactivate",
           "/api/v1/users/{user_id}/status",
+          "/user_uploads/temporary/{token}/{filename}",
           "/user_uploads/{realm_id}/{filename}"
         ])
         // The upload's body is a multipart stream of one file; the download is the file's bytes.
@@ -208,6 +210,18 @@ describe("unknown routes", () => {
           reply.json.paths["/user_uploads/{realm_id}/{filename}"].get.parameters.map((p: { name: string }) => p.name),
           ["realm_id", "filename"]
         )
+        // The temporary URL's paths under Zulip's names (the router's wildcards are the rest of the path).
+        assert.deepStrictEqual(
+          reply.json.paths["/api/v1/user_uploads/{realm_id_str}/{filename}"].get.parameters.map((p: { name: string }) => p.name),
+          ["realm_id_str", "filename"]
+        )
+        assert.deepStrictEqual(
+          reply.json.paths["/user_uploads/temporary/{token}/{filename}"].get.parameters.map((p: { name: string; in: string }) => [p.name, p.in]),
+          [["token", "path"], ["filename", "path"]]
+        )
+        // Fetching by a temporary URL needs no credentials.
+        assert.deepStrictEqual(reply.json.paths["/user_uploads/temporary/{token}/{filename}"].get.security, [])
+        assert.deepStrictEqual(reply.json.paths["/api/v1/user_uploads/{realm_id_str}/{filename}"].get.security, [{ basic: [] }])
         assert.deepStrictEqual(Object.keys(reply.json.paths["/api/v1/events"]).sort(), ["delete", "get"])
         assert.deepStrictEqual(Object.keys(reply.json.paths["/api/v1/users/me/alert_words"]).sort(), ["delete", "get", "post"])
         const me = reply.json.paths["/api/v1/users/me"].get

@@ -255,8 +255,19 @@ export const UploadTexts = {
   noFile: "You must specify a file to upload",
   tooManyFiles: "You may only upload one file at a time",
   tooLarge: (mib: number) => `File is larger than this server's configured maximum upload size (${mib} MiB).`,
-  invalidAttachment: "Invalid attachment"
+  invalidAttachment: "Invalid attachment",
+  /** A temporary URL's token that is malformed, forged, expired or names a file deleted since. */
+  invalidToken: "Invalid token",
+  /** A temporary URL whose file name is not its token's. */
+  invalidFilename: "Invalid filename"
 } as const
+
+/** How long a temporary file URL works, in seconds (Zulip's `SIGNED_ACCESS_TOKEN_VALIDITY_IN_SECONDS`). @category constants */
+export const TemporaryUrlValiditySeconds = 60
+
+/** A temporary file URL: `/user_uploads/temporary/{token}/{filename}`. @category paths */
+export const temporaryUrl = (token: string, pathId: string): string =>
+  `/user_uploads/temporary/${token}/${encodeURIComponent(pathId.slice(pathId.lastIndexOf("/") + 1))}`
 
 /** @internal */
 export const isAttachmentId = (n: number): n is AttachmentId => AttachmentId.makeOption(n)._tag === "Some"

@@ -12,7 +12,12 @@
  * no row behind.
  *
  * Who may download (Zulip's `validate_attachment_request`): the uploader,
- * and whoever may read a message that links the file.
+ * and whoever may read a message that links the file. Whoever may download
+ * a file may also get a temporary URL for it (GET
+ * /api/v1/user_uploads/{realm_id}/{path}), which serves it without
+ * credentials for `TemporaryUrlValiditySeconds`: its token is the path id
+ * and the time it expires, signed with the server's key
+ * (`KeyGenerator.sign`), hex-encoded in upper case as Zulip's.
  *
  * @since 0.1.0
  */
@@ -29,6 +34,8 @@ import {
   isPathId,
   MaxFileUploadSizeMib,
   sanitizeName,
+  temporaryUrl as temporaryUrlOf,
+  TemporaryUrlValiditySeconds,
   toApiAttachment,
   UploadTexts,
   uploadUrl
@@ -83,6 +90,15 @@ export type Download =
     ) => Effect.Effect<Stream.Stream<Uint8Array, StorageUnavailable>, ObjectNotFound | StorageUnavailable>
   }
 
+/** What asking for a temporary URL finds. @category models */
+export type TemporaryUrl =
+  | { readonly _tag: "NotFound" }
+  | { readonly _tag: "Forbidden" }
+  | { readonly _tag: "Url"; readonly url: string }
+
+/** A download that was found. @category models */
+export type FoundDownload = Extract<Download, { readonly _tag: "Found" }>
+
 /** GET /attachments. @category models */
 export interface AttachmentList {
   readonly attachments: ReadonlyArray<ApiAttachment>
@@ -96,6 +112,21 @@ const noStorage: FileStorage["Service"] = (() => {
 })()
 
 const hexDigits = "0123456789abcdef"
+
+/** The salt of temporary URLs' signatures. */
+const temporaryUrlSalt = "teamchat/uploads/temporary-url"
+
+/** Upper-case hex of a string's UTF-8 bytes (Python's `base64.b16encode`), and back: undefined unless well formed. */
+const toHex = (text: string) => Buffer.from(text, "utf8").toString("hex").toUpperCase()
+const fromHex = (hex: string): string | undefined => {
+  if (hex.length % 2 !== 0 || !/^[0-9A-F]*$/.test(hex)) return undefined
+  const bytes = Buffer.from(hex, "hex")
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes)
+  } catch {
+    return undefined
+  }
+}
 const urlSafe = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
 /** @category services */
@@ -104,6 +135,13 @@ export class Uploads extends Context.Service<Uploads, {
   upload<E>(principal: Principal, file: UploadedFile<E>): Effect.Effect<UploadResult, BadRequest | StorageUnavailable | E>
   /** GET /user_uploads/{path id}: the attachment when the user may read it. */
   download(principal: Principal, pathId: string): Effect.Effect<Download>
+  /** GET /api/v1/user_uploads/{path id}: a URL serving the file without credentials for a while, under the download's rule. */
+  temporaryUrl(principal: Principal, pathId: string): Effect.Effect<TemporaryUrl>
+  /**
+   * GET /user_uploads/temporary/{token}/{filename}, without credentials:
+   * the file when the token is the server's, unexpired, for `filename`.
+   */
+  downloadByToken(token: string, filename: string): Effect.Effect<FoundDownload, BadRequest>
   /** GET /attachments: the user's uploads and the organization's total. */
   list(principal: Principal): Effect.Effect<AttachmentList>
   /** DELETE /attachments/{attachment_id}: only the uploader's; the file goes too. */
@@ -212,7 +250,41 @@ export class Uploads extends Context.Service<Uploads, {
         }))
       })
 
-      return Uploads.of({ upload, download, list, remove })
+      const temporaryUrl = Effect.fn("Uploads.temporaryUrl")(function*(principal: Principal, pathId: string) {
+        const found = yield* download(principal, pathId)
+        if (found._tag !== "Found") return found
+        const path = found.attachment.path_id
+        const expires = Math.floor((yield* Clock.currentTimeMillis) / 1000) + TemporaryUrlValiditySeconds
+        const signed = `${path}:${expires}`
+        const token = toHex(`${signed}:${yield* keys.sign(temporaryUrlSalt, signed)}`)
+        return { _tag: "Url", url: temporaryUrlOf(token, path) } satisfies TemporaryUrl as TemporaryUrl
+      })
+
+      const downloadByToken = Effect.fn("Uploads.downloadByToken")(function*(token: string, filename: string) {
+        const invalidToken = new BadRequest({ msg: UploadTexts.invalidToken })
+        const data = fromHex(token)
+        const signatureAt = data?.lastIndexOf(":") ?? -1
+        const expiresAt = signatureAt > 0 ? data!.lastIndexOf(":", signatureAt - 1) : -1
+        if (data === undefined || expiresAt <= 0) return yield* invalidToken
+        const signed = data.slice(0, signatureAt)
+        const path = data.slice(0, expiresAt)
+        const expires = data.slice(expiresAt + 1, signatureAt)
+        if (!/^\d{1,15}$/.test(expires) || !(yield* keys.verify(temporaryUrlSalt, signed, data.slice(signatureAt + 1)))) {
+          return yield* invalidToken
+        }
+        // Django's `TimestampSigner`: expired once more than the validity has passed since the (whole) second it was signed.
+        if ((yield* Clock.currentTimeMillis) > Number(expires) * 1000) return yield* invalidToken
+        if (path.slice(path.lastIndexOf("/") + 1) !== filename) return yield* new BadRequest({ msg: UploadTexts.invalidFilename })
+        const attachment = isPathId(path) ? yield* repo.findByPathId(path) : undefined
+        if (attachment === undefined) return yield* invalidToken
+        return {
+          _tag: "Found",
+          attachment,
+          read: (range) => storage.read(attachment.path_id, range)
+        } satisfies FoundDownload as FoundDownload
+      })
+
+      return Uploads.of({ upload, download, temporaryUrl, downloadByToken, list, remove })
     })
   )
 }

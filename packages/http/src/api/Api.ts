@@ -33,7 +33,7 @@ import { PresenceApi } from "./Presence.ts"
 import { InvitationsApi } from "./Invitations.ts"
 import { PushDevicesApi } from "./PushDevices.ts"
 import { TypingApi } from "./Typing.ts"
-import { documentDownloadPath, FilesApi, UploadsApi } from "./Uploads.ts"
+import { documentDownloadPath, FilesApi, TemporaryFilesApi, UploadsApi } from "./Uploads.ts"
 
 const annotations = OpenApi.annotations({
   title: "teamchat: Zulip-compatible REST API",
@@ -68,12 +68,16 @@ const common = HttpApi.make("teamchat")
 /** Downloads, outside /api/v1 (Zulip's `/user_uploads/...`), with the API's own middleware. */
 const files = FilesApi.middleware(RequestParams).middleware(ZulipErrors)
 
+/** Temporary file URLs, outside /api/v1 and without credentials (Zulip's `/user_uploads/temporary/...`). */
+const temporaryFiles = TemporaryFilesApi.middleware(RequestParams).middleware(ZulipErrors)
+
 /** The API with the demo-only `dev` group. @category api */
 export class Api extends common.add(DevApi)
   .middleware(RequestParams)
   .middleware(ZulipErrors)
   .prefix("/api/v1")
   .add(files)
+  .add(temporaryFiles)
   .annotateMerge(annotations)
   .annotate(HttpApi.AdditionalSchemas, EventSchemas)
   .annotate(OpenApi.Transform, documentDownloadPath)
@@ -85,6 +89,7 @@ export class ApiProduction extends common
   .middleware(ZulipErrors)
   .prefix("/api/v1")
   .add(files)
+  .add(temporaryFiles)
   .annotateMerge(annotations)
   .annotate(HttpApi.AdditionalSchemas, EventSchemas)
   .annotate(OpenApi.Transform, documentDownloadPath)

@@ -7,12 +7,19 @@
  *   deprecated twin `uri` and `filename`;
  * - GET /attachments: the caller's uploads, with the messages linking each,
  *   and the organization's `upload_space_used`;
- * - DELETE /attachments/{attachment_id}: deletes one of the caller's.
+ * - DELETE /attachments/{attachment_id}: deletes one of the caller's;
+ * - GET /user_uploads/{realm_id}/{path}: a temporary URL of a file the
+ *   caller may download, working without credentials for 60 seconds.
  *
  * The `files` group (not under /api/v1, as Zulip serves it):
  * - GET /user_uploads/{realm_id}/{path}: the file, to its uploader and to
  *   whoever may read a message linking it, with HTTP Basic credentials as
  *   the API takes them.
+ *
+ * The `temporaryFiles` group (not under /api/v1 either, without
+ * credentials):
+ * - GET /user_uploads/temporary/{token}/{filename}: the file a temporary
+ *   URL names, while its token is valid.
  *
  * @since 0.1.0
  */
@@ -60,28 +67,74 @@ export class UploadsApi extends HttpApiGroup.make("uploads")
         attachment_id: Params.PathId(() => new Errors.BadRequest({ msg: "Invalid attachment" }), "The attachment's id.")
       },
       success: Envelope.Success({})
-    }).annotate(OpenApi.Summary, "Delete an attachment")
+    }).annotate(OpenApi.Summary, "Delete an attachment"),
+    HttpApiEndpoint.get("temporaryUrl", "/user_uploads/:realm_id/*", {
+      params: {
+        realm_id: Schema.String.annotate({ description: "The organization's id." }),
+        "*": Schema.String.annotate({ description: "The rest of the upload's path id." })
+      },
+      success: Envelope.Success({
+        url: Schema.String.annotate({
+          description: "`/user_uploads/temporary/{token}/{filename}`: the file, without credentials, for 60 seconds."
+        })
+      })
+    }).annotate(OpenApi.Summary, "Get a temporary URL for an uploaded file").annotate(
+      OpenApi.Description,
+      "Under the download's rule. Not JSON when refused: a missing file is an HTML 404, a file the caller may " +
+        "not read an HTML 403."
+    )
   )
   .middleware(Authentication)
 {}
 
+/** The wildcard paths and Zulip's names for them (its OpenAPI's). */
+const wildcardPaths: Record<string, {
+  readonly path: string
+  readonly names: Record<string, string>
+  /** The parameters the wildcard stands for, when it stands for more than one. */
+  readonly split?: ReadonlyArray<readonly [string, string]>
+}> = {
+  "/user_uploads/temporary/*": {
+    path: "/user_uploads/temporary/{token}/{filename}",
+    names: {},
+    split: [
+      ["token", "The token GET /api/v1/user_uploads/{realm_id}/{path} gave."],
+      ["filename", "The file's name, the last segment of its path id."]
+    ]
+  },
+  "/user_uploads/{realm_id}/*": { path: "/user_uploads/{realm_id}/{filename}", names: { "*": "filename" } },
+  "/api/v1/user_uploads/{realm_id}/*": {
+    path: "/api/v1/user_uploads/{realm_id_str}/{filename}",
+    names: { "*": "filename", realm_id: "realm_id_str" }
+  }
+}
+
 /**
- * The OpenAPI document's name for the download path: Zulip's
- * `/user_uploads/{realm_id}/{filename}` (the router's wildcard `*` is the
- * rest of the path id, slashes included). For the API's `OpenApi.Transform`.
+ * The OpenAPI document's names for the file paths: Zulip's
+ * `/user_uploads/{realm_id}/{filename}` for the download and
+ * `/api/v1/user_uploads/{realm_id_str}/{filename}` for the temporary URL
+ * (the router's wildcard `*` is the rest of the path id, slashes
+ * included). For the API's `OpenApi.Transform`.
  */
 export const documentDownloadPath = (spec: Record<string, any>): Record<string, any> => {
   const paths = spec.paths as Record<string, any> | undefined
-  const item = paths?.["/user_uploads/{realm_id}/*"]
-  if (paths === undefined || item === undefined) return spec
-  for (const operation of Object.values<any>(item)) {
-    for (const parameter of operation.parameters ?? []) {
-      if (parameter.name === "*") parameter.name = "filename"
-    }
-  }
+  if (paths === undefined) return spec
   const renamed: Record<string, any> = {}
-  for (const [path, value] of Object.entries(paths)) {
-    renamed[path === "/user_uploads/{realm_id}/*" ? "/user_uploads/{realm_id}/{filename}" : path] = value
+  for (const [path, item] of Object.entries(paths)) {
+    const wildcard = wildcardPaths[path]
+    if (wildcard === undefined) {
+      renamed[path] = item
+      continue
+    }
+    for (const operation of Object.values<any>(item)) {
+      const split = wildcard.split
+      operation.parameters = (operation.parameters ?? []).flatMap((parameter: any) =>
+        parameter.name !== "*" || split === undefined
+          ? [{ ...parameter, name: wildcard.names[parameter.name] ?? parameter.name }]
+          : split.map(([name, description]) => ({ ...parameter, name, description }))
+      )
+    }
+    renamed[wildcard.path] = item
   }
   return { ...spec, paths: renamed }
 }
@@ -103,4 +156,21 @@ export class FilesApi extends HttpApiGroup.make("files")
     )
   )
   .middleware(Authentication)
+{}
+
+/** @category groups */
+export class TemporaryFilesApi extends HttpApiGroup.make("temporaryFiles")
+  .add(
+    // A wildcard, not `:token/:filename`: the router refuses parameters over 100 characters, and tokens are longer.
+    HttpApiEndpoint.get("temporaryDownload", "/user_uploads/temporary/*", {
+      params: {
+        "*": Schema.String.annotate({ description: "`{token}/{filename}`." })
+      },
+      success: Schema.Uint8Array.pipe(HttpApiSchema.asUint8Array())
+    }).annotate(OpenApi.Summary, "Download a file by a temporary URL").annotate(
+      OpenApi.Description,
+      "No credentials: the token is them. The file as the download serves it. A malformed, forged or expired " +
+        "token, or one whose file is gone, is 400 \"Invalid token\"; another file's name 400 \"Invalid filename\"."
+    )
+  )
 {}

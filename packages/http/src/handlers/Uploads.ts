@@ -96,6 +96,36 @@ export const parseRange = (header: string | undefined, size: number): FileStorag
   return { start, end }
 }
 
+/** A found file as Zulip's `serve_file` serves it: the whole file or one range of it, with its headers. */
+const serveFile = Effect.fnUntraced(function*(found: Uploads.FoundDownload, rangeHeader: string | undefined) {
+  const { attachment } = found
+  const inline = Attachment.isInline(attachment.content_type)
+  const headers: Record<string, string> = {
+    "content-disposition": Attachment.contentDisposition(inline, attachment.name),
+    "cache-control": "private, immutable",
+    "accept-ranges": "bytes",
+    "x-content-type-options": "nosniff",
+    "content-security-policy": contentSecurityPolicy(inline)
+  }
+  const size = attachment.size
+  const range = parseRange(rangeHeader, size)
+  if (range === "unsatisfiable") {
+    return HttpServerResponse.empty({ status: 416, headers: { ...headers, "content-range": `bytes */${size}` } })
+  }
+  const body = yield* found.read(range).pipe(
+    Effect.map(Stream.orDie),
+    Effect.catchTag("ObjectNotFound", () => Effect.succeed(undefined)),
+    Effect.orDie
+  )
+  if (body === undefined) return notFound()
+  return HttpServerResponse.stream(body, {
+    status: range === undefined ? 200 : 206,
+    contentType: attachment.content_type,
+    contentLength: range === undefined ? size : range.end - range.start + 1,
+    headers: range === undefined ? headers : { ...headers, "content-range": `bytes ${range.start}-${range.end}/${size}` }
+  })
+})
+
 /** @category handlers */
 export const layer = HttpApiBuilder.group(
   Api,
@@ -143,7 +173,16 @@ export const layer = HttpApiBuilder.group(
           const principal = yield* CurrentPrincipal
           yield* uploads.remove(principal, params.attachment_id)
           return {}
-        }).pipe(Envelope.wrap)
+        }).pipe(Envelope.wrap),
+      temporaryUrl: ({ params }) =>
+        Effect.gen(function*() {
+          const principal = yield* CurrentPrincipal
+          if (!/^\d+$/.test(params.realm_id)) return notFound()
+          const found = yield* uploads.temporaryUrl(principal, `${params.realm_id}/${params["*"]}`)
+          if (found._tag === "NotFound") return notFound()
+          if (found._tag === "Forbidden") return forbidden()
+          return yield* Envelope.succeed({ url: found.url })
+        })
     })
   })
 )
@@ -162,33 +201,27 @@ export const layerFiles = HttpApiBuilder.group(
           const found = yield* uploads.download(principal, `${params.realm_id}/${params["*"]}`)
           if (found._tag === "NotFound") return notFound()
           if (found._tag === "Forbidden") return forbidden()
-          const { attachment } = found
-          const inline = Attachment.isInline(attachment.content_type)
-          const headers: Record<string, string> = {
-            "content-disposition": Attachment.contentDisposition(inline, attachment.name),
-            "cache-control": "private, immutable",
-            "accept-ranges": "bytes",
-            "x-content-type-options": "nosniff",
-            "content-security-policy": contentSecurityPolicy(inline)
-          }
-          const size = attachment.size
-          const range = parseRange(request.headers["range"], size)
-          if (range === "unsatisfiable") {
-            return HttpServerResponse.empty({ status: 416, headers: { ...headers, "content-range": `bytes */${size}` } })
-          }
-          const body = yield* found.read(range).pipe(
-            Effect.map(Stream.orDie),
-            Effect.catchTag("ObjectNotFound", () => Effect.succeed(undefined)),
-            Effect.orDie
-          )
-          if (body === undefined) return notFound()
-          return HttpServerResponse.stream(body, {
-            status: range === undefined ? 200 : 206,
-            contentType: attachment.content_type,
-            contentLength: range === undefined ? size : range.end - range.start + 1,
-            headers: range === undefined ? headers : { ...headers, "content-range": `bytes ${range.start}-${range.end}/${size}` }
-          })
+          return yield* serveFile(found, request.headers["range"])
         })
+    })
+  })
+)
+
+/** @category handlers */
+export const layerTemporaryFiles = HttpApiBuilder.group(
+  Api,
+  "temporaryFiles",
+  Effect.fn(function*(handlers) {
+    const uploads = yield* Uploads.Uploads
+    return handlers.handleAll({
+      temporaryDownload: ({ params, request }) => {
+        // `{token}/{filename}`: anything else is a path of the download's (Zulip's urls.py), and names no file.
+        const [token, filename, ...rest] = params["*"].split("/")
+        if (token === undefined || token === "" || filename === undefined || filename === "" || rest.length > 0) {
+          return Effect.succeed(notFound())
+        }
+        return Effect.flatMap(uploads.downloadByToken(token, filename), (found) => serveFile(found, request.headers["range"]))
+      }
     })
   })
 )

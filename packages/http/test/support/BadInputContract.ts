@@ -24,7 +24,12 @@
  *   without a file, has no file ("You must specify a file to upload");
  *   a multipart type without a boundary is "Malformed request body"; a
  *   download path that leaves the store (encoded slashes and dots) names no
- *   upload: Zulip's HTML 404.
+ *   upload: Zulip's HTML 404, for the download and the temporary URL of
+ *   GET /api/v1/user_uploads alike;
+ * - a temporary URL's token that is not upper-case hex of UTF-8 text of
+ *   the server's signed form (NUL bytes, bytes that are not UTF-8, an
+ *   expiry beyond any time, anything over-long) is "Invalid token"; a
+ *   temporary path of other than two segments names no file (HTML 404).
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -702,6 +707,7 @@ const echoes: ReadonlyArray<Row> = [
 ]
 
 const noFile = badRequest("You must specify a file to upload")
+const hex = (text: string) => Buffer.from(text, "utf8").toString("hex").toUpperCase()
 const fileMissing = "<p>This file does not exist or has been deleted.</p>"
 
 /** Uploads: bodies that are not one file, attachment ids, download paths that would leave the store. */
@@ -770,7 +776,43 @@ const uploads: ReadonlyArray<Row> = [
     "/user_uploads/1/ab/tok%00en/file.txt",
     "/user_uploads/1/%2Fetc%2Fpasswd",
     "/user_uploads/1e3/ab/token/file.txt"
-  ].map((path): Row => ({
+  ].flatMap((path): ReadonlyArray<Row> => [
+    {
+      name: `GET ${path}`,
+      method: "GET",
+      path,
+      status: 404,
+      body: {},
+      text: fileMissing
+    },
+    {
+      name: `GET /api/v1${path} (a temporary URL)`,
+      method: "GET",
+      path: `/api/v1${path}`,
+      status: 404,
+      body: {},
+      text: fileMissing
+    }
+  ]),
+  ...[
+    ["a NUL byte", "%00"],
+    ["hex of a NUL byte", "00"],
+    ["hex that is not UTF-8", "FFFE"],
+    ["hex of a path with a NUL byte", hex("1/ab/tok\u0000en/file.txt:9999999999:c2ln")],
+    ["an expiry beyond the safe range", hex("1/ab/token/file.txt:9007199254740993:c2ln")],
+    ["a negative expiry", hex("1/ab/token/file.txt:-1:c2ln")],
+    ["lower-case hex", hex("1/ab/token/file.txt:9999999999:c2ln").toLowerCase()],
+    ["100,000 hex digits", "A".repeat(100_000)]
+  ].map(([what, token]): Row => ({
+    name: `GET /user_uploads/temporary/{token}/file.txt with ${what}`,
+    method: "GET",
+    path: `/user_uploads/temporary/${token}/file.txt`,
+    status: 400,
+    body: badRequest("Invalid token")
+  })),
+  // Not UTF-8 once percent-decoded: no route takes it.
+  { name: "GET /user_uploads/temporary/{token}/file.txt with a lone surrogate", method: "GET", path: "/user_uploads/temporary/%ED%A0%80/file.txt", status: 404, body: noRoute },
+  ...["/user_uploads/temporary/ABCD", "/user_uploads/temporary/ABCD/file.txt/more", "/user_uploads/temporary/ABCD/"].map((path): Row => ({
     name: `GET ${path}`,
     method: "GET",
     path,

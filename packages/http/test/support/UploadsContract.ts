@@ -18,6 +18,16 @@
  * name as sent. A refused upload leaves no row, no stored object and no
  * event. Downloads: the uploader, and whoever may read a message that links
  * the file; others get the HTML 403, a missing file the HTML 404.
+ *
+ * Temporary URLs (zerver/views/upload.py, `get_file_temporary_url` and
+ * `serve_file_unauthed_from_token`): GET /api/v1/user_uploads/{path id},
+ * under the download's rule and with its HTML 403/404, answers
+ * `/user_uploads/temporary/{token}/{filename}`, the token the path id and a
+ * time signed and hex-encoded in upper case; that URL serves the file
+ * without credentials, as the download does, for 60 seconds (still at 60,
+ * not after). A malformed, forged or expired token, or one whose file was
+ * deleted since, is 400 "Invalid token"; a file name that is not the
+ * token's is 400 "Invalid filename".
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { MaxFileUploadSizeMib } from "@teamchat/core/domain/Attachment"
@@ -469,6 +479,171 @@ export const uploadsContract = (backend: Backend) =>
           // A message linking nothing of the sender's announces nothing.
           yield* sendMessage(who, { type: "stream", to: "Verona", topic: "files", content: "[no](/user_uploads/1/00/none/x.txt)" })
           assert.deepStrictEqual(yield* queue.poll, [])
+        }))
+
+      /** GET /api/v1/user_uploads/{path id}. */
+      const temporaryUrl = (who: Credentials | undefined, url: string) => send(makeRequest("GET", `/api/v1${url}`, { as: who }))
+      const temporaryPattern = /^\/user_uploads\/temporary\/([0-9A-F]+)\/([^/]+)$/
+      /** The temporary URL of a file `who` may download. */
+      const temporary = (who: Credentials, url: string) =>
+        Effect.map(temporaryUrl(who, url), (reply) => {
+          assert.strictEqual(reply.status, 200, reply.text)
+          const match = temporaryPattern.exec(reply.json.url)
+          assert.isNotNull(match, reply.json.url)
+          return { url: reply.json.url as string, token: match![1]!, filename: match![2]! }
+        })
+      const hexOf = (text: string) => Buffer.from(text, "utf8").toString("hex").toUpperCase()
+      const textOf = (hex: string) => Buffer.from(hex, "hex").toString("utf8")
+      const fromToken = (token: string, filename: string) => `/user_uploads/temporary/${token}/${filename}`
+
+      it.effect("temporary URLs: Zulip's answer; the file without credentials, as the download serves it, for 60 seconds", () =>
+        Effect.gen(function*() {
+          const server = yield* Server
+          const who = yield* login("othello@zulip.com")
+          const content = "%PDF-1.4 the whole report"
+          const { url } = yield* uploaded(who, { name: "quarterly report.pdf", type: "application/pdf", content })
+          const pathId = url.slice("/user_uploads/".length)
+          const issuedAt = server.clock.now()
+          const reply = yield* temporaryUrl(who, url)
+          assert.strictEqual(reply.status, 200, reply.text)
+          assert.strictEqual(reply.headers.get("content-type"), "application/json")
+          const temporaryUrlOf = reply.json.url as string
+          assert.strictEqual(reply.text, JSON.stringify({ result: "success", msg: "", url: temporaryUrlOf }))
+          const [, token, filename] = temporaryPattern.exec(temporaryUrlOf)!
+          assert.strictEqual(filename, "quarterly-report.pdf")
+          // The token: the path id and when it expires, then the signature, in upper-case hex.
+          const [signedPath, expires, signature] = [
+            textOf(token!).split(":").slice(0, -2).join(":"),
+            textOf(token!).split(":").at(-2),
+            textOf(token!).split(":").at(-1)
+          ]
+          assert.strictEqual(signedPath, pathId)
+          assert.strictEqual(Number(expires), Math.floor(issuedAt / 1000) + 60)
+          assert.match(signature!, /^[A-Za-z0-9_-]{43}$/)
+
+          // Without credentials, with the download's headers.
+          const normal = yield* download(who, url)
+          const file = yield* download(undefined, temporaryUrlOf)
+          assert.strictEqual(file.status, 200, file.text)
+          assert.strictEqual(file.text, content)
+          for (const header of ["content-type", "content-length", "content-disposition", "cache-control", "accept-ranges", "x-content-type-options", "content-security-policy"]) {
+            assert.strictEqual(file.headers.get(header), normal.headers.get(header), header)
+          }
+          assert.strictEqual(file.headers.get("content-type"), "application/pdf")
+          assert.strictEqual(file.headers.get("content-disposition"), "inline; filename=\"quarterly report.pdf\"")
+          assert.strictEqual(file.headers.get("content-security-policy"), "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self'; object-src 'self'")
+          // Credentials of someone else change nothing: the token is the credential.
+          assert.strictEqual((yield* download(yield* as("guest"), temporaryUrlOf)).text, content)
+          // Ranges as the download answers them.
+          const part = yield* download(undefined, temporaryUrlOf, { range: "bytes=0-7" })
+          assert.strictEqual(part.status, 206)
+          assert.strictEqual(part.text, "%PDF-1.4")
+          assert.strictEqual(part.headers.get("content-range"), `bytes 0-7/${content.length}`)
+          const past = yield* download(undefined, temporaryUrlOf, { range: `bytes=${content.length}-` })
+          assert.strictEqual(past.status, 416)
+          assert.strictEqual(past.headers.get("content-range"), `bytes */${content.length}`)
+
+          // Valid until 60 seconds after the second it was signed in, not a millisecond more.
+          const invalidToken = badRequest("Invalid token")
+          server.clock.advance(Number(expires) * 1000 - server.clock.now())
+          assert.strictEqual((yield* download(undefined, temporaryUrlOf)).status, 200)
+          server.clock.advance(1)
+          const expired = yield* download(undefined, temporaryUrlOf)
+          assert.strictEqual(expired.status, 400, expired.text)
+          assert.deepStrictEqual(expired.json, invalidToken)
+          assert.strictEqual(expired.headers.get("content-type"), "application/json")
+          // A new one works again.
+          const fresh = yield* temporary(who, url)
+          assert.notStrictEqual(fresh.token, token)
+          assert.strictEqual((yield* download(undefined, fresh.url)).text, content)
+
+          // A name outside ASCII: percent-encoded in the URL, which serves it.
+          const unicode = yield* uploaded(who, { name: "Ünïcödé résumé.txt", type: "text/plain", content: "unicode" })
+          const its = yield* temporary(who, unicode.url)
+          assert.strictEqual(its.filename, encodeURIComponent("Ünïcödé-résumé.txt"))
+          assert.strictEqual(textOf(its.token).split(":").slice(0, -2).join(":"), decodeURIComponent(unicode.url.slice("/user_uploads/".length)))
+          const served = yield* download(undefined, its.url)
+          assert.strictEqual(served.status, 200, served.text)
+          assert.strictEqual(served.text, "unicode")
+        }))
+
+      it.effect("temporary URLs: malformed, forged, expired-extended and deleted tokens; another file's name", () =>
+        Effect.gen(function*() {
+          const who = yield* as("admin")
+          const first = yield* uploaded(who, { name: "first.txt", type: "text/plain", content: "first" })
+          const second = yield* uploaded(who, { name: "second.txt", type: "text/plain", content: "second" })
+          const a = yield* temporary(who, first.url)
+          const b = yield* temporary(who, second.url)
+          const invalidToken = badRequest("Invalid token")
+          const answer = (url: string) => Effect.map(download(undefined, url), (reply) => ({ status: reply.status, json: reply.json }))
+          const refused = (body: unknown) => ({ status: 400, json: body })
+
+          const [path, expires, signature] = (() => {
+            const parts = textOf(a.token).split(":")
+            return [parts.slice(0, -2).join(":"), parts.at(-2)!, parts.at(-1)!]
+          })()
+          const otherPath = second.url.slice("/user_uploads/".length)
+          const flipped = signature.slice(0, -1) + (signature.endsWith("A") ? "B" : "A")
+          const cases: ReadonlyArray<readonly [string, string, string, unknown]> = [
+            ["not hex", "not-a-token", "first.txt", invalidToken],
+            ["odd length", a.token.slice(1), "first.txt", invalidToken],
+            ["lower-case hex", a.token.toLowerCase(), "first.txt", invalidToken],
+            ["no signature", hexOf(path), "first.txt", invalidToken],
+            ["a forged signature", hexOf(`${path}:${expires}:${flipped}`), "first.txt", invalidToken],
+            ["an empty signature", hexOf(`${path}:${expires}:`), "first.txt", invalidToken],
+            ["the expiry moved on", hexOf(`${path}:${Number(expires) + 3600}:${signature}`), "first.txt", invalidToken],
+            ["another path under this signature", hexOf(`${otherPath}:${expires}:${signature}`), "second.txt", invalidToken],
+            ["a signature from another file's token", hexOf(`${path}:${expires}:${textOf(b.token).split(":").at(-1)}`), "first.txt", invalidToken],
+            ["another file's name", a.token, "second.txt", badRequest("Invalid filename")],
+            ["a name not the token's", a.token, "first.txt.exe", badRequest("Invalid filename")]
+          ]
+          for (const [name, token, filename, body] of cases) {
+            assert.deepStrictEqual(yield* answer(fromToken(token, filename)), refused(body), name)
+          }
+          // Each token serves its own file only.
+          assert.strictEqual((yield* download(undefined, a.url)).text, "first")
+          assert.strictEqual((yield* download(undefined, b.url)).text, "second")
+          // A file deleted since: the token names nothing.
+          const [, attachment] = (yield* attachments(who)).attachments.filter((x) => x.path_id === path || x.path_id === otherPath)
+          assert.strictEqual(attachment.path_id, otherPath)
+          const removed = yield* send(makeRequest("DELETE", `/api/v1/attachments/${attachment.id}`, { as: who }))
+          assert.strictEqual(removed.status, 200, removed.text)
+          assert.deepStrictEqual(yield* answer(b.url), refused(invalidToken))
+        }))
+
+      it.effect("temporary URLs: asked under the download's rule, by every role; refusals are the download's HTML", () =>
+        Effect.gen(function*() {
+          const hamlet = yield* as("member")
+          const cordelia = yield* login("cordelia@zulip.com")
+          const { url } = yield* uploaded(hamlet, { name: "plan.txt", type: "text/plain", content: "plan" })
+          const forbidden = { status: 403, text: "<p>You are not authorized to view this file.</p>" }
+          const missing = { status: 404, text: "<p>This file does not exist or has been deleted.</p>" }
+          const outcome = (reply: { status: number; text: string }) => ({ status: reply.status, text: reply.status === 200 ? "url" : reply.text })
+          for (const role of roles.filter((r) => r !== "member")) {
+            const reply = yield* temporaryUrl(yield* as(role), url)
+            assert.deepStrictEqual(outcome(reply), forbidden, role)
+            assert.strictEqual(reply.headers.get("content-type"), "text/html; charset=utf-8", role)
+          }
+          assert.deepStrictEqual(outcome(yield* temporaryUrl(cordelia, url)), forbidden)
+          assert.deepStrictEqual(outcome(yield* temporaryUrl(hamlet, url)), { status: 200, text: "url" })
+          // A direct message to Cordelia lets her have one too.
+          yield* sendMessage(hamlet, { type: "private", to: JSON.stringify([cordelia.userId]), content: `[plan](${url})` })
+          const hers = yield* temporary(cordelia, url)
+          assert.strictEqual((yield* download(undefined, hers.url)).text, "plan")
+          assert.deepStrictEqual(outcome(yield* temporaryUrl(yield* login("othello@zulip.com"), url)), forbidden)
+          // Paths that name no upload.
+          const realm = url.split("/")[2]!
+          for (const wrong of [`/user_uploads/${realm}/00/nothing/here.txt`, `/user_uploads/999/${url.split("/").slice(3).join("/")}`, `/user_uploads/abc/x.txt`]) {
+            assert.deepStrictEqual(outcome(yield* temporaryUrl(hamlet, wrong)), missing, wrong)
+          }
+          // Credentials are required to ask.
+          const anonymous = yield* temporaryUrl(undefined, url)
+          assert.strictEqual(anonymous.status, 401)
+          assert.deepStrictEqual(anonymous.json, {
+            result: "error",
+            msg: "Not logged in: API authentication or user session required",
+            code: "UNAUTHORIZED"
+          })
         }))
 
       it.effect("an edit unlinks what its content drops and claims what it adds; detached_uploads lists the editor's files left unlinked", () =>

@@ -1,6 +1,7 @@
 /**
- * Generation of secrets and opaque ids (API keys, event queue ids). A service
- * so tests can make them deterministic. Also the names of a process's
+ * Generation of secrets and opaque ids (API keys, event queue ids), and the
+ * server's signatures (HMAC with its signing key: temporary file URLs). A
+ * service so tests can make them deterministic. Also the names of a process's
  * components among a deployment's processes (`instanceId`).
  *
  * @since 0.1.0
@@ -9,9 +10,37 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Random from "effect/Random"
-import { randomBytes, randomUUID } from "node:crypto"
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto"
 
 const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+/** A cryptographically random token; rejection sampling keeps every character equally likely. */
+const randomToken = (length: number, chars = alphabet): Effect.Effect<string> =>
+  Effect.sync(() => {
+    const limit = 256 - (256 % chars.length)
+    let out = ""
+    while (out.length < length) {
+      for (const byte of randomBytes(length * 2)) {
+        if (byte < limit && out.length < length) out += chars[byte % chars.length]
+      }
+    }
+    return out
+  })
+
+/** HMAC-SHA256 signatures under `key`, the salt keeping one use's signatures from passing for another's. */
+const signer = (key: Uint8Array) => {
+  const mac = (salt: string, message: string) => createHmac("sha256", key).update(`${salt}\0${message}`).digest()
+  return {
+    sign: (salt: string, message: string) => Effect.sync(() => mac(salt, message).toString("base64url")),
+    verify: (salt: string, message: string, signature: string) =>
+      Effect.sync(() => {
+        const expected = mac(salt, message)
+        const given = Buffer.from(signature, "base64url")
+        return given.length === expected.length && given.toString("base64url") === signature &&
+          timingSafeEqual(given, expected)
+      })
+  }
+}
 
 /** Zulip API keys: 32 characters of [A-Za-z0-9]. @category constants */
 export const ApiKeyLength = 32
@@ -28,26 +57,30 @@ export class KeyGenerator extends Context.Service<KeyGenerator, {
   token(length: number, chars?: string): Effect.Effect<string>
   /** A fresh opaque id in UUID form (event queue ids). */
   readonly uuid: Effect.Effect<string>
+  /**
+   * The server's signature of `message` under `salt` (HMAC-SHA256 with the
+   * server's signing key, base64url): what a signed token (a temporary
+   * file URL) carries.
+   */
+  sign(salt: string, message: string): Effect.Effect<string>
+  /** Whether `signature` is the server's signature of `message` under `salt` (compared in constant time). */
+  verify(salt: string, message: string, signature: string): Effect.Effect<boolean>
 }>()("teamchat/core/services/KeyGenerator") {
-  /** Cryptographically random tokens. */
-  static readonly layer = Layer.succeed(
-    KeyGenerator,
-    KeyGenerator.of({
-      token: (length, chars = alphabet) =>
-        Effect.sync(() => {
-          // Rejection sampling keeps every character equally likely.
-          const limit = 256 - (256 % chars.length)
-          let out = ""
-          while (out.length < length) {
-            for (const byte of randomBytes(length * 2)) {
-              if (byte < limit && out.length < length) out += chars[byte % chars.length]
-            }
-          }
-          return out
-        }),
-      uuid: Effect.sync(randomUUID)
-    })
-  )
+  /**
+   * Cryptographically random tokens; signatures with `signingKey`, or a
+   * key drawn at random when the layer is built (each process its own: a
+   * deployment of several processes passes them one key, `Cluster.ts`).
+   */
+  static readonly layerWith = (options: { readonly signingKey?: Uint8Array | undefined } = {}) =>
+    Layer.sync(KeyGenerator, () =>
+      KeyGenerator.of({
+        token: randomToken,
+        uuid: Effect.sync(randomUUID),
+        ...signer(options.signingKey ?? randomBytes(32))
+      }))
+
+  /** Cryptographically random tokens and a random signing key. */
+  static readonly layer = KeyGenerator.layerWith()
 
   /**
    * Deterministic tokens for tests: the same sequence on every run. UUIDs
@@ -67,7 +100,9 @@ export class KeyGenerator extends Context.Service<KeyGenerator, {
     return KeyGenerator.of({
       token: (length, chars = alphabet) =>
         Effect.sync(() => Array.from({ length }, () => chars[next() % chars.length]).join("")),
-      uuid: Effect.sync(() => `00000000-0000-4000-8000-${(++uuids).toString(16).padStart(12, "0")}`)
+      uuid: Effect.sync(() => `00000000-0000-4000-8000-${(++uuids).toString(16).padStart(12, "0")}`),
+      // A key of its own, drawn from the tokens' generator's seed, not from its sequence: signing leaves the tokens alone.
+      ...signer(Buffer.from(Array.from({ length: 32 }, (_, i) => (0x2545f491 >>> ((i % 4) * 8)) ^ i)))
     })
   })
 }

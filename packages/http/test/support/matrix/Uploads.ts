@@ -4,11 +4,14 @@
  * "Invalid attachment". A download is the uploader's, and that of whoever
  * may read a message linking the file; anyone else gets Zulip's HTML 403.
  * Nobody without credentials gets anything (401, as on the API).
+ * A temporary URL is asked under the download's rule (with its HTML 403);
+ * it then serves the file to anyone, credentials or not, while its token
+ * is valid; a forged token is "Invalid token" for everyone.
  */
 import * as Effect from "effect/Effect"
 import { sendCall } from "../AuthorizationMatrix.ts"
 import type { Account, Expected, Fixture, Row } from "./Table.ts"
-import { allRoles, authenticated, ok, refused, success } from "./Table.ts"
+import { allRoles, authenticated, everyone, ok, refused, success } from "./Table.ts"
 
 const file = { field: "file", name: "matrix notes.txt", type: "text/plain", content: "matrix" }
 
@@ -24,6 +27,27 @@ const uploadAs = (fixture: Fixture, as: Account | "bystander") =>
   })
 
 const downloaded: Expected = { status: 200, text: "matrix" }
+
+/** The bystander's file, linked from the private channel only the bystander is in: nobody else may read it. */
+const privateUpload = (fixture: Fixture) =>
+  fixture.once(
+    "private upload",
+    Effect.gen(function*() {
+      const { url } = yield* uploadAs(fixture, "bystander")
+      yield* fixture.call("bystander", "POST", "/messages", {
+        form: { type: "stream", to: String(fixture.privateChannel.id), topic: "files", content: `[notes](${url})` }
+      })
+      return url
+    })
+  )
+
+/** A fresh temporary URL of a file the member uploaded. */
+const temporaryOfMember = (fixture: Fixture) =>
+  Effect.gen(function*() {
+    const { url } = yield* uploadAs(fixture, "member")
+    const reply = yield* fixture.call("member", "GET", url, {})
+    return reply.url as string
+  })
 const notAuthorized: Expected = { status: 403, text: "<p>You are not authorized to view this file.</p>" }
 
 export const uploadsRows: ReadonlyArray<Row> = [
@@ -86,20 +110,40 @@ export const uploadsRows: ReadonlyArray<Row> = [
     operation: "GET /user_uploads/{realm_id}/{filename}",
     outsideApi: true,
     scenario: "the bystander's, linked from the private channel only the bystander is in",
-    request: (fixture) =>
-      Effect.map(
-        fixture.once(
-          "private upload",
-          Effect.gen(function*() {
-            const { url } = yield* uploadAs(fixture, "bystander")
-            yield* fixture.call("bystander", "POST", "/messages", {
-              form: { type: "stream", to: String(fixture.privateChannel.id), topic: "files", content: `[notes](${url})` }
-            })
-            return url
-          })
-        ),
-        (url) => ({ path: url })
-      ),
+    request: (fixture) => Effect.map(privateUpload(fixture), (url) => ({ path: url })),
     expect: authenticated(allRoles(notAuthorized))
+  },
+  {
+    operation: "GET /user_uploads/{realm_id_str}/{filename}",
+    scenario: "one's own upload",
+    request: (fixture, as) => Effect.map(uploadAs(fixture, as), ({ url }) => ({ path: url })),
+    digest: (body) => ({ shape: /^\/user_uploads\/temporary\/[0-9A-F]+\/matrix-notes\.txt$/.test(body.url) }),
+    expect: authenticated(allRoles(ok(() => ({ shape: true }))))
+  },
+  {
+    operation: "GET /user_uploads/{realm_id_str}/{filename}",
+    scenario: "the bystander's, linked from the private channel only the bystander is in",
+    request: (fixture) => Effect.map(privateUpload(fixture), (url) => ({ path: url })),
+    expect: authenticated(allRoles(notAuthorized))
+  },
+  {
+    operation: "GET /user_uploads/temporary/{token}/{filename}",
+    outsideApi: true,
+    scenario: "a fresh token: no credentials needed",
+    request: (fixture) => Effect.map(temporaryOfMember(fixture), (url) => ({ path: url })),
+    expect: everyone(downloaded)
+  },
+  {
+    operation: "GET /user_uploads/temporary/{token}/{filename}",
+    outsideApi: true,
+    scenario: "a forged token",
+    request: (fixture) =>
+      Effect.map(fixture.once("temporary URL", temporaryOfMember(fixture)), (url) => {
+        const [, , , token, filename] = url.split("/")
+        // The last hex digit of the signature changed.
+        const forged = token!.slice(0, -1) + (token!.endsWith("0") ? "1" : "0")
+        return { path: `/user_uploads/temporary/${forged}/${filename}` }
+      }),
+    expect: everyone(refused("Invalid token"))
   }
 ]
