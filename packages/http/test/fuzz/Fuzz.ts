@@ -723,7 +723,9 @@ const maxErrorLength = 10_000
 
 /**
  * The answers of the download of uploads (GET /user_uploads/{realm_id}/…,
- * outside /api/v1) that are not JSON, as Zulip's: its HTML 404 and 403.
+ * outside /api/v1) and of its temporary URL (GET /api/v1/user_uploads/…,
+ * which refuses as the download does, before it would answer JSON) that are
+ * not JSON, as Zulip's: its HTML 404 and 403.
  */
 const downloadAnswers: ReadonlyMap<number, string> = new Map([
   [404, "<p>This file does not exist or has been deleted.</p>"],
@@ -733,7 +735,9 @@ const downloadAnswers: ReadonlyMap<number, string> = new Map([
 /** Why an answer is wrong, or undefined. */
 const wrongAnswer = (answer: Answer, operation?: Operation): string | undefined => {
   if (answer.status >= 500) return `status ${answer.status}`
-  if (operation !== undefined && operation.path.startsWith("/user_uploads/") && answer.json === undefined) {
+  const isFile = operation !== undefined &&
+    (operation.path.startsWith("/user_uploads/") || operation.path.startsWith("/api/v1/user_uploads/"))
+  if (isFile && answer.json === undefined) {
     // A file's bytes are its own; a refusal is one of Zulip's two HTML answers.
     if (answer.status < 300) return undefined
     return downloadAnswers.get(answer.status) === answer.text ? undefined : "the download's refusal is not Zulip's HTML"
