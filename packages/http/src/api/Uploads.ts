@@ -23,7 +23,7 @@
  *
  * @since 0.1.0
  */
-import { Errors } from "@teamchat/core"
+import { Errors, EventPayload } from "@teamchat/core"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
@@ -33,15 +33,8 @@ import * as Envelope from "../internal/Envelope.ts"
 import * as Params from "../internal/Params.ts"
 import { Authentication, ReadsBodyItself } from "./Middleware.ts"
 
-/** An attachment as GET /attachments lists it. @category schemas */
-export const ApiAttachment = Schema.Struct({
-  id: Schema.Int,
-  name: Schema.String,
-  path_id: Schema.String,
-  size: Schema.Int,
-  create_time: Schema.Int,
-  messages: Schema.Array(Schema.Struct({ id: Schema.Int, date_sent: Schema.Int }))
-})
+/** An attachment as GET /attachments lists it: the `attachment` events' own schema. @category schemas */
+export const ApiAttachment = EventPayload.EventAttachment
 
 /** The body of POST /user_uploads: one file part, streamed. @category schemas */
 export const UploadBody = Schema.Struct({
