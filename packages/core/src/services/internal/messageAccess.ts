@@ -168,13 +168,16 @@ export const narrowContext = Effect.fnUntraced(function*(
   } satisfies NarrowContext
 })
 
+/** What resolving and reading a narrow needs. */
+interface NarrowRepos {
+  readonly messages: MessageRepo["Service"]
+  readonly subscriptions: SubscriptionRepo["Service"]
+  readonly search: MessageSearch["Service"]
+}
+
 /** A raw narrow parsed and resolved against the organization as `user` sees it. */
 const resolvedNarrow = Effect.fnUntraced(function*(
-  repos: {
-    readonly messages: MessageRepo["Service"]
-    readonly subscriptions: SubscriptionRepo["Service"]
-    readonly search: MessageSearch["Service"]
-  },
+  repos: NarrowRepos,
   ctx: AccessContext,
   user: User,
   rawNarrow: unknown
@@ -189,11 +192,7 @@ const resolvedNarrow = Effect.fnUntraced(function*(
  * organization, then read with the history the user may see.
  */
 export const narrowRange = Effect.fnUntraced(function*(
-  repos: {
-    readonly messages: MessageRepo["Service"]
-    readonly subscriptions: SubscriptionRepo["Service"]
-    readonly search: MessageSearch["Service"]
-  },
+  repos: NarrowRepos,
   ctx: AccessContext,
   user: User,
   rawNarrow: unknown,
@@ -214,11 +213,7 @@ export const narrowRange = Effect.fnUntraced(function*(
  * `messages_in_narrow_backend`, which reads only the user's rows.
  */
 export const narrowMatches = Effect.fnUntraced(function*(
-  repos: {
-    readonly messages: MessageRepo["Service"]
-    readonly subscriptions: SubscriptionRepo["Service"]
-    readonly search: MessageSearch["Service"]
-  },
+  repos: NarrowRepos,
   ctx: AccessContext,
   user: User,
   rawNarrow: unknown,

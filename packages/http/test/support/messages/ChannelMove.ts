@@ -6,7 +6,7 @@ import type { Credentials } from "../Harness.ts"
 import { Server } from "../Harness.ts"
 import { channelId } from "@teamchat/core/domain/Ids"
 import { ChannelRepo } from "@teamchat/core/ports/Repositories"
-import { as, badRequest, bare, expectReply, getMessage, invalidMessages, list, narrowOf, ownChannel, read, register, sent, success } from "./fixtures.ts"
+import { as, badRequest, bare, expectReply, getMessage, invalidMessages, notificationBotId, ownChannel, read, register, sent, success, topicMessages } from "./fixtures.ts"
 
 const editMessage = (who: Credentials, id: number | string, form: Record<string, string>) =>
   Effect.flatMap(Server, (server) => server.fetch("PATCH", `/api/v1/messages/${id}`, { as: who, form }))
@@ -27,31 +27,6 @@ const channelOf = (label: string, options: { readonly invite_only?: boolean; rea
       [`chanmove-${label}-${n}-b@zulip.com`, `Watcher ${label} ${n}`]
     ], { name, ...options })
     return { iago, id: created.channel, name, first: created.members[0], second: created.members[1], n }
-  })
-
-/** The topic's messages as `who` sees them: [id, sender_id, raw content]. */
-const topicMessages = (who: Credentials, channel: number, topic: string) =>
-  Effect.map(
-    list(who, {
-      anchor: "oldest",
-      num_before: "0",
-      num_after: "100",
-      apply_markdown: "false",
-      narrow: narrowOf([{ operator: "channel", operand: channel }, { operator: "topic", operand: topic }])
-    }),
-    (reply) => {
-      assert.strictEqual(reply.status, 200, reply.text)
-      return (reply.json.messages as Array<{ id: number; sender_id: number; content: string }>)
-        .map((m) => [m.id, m.sender_id, m.content] as const)
-    }
-  )
-
-const notificationBotId = (who: Credentials) =>
-  Effect.gen(function*() {
-    const server = yield* Server
-    const reply = yield* server.fetch("GET", "/api/v1/users/notification-bot@zulip.com", { as: who })
-    assert.strictEqual(reply.status, 200, reply.text)
-    return reply.json.user.user_id as number
   })
 
 const types = JSON.stringify(["update_message", "delete_message"])

@@ -14,14 +14,14 @@ import {
   expectReply,
   getMessage,
   invalidMessages,
-  list,
   listedAlone,
-  narrowOf,
+  notificationBotId,
   ownChannel,
   read,
   register,
   sent,
-  success
+  success,
+  topicMessages
 } from "./fixtures.ts"
 
 const editMessage = (who: Credentials, id: number | string, form: Record<string, string>) =>
@@ -339,31 +339,6 @@ export const editTests = (it: Vitest.MethodsNonLive<Server>): void => {
 
   // -----------------------------------------------------------------------
   // topic moves within a channel
-
-  /** The topic's messages as `who` sees them: [id, sender_id, raw content]. */
-  const topicMessages = (who: Credentials, channel: number, topic: string) =>
-    Effect.map(
-      list(who, {
-        anchor: "oldest",
-        num_before: "0",
-        num_after: "100",
-        apply_markdown: "false",
-        narrow: narrowOf([{ operator: "channel", operand: channel }, { operator: "topic", operand: topic }])
-      }),
-      (reply) => {
-        assert.strictEqual(reply.status, 200, reply.text)
-        return (reply.json.messages as Array<{ id: number; sender_id: number; content: string }>)
-          .map((m) => [m.id, m.sender_id, m.content] as const)
-      }
-    )
-
-  const notificationBotId = (who: Credentials) =>
-    Effect.gen(function*() {
-      const server = yield* Server
-      const reply = yield* server.fetch("GET", "/api/v1/users/notification-bot@zulip.com", { as: who })
-      assert.strictEqual(reply.status, 200, reply.text)
-      return reply.json.user.user_id as number
-    })
 
   it.effect("PATCH /messages/{id} topic with change_all: the topic moves, update_message, edit_history, last_moved_timestamp, Notification Bot's notice", () =>
     Effect.gen(function*() {

@@ -10,37 +10,12 @@ import * as Effect from "effect/Effect"
 import type { Vitest } from "@effect/vitest"
 import type { Credentials } from "../Harness.ts"
 import { Server } from "../Harness.ts"
-import { as, expectReply, getMessage, invalidMessages, list, narrowOf, ownChannel, read, register, sent, success } from "./fixtures.ts"
+import { as, expectReply, getMessage, invalidMessages, notificationBotId, ownChannel, read, register, sent, success, topicMessages } from "./fixtures.ts"
 
 const editMessage = (who: Credentials, id: number, form: Record<string, string>) =>
   Effect.flatMap(Server, (server) => server.fetch("PATCH", `/api/v1/messages/${id}`, { as: who, form }))
 
 const edited = success({ detached_uploads: [] })
-
-/** The topic's messages as `who` sees them: [id, sender_id, raw content]. */
-const topicMessages = (who: Credentials, channel: number, topic: string) =>
-  Effect.map(
-    list(who, {
-      anchor: "oldest",
-      num_before: "0",
-      num_after: "100",
-      apply_markdown: "false",
-      narrow: narrowOf([{ operator: "channel", operand: channel }, { operator: "topic", operand: topic }])
-    }),
-    (reply) => {
-      assert.strictEqual(reply.status, 200, reply.text)
-      return (reply.json.messages as Array<{ id: number; sender_id: number; content: string }>)
-        .map((m) => [m.id, m.sender_id, m.content] as const)
-    }
-  )
-
-const notificationBotId = (who: Credentials) =>
-  Effect.gen(function*() {
-    const server = yield* Server
-    const reply = yield* server.fetch("GET", "/api/v1/users/notification-bot@zulip.com", { as: who })
-    assert.strictEqual(reply.status, 200, reply.text)
-    return reply.json.user.user_id as number
-  })
 
 let made = 0
 const channelOf = (label: string, options: { readonly invite_only?: boolean; readonly history_public_to_subscribers?: boolean } = {}) =>

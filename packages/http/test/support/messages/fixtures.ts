@@ -308,3 +308,28 @@ export const ownChannel = (
     return { channel: made.channel, members: [{ id: made.ids[0]!, as: first }, { id: made.ids[1]!, as: second }] as const }
   })
 
+/** The topic's messages as `who` sees them: [id, sender_id, raw content]. */
+export const topicMessages = (who: Credentials, channel: number, topic: string) =>
+  Effect.map(
+    list(who, {
+      anchor: "oldest",
+      num_before: "0",
+      num_after: "100",
+      apply_markdown: "false",
+      narrow: narrowOf([{ operator: "channel", operand: channel }, { operator: "topic", operand: topic }])
+    }),
+    (reply) => {
+      assert.strictEqual(reply.status, 200, reply.text)
+      return (reply.json.messages as Array<{ id: number; sender_id: number; content: string }>)
+        .map((m) => [m.id, m.sender_id, m.content] as const)
+    }
+  )
+
+/** The Notification Bot's user id, as `who` looks it up. */
+export const notificationBotId = (who: Credentials) =>
+  Effect.gen(function*() {
+    const server = yield* Server
+    const reply = yield* server.fetch("GET", "/api/v1/users/notification-bot@zulip.com", { as: who })
+    assert.strictEqual(reply.status, 200, reply.text)
+    return reply.json.user.user_id as number
+  })
